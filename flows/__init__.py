@@ -1,0 +1,1 @@
+"""Prefect flows composing the stage tasks, and the `accessbench` command line."""

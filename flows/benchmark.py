@@ -1,0 +1,57 @@
+"""The benchmark flow (corpus → … → metrics) and the flow that re-runs one stage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow
+
+from tasks.context import RunConfig
+from tasks.prefect_tasks import run_stage
+from tasks.registry import STAGE_LIST, downstream_of
+from warehouse.store import now
+
+
+def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
+    store = cfg.store
+    existing = store.get_run(cfg.run_id) or {}
+    store.record_run({
+        "run_id": cfg.run_id,
+        "created": existing.get("created") or now(),
+        "source": cfg.source,
+        "source_path": cfg.source_path,
+        "criteria": cfg.criteria,
+        "judge": cfg.judge,
+        "config": store.config_json({k: v for k, v in cfg.to_record().items() if k != "progress"}),
+        "status": status,
+        "finished": now() if finished else None,
+    })
+
+
+def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
+    _record_run(cfg, "running")
+    results = []
+    try:
+        for name in names:
+            row = run_stage(cfg, name, force=force)
+            results.append({"stage": name, "status": row.status, "rows": row.row_count, "errors": row.error_count})
+    except BaseException:
+        _record_run(cfg, "failed", finished=True)
+        raise
+    _record_run(cfg, "completed", finished=True)
+    return results
+
+
+@flow(name="accessbench-benchmark", log_prints=True)
+def benchmark_flow(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run every stage of one benchmark run; stages with unchanged inputs are skipped."""
+    cfg = RunConfig.from_record(config)
+    return _run_stages(cfg, [stage.name for stage in STAGE_LIST], force=False)
+
+
+@flow(name="accessbench-rerun", log_prints=True)
+def rerun_flow(config: dict[str, Any], stage: str, downstream: bool = False) -> list[dict[str, Any]]:
+    """Re-execute one stage (and optionally everything after it) from persisted upstream artifacts."""
+    cfg = RunConfig.from_record(config)
+    names = [s.name for s in downstream_of(stage)] if downstream else [stage]
+    return _run_stages(cfg, names, force=True)

@@ -1,0 +1,254 @@
+"""`accessbench`: run the benchmark, list runs, re-run a stage, query and report in SQL."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
+
+
+def _prepare_prefect(home: Path, verbose: bool) -> None:
+    """Keep Prefect's database and logs inside the data home unless the user points elsewhere.
+
+    Must run before prefect is imported: Prefect reads these settings at import time.
+    """
+    if not os.environ.get("PREFECT_API_URL") and not os.environ.get("PREFECT_HOME"):
+        os.environ["PREFECT_HOME"] = str(home / "prefect")
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from judges.labels import CRITERIA
+
+    parser = argparse.ArgumentParser(prog="accessbench", description=__doc__)
+    parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the benchmark flow (default corpus: the embedded synthetic benchmark)")
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--dataset", help="folder in the upstream layout (contains data/dataset.json)")
+    source.add_argument("--pdfs", help="folder of unlabelled PDFs to screen")
+    run.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
+                     help=f"criteria to evaluate (default: all the judge covers): {', '.join(CRITERIA)}")
+    run.add_argument("--judge", default="rules", help="judge: rules (default)")
+    run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
+    run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
+    run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
+    run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
+
+    sub.add_parser("runs", help="list runs with per-stage status")
+
+    rerun = sub.add_parser("rerun", help="re-execute one stage of a run from its persisted upstream artifacts")
+    rerun.add_argument("--run", required=True, help="run id (see: accessbench runs)")
+    rerun.add_argument("--stage", required=True, help="corpus|render|extract|inputs|judge|aggregate|metrics")
+    rerun.add_argument("--downstream", action="store_true", help="also re-execute every stage after it")
+
+    sql = sub.add_parser("sql", help="read-only SQL over the warehouse")
+    sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+    report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
+    report.add_argument("--run", help="run id (default: the latest run)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from warehouse.home import resolve_home
+
+    home = resolve_home(args.home)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    try:
+        handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report}
+        return int(handler[args.command](home, args))
+    except KeyboardInterrupt:
+        print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
+        return 130
+
+
+def _error(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"accessbench: error: {message}", file=sys.stderr)
+    return code
+
+
+def cmd_run(home: Path, args: argparse.Namespace) -> int:
+    from corpus.manifest import MANIFEST
+    from judges.base import get_judge
+    from judges.labels import CRITERIA
+    from tasks.context import RunConfig, new_run_id
+
+    try:
+        judge = get_judge(args.judge)
+    except (ValueError, ImportError) as exc:
+        return _error(str(exc))
+    if args.dataset:
+        source, path = "dataset", str(Path(args.dataset).resolve())
+        if not (Path(path) / MANIFEST).exists():
+            return _error(f"{path} has no {MANIFEST}: pass the folder that contains data/dataset.json", EXIT_NOT_FOUND)
+    elif args.pdfs:
+        source, path = "pdfs", str(Path(args.pdfs).resolve())
+        if not Path(path).is_dir():
+            return _error(f"{path} is not a folder", EXIT_NOT_FOUND)
+    else:
+        source, path = "synthetic", None
+    criteria = args.criteria or [c for c in CRITERIA if judge.supports(c)]
+    unsupported = [c for c in criteria if not judge.supports(c)]
+    if unsupported:
+        print(f"note: judge {args.judge!r} does not cover {', '.join(unsupported)}; those documents get error rows",
+              file=sys.stderr)
+    if args.repeats < 1 or args.dpi < 10 or args.base_docs < 1:
+        return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
+    cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
+                    criteria=criteria, judge=args.judge, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
+                    base_docs=args.base_docs)
+    existing = cfg.store.get_run(cfg.run_id)
+    if existing:
+        previous = json.loads(existing["config"])
+        cfg = RunConfig.from_record(previous, home=home, progress=True)
+        print(f"resuming run {cfg.run_id} with its recorded settings", file=sys.stderr)
+    print(f"run {cfg.run_id}: {source}{' ' + path if path else ''}; criteria: {', '.join(cfg.criteria)}; "
+          f"judge: {cfg.judge}; data home: {home}", file=sys.stderr)
+    return _flow(home, args, "benchmark", cfg)
+
+
+def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
+    _prepare_prefect(home, args.verbose)
+    from flows.benchmark import benchmark_flow, rerun_flow
+    from tasks.runner import StageFailed
+
+    record = {k: v for k, v in cfg.to_record().items()}
+    try:
+        results = benchmark_flow(record) if kind == "benchmark" else rerun_flow(record, **extra)
+    except StageFailed as exc:
+        return _error(f"{exc}\nsee: accessbench runs; fix the cause, then: accessbench rerun --run {cfg.run_id} "
+                      "--stage <stage> --downstream", EXIT_FAILED)
+    _print_stage_results(results)
+    errors = sum(r["errors"] or 0 for r in results)
+    print(f"run {cfg.run_id} finished" + (f" with {errors} error rows (accessbench sql \"select * from errors "
+          f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
+    if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
+        _print_report(home, cfg.run_id, brief=True)
+    return EXIT_OK
+
+
+def _print_stage_results(results: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("stage", "status", "rows", "error rows", title="stages")
+    for r in results:
+        table.add_row(r["stage"], r["status"], str(r["rows"] if r["rows"] is not None else ""), str(r["errors"] or 0))
+    Console(stderr=True).print(table)
+
+
+def cmd_runs(home: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from tasks.context import STAGES
+    from warehouse.store import ArtifactStore
+
+    store = ArtifactStore(home)
+    runs = store.runs()
+    if not runs:
+        print(f"no runs in {home}; start one with: accessbench run")
+        return EXIT_OK
+    states: dict[str, dict[str, str]] = {}
+    for row in store.stage_runs():
+        states.setdefault(row.run_id, {})[row.stage] = row.status
+    table = Table("run", "created", "source", "judge", "status", *STAGES)
+    for run in runs:
+        stage_states = states.get(run["run_id"], {})
+        table.add_row(run["run_id"], f"{run['created']:%Y-%m-%d %H:%M}", run["source"], run["judge"], run["status"],
+                      *(stage_states.get(s, "-") for s in STAGES))
+    Console(width=200).print(table)
+    return EXIT_OK
+
+
+def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
+    from tasks.context import STAGES, RunConfig
+    from warehouse.store import ArtifactStore
+
+    if args.stage not in STAGES:
+        return _error(f"unknown stage {args.stage!r}; stages: {', '.join(STAGES)}")
+    run = ArtifactStore(home).get_run(args.run)
+    if run is None:
+        return _error(f"no run {args.run!r} in {home}; list runs with: accessbench runs", EXIT_NOT_FOUND)
+    cfg = RunConfig.from_record(json.loads(run["config"]), home=home)
+    return _flow(home, args, "rerun", cfg, stage=args.stage, downstream=args.downstream)
+
+
+def cmd_sql(home: Path, args: argparse.Namespace) -> int:
+    import duckdb
+
+    from tasks.registry import ALL_TABLES
+    from warehouse.catalog import ReadOnlyError, query
+
+    try:
+        columns, rows = query(home, ALL_TABLES, args.query)
+    except ReadOnlyError as exc:
+        return _error(str(exc))
+    except duckdb.Error as exc:
+        return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
+                      "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
+                      "leaderboard")
+    sys.stdout.write(format_rows(columns, rows, args.format))
+    return EXIT_OK
+
+
+def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str, indent=1) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(columns)
+        writer.writerows(rows)
+        return buffer.getvalue()
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*columns)
+    for row in rows:
+        table.add_row(*("" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
+    console = Console(file=io.StringIO(), width=max(100, min(250, 20 * len(columns))))
+    console.print(table)
+    console.print(f"{len(rows)} row(s)")
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def cmd_report(home: Path, args: argparse.Namespace) -> int:
+    from warehouse.store import ArtifactStore
+
+    runs = ArtifactStore(home).runs()
+    if not runs:
+        return _error(f"no runs in {home}; start one with: accessbench run", EXIT_NOT_FOUND)
+    run_id = args.run or runs[-1]["run_id"]
+    if run_id not in {r["run_id"] for r in runs}:
+        return _error(f"no run {run_id!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
+    _print_report(home, run_id, brief=False)
+    return EXIT_OK
+
+
+def _print_report(home: Path, run_id: str, brief: bool) -> None:
+    from flows.report import render_report
+
+    print(render_report(home, run_id, brief=brief))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Judges: evidence bundle in, label + issues + remediation out (no Prefect here)."""

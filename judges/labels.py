@@ -1,0 +1,66 @@
+"""The label vocabulary, the seven criteria, and the conservative page → document rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+
+class Label(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_PRESENT = "not_present"
+    CANNOT_TELL = "cannot_tell"
+
+
+CRITERIA: tuple[str, ...] = (
+    "alt_text_quality",
+    "semantic_tagging",
+    "logical_reading_order",
+    "table_structure",
+    "functional_hyperlinks",
+    "color_contrast",
+    "fonts_readability",
+)
+
+# Reading order, contrast and fonts are properties of any page with text: never "not present".
+NO_NOT_PRESENT = frozenset({"logical_reading_order", "color_contrast", "fonts_readability"})
+
+
+def labels_for(criterion: str) -> tuple[Label, ...]:
+    if criterion in NO_NOT_PRESENT:
+        return (Label.PASSED, Label.FAILED, Label.CANNOT_TELL)
+    return tuple(Label)
+
+
+def parse_label(text: str) -> Label:
+    """Accept the spellings people and models use ("Not Present", "cannot-tell", "PASS")."""
+    key = text.strip().lower().replace("-", "_").replace(" ", "_")
+    aliases = {"pass": "passed", "fail": "failed", "na": "not_present", "n/a": "not_present",
+               "absent": "not_present", "unknown": "cannot_tell", "cant_tell": "cannot_tell"}
+    key = aliases.get(key, key)
+    try:
+        return Label(key)
+    except ValueError as exc:
+        raise ValueError(f"unknown label {text!r}; expected one of {[label.value for label in Label]}") from exc
+
+
+def aggregate_labels(page_labels: Iterable[Label | str]) -> Label:
+    """Document label from page labels, conservatively.
+
+    Failed if any page failed; else Cannot Tell if any page could not be told; else Passed if
+    any page passed; else Not Present (also for a document with no judged pages).
+    """
+    labels = {Label(label) for label in page_labels}
+    for label in (Label.FAILED, Label.CANNOT_TELL, Label.PASSED):
+        if label in labels:
+            return label
+    return Label.NOT_PRESENT
+
+
+def check_criteria(criteria: Iterable[str]) -> list[str]:
+    chosen = list(criteria)
+    unknown = [c for c in chosen if c not in CRITERIA]
+    if unknown:
+        raise ValueError(f"unknown criterion {unknown[0]!r}; choose from: {', '.join(CRITERIA)}")
+    return chosen

@@ -1,0 +1,41 @@
+"""Tier 1: the deterministic, offline rules judge (the default)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from judges.base import PageJudgment, register_judge
+from judges.evidence import PageBundle
+from judges.rules.links import judge_links
+from judges.rules.tagging import judge_tagging
+
+PROMPT_VERSION = "rules-1"
+
+RULES: dict[str, Callable[[PageBundle], PageJudgment]] = {
+    "semantic_tagging": judge_tagging,
+    "functional_hyperlinks": judge_links,
+}
+
+
+class RulesJudge:
+    name = "rules"
+    model: str | None = None
+    prompt_version = PROMPT_VERSION
+
+    def supports(self, criterion: str) -> bool:
+        return criterion in RULES
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment:
+        # Deterministic: the repeat index changes nothing.
+        return RULES[bundle.criterion](bundle)
+
+
+@register_judge("rules")
+def _make_rules(argument: str | None, options: dict[str, Any]) -> RulesJudge:
+    if argument:
+        raise ValueError("the rules judge takes no argument: use --judge rules")
+    return RulesJudge()

@@ -1,0 +1,57 @@
+"""Aggregate stage: page labels → one label per (judge, model, repeat, document, criterion)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pyarrow as pa
+
+from judges.labels import Label, aggregate_labels
+from tasks.runner import Stage, StageIO
+from warehouse.catalog import TableSpec
+
+DOC_LABELS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("model", pa.string()),
+        pa.field("repeat", pa.int32(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("label", pa.string(), nullable=False),
+        pa.field("pages", pa.int32()),
+        pa.field("failed_pages", pa.list_(pa.int32())),
+        pa.field("error_pages", pa.int32()),
+    ]
+)
+DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
+
+
+def aggregate_body(io: StageIO) -> dict[str, Any]:
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for row in io.read("judge", "judgments"):
+        groups[(row["judge"], row["model"], row["repeat"], row["doc_id"], row["criterion"])].append(row)
+    rows = []
+    for (judge, model, repeat, doc_id, criterion), pages in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        labelled = [p for p in pages if p["label"] is not None]
+        if not labelled:
+            io.error(doc_id, "judge", f"every page of {criterion} failed to judge ({pages[0]['error']})")
+            continue
+        rows.append({
+            "run_id": io.cfg.run_id, "judge": judge, "model": model, "repeat": repeat, "doc_id": doc_id,
+            "criterion": criterion, "label": aggregate_labels(p["label"] for p in labelled).value,
+            "pages": len(pages),
+            "failed_pages": sorted(p["page"] for p in labelled if p["label"] == Label.FAILED),
+            "error_pages": len(pages) - len(labelled),
+        })
+    return {"doc_labels": rows}
+
+
+AGGREGATE = Stage(
+    name="aggregate",
+    upstream=("judge",),
+    config_keys=(),
+    tables=(DOC_LABELS,),
+    body=aggregate_body,
+)

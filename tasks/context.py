@@ -1,0 +1,51 @@
+"""What one benchmark run is: its id, data home, corpus source and stage settings."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from judges.labels import CRITERIA
+from warehouse.store import ArtifactStore
+
+STAGES: tuple[str, ...] = ("corpus", "render", "extract", "inputs", "judge", "aggregate", "metrics")
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
+
+
+@dataclass
+class RunConfig:
+    """Everything that decides a run's outputs (and so its stages' input hashes)."""
+
+    home: Path
+    run_id: str
+    source: str = "synthetic"  # synthetic|dataset|pdfs
+    source_path: str | None = None
+    criteria: list[str] = field(default_factory=lambda: list(CRITERIA))
+    judge: str = "rules"
+    repeats: int = 1
+    dpi: int = 72
+    seed: int = 0
+    base_docs: int = 3
+    doc_timeout_s: float = 120.0
+    progress: bool = True
+
+    @property
+    def store(self) -> ArtifactStore:
+        return ArtifactStore(self.home)
+
+    def to_record(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["home"] = str(self.home)
+        return data
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any], **overrides: Any) -> RunConfig:
+        data = {**record, **overrides}
+        data["home"] = Path(data["home"])
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})

@@ -1,0 +1,80 @@
+"""Corpus stage: the `documents` table from the synthetic default, a dataset, or a PDF folder."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from corpus.manifest import DOCUMENTS_SCHEMA, MANIFEST, CorpusError, load_dataset, load_pdf_folder
+from tasks.context import RunConfig
+from tasks.runner import Stage, StageIO
+from warehouse.catalog import TableSpec
+
+
+def synthetic_root(cfg: RunConfig) -> Path:
+    """Generate the embedded synthetic benchmark into the data home once per seed and size."""
+    from corpus.synthetic import build_synthetic_benchmark
+
+    root = cfg.home / "synthetic" / f"seed={cfg.seed}-docs={cfg.base_docs}"
+    if (root / MANIFEST).exists():
+        return root
+    root.parent.mkdir(parents=True, exist_ok=True)
+    # Build beside the target and rename, so a killed generation never leaves half a dataset.
+    tmp = Path(tempfile.mkdtemp(prefix=".synthetic-", dir=root.parent))
+    try:
+        build_synthetic_benchmark(tmp, seed=cfg.seed, base_docs=cfg.base_docs)
+        tmp.rename(root)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return root
+
+
+def source_root(cfg: RunConfig) -> Path:
+    if cfg.source == "synthetic":
+        return synthetic_root(cfg)
+    if not cfg.source_path:
+        raise CorpusError(f"source {cfg.source!r} needs a path")
+    return Path(cfg.source_path).resolve()
+
+
+def _tree_digest(cfg: RunConfig) -> str:
+    """Cheap digest of the corpus files (names, sizes, mtimes) so an edited dataset is re-read."""
+    root = source_root(cfg)
+    digest = hashlib.sha256(str(root).encode())
+    if root.is_dir():
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and (path.suffix.lower() == ".pdf" or path.name == "dataset.json"):
+                stat = path.stat()
+                digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()
+
+
+def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
+    cfg = io.cfg
+    root = source_root(cfg)
+    if cfg.source == "pdfs":
+        rows = load_pdf_folder(root, cfg.run_id, cfg.criteria)
+    else:
+        rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source)
+    if not rows:
+        raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
+    for row in rows:
+        if row.get("error"):
+            io.error(row["doc_id"], "corpus", row["error"])
+    return {"documents": rows}
+
+
+DOCUMENTS = TableSpec("documents", "corpus", DOCUMENTS_SCHEMA)
+
+CORPUS = Stage(
+    name="corpus",
+    upstream=(),
+    config_keys=("source", "source_path", "criteria", "seed", "base_docs"),
+    tables=(DOCUMENTS,),
+    body=corpus_body,
+    reusable=False,
+    external_inputs=_tree_digest,
+)

@@ -1,0 +1,72 @@
+"""Inputs stage: the evidence a judge may see per (document, criterion, page)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from typing import Any
+
+import pyarrow as pa
+
+from judges.evidence import DocEvidence, build_bundles
+from judges.labels import Label
+from tasks.common import good_documents
+from tasks.runner import Stage, StageIO
+from warehouse.catalog import TableSpec
+
+JUDGE_INPUTS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("image_path", pa.string()),
+        pa.field("evidence", pa.string()),  # JSON: evidence name → payload; absent = not available
+        pa.field("available", pa.list_(pa.string())),
+        pa.field("withheld", pa.list_(pa.string())),  # by the Cannot Tell protocol (never shown to judges)
+        pa.field("input_hash", pa.string()),
+    ]
+)
+JUDGE_INPUTS = TableSpec("judge_inputs", "inputs", JUDGE_INPUTS_SCHEMA)
+
+EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_spans")
+
+
+def _group(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        grouped[row["doc_id"]].append(row)
+    return grouped
+
+
+def inputs_body(io: StageIO) -> dict[str, Any]:
+    docs = good_documents(io)
+    pages = _group(io.read("render", "pages"))
+    tables = {name: _group(io.read("extract", name)) for name in EVIDENCE_TABLES}
+    failed = {e["doc_id"] for e in io.read("extract", "errors")}
+    rows = []
+    for doc in docs:
+        doc_id = doc["doc_id"]
+        evidence = DocEvidence(doc_id, pages=sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
+                               extract_failed=doc_id in failed,
+                               **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})
+        # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
+        withhold = doc.get("expected_label") == Label.CANNOT_TELL
+        for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold):
+            payload = json.dumps(bundle.evidence, sort_keys=True, default=str)
+            rows.append({
+                "run_id": io.cfg.run_id, "doc_id": doc_id, "criterion": bundle.criterion, "page": bundle.page,
+                "image_path": bundle.image_path, "evidence": payload, "available": sorted(bundle.evidence),
+                "withheld": withheld, "input_hash": hashlib.sha256(payload.encode()).hexdigest()[:16],
+            })
+    return {"judge_inputs": rows}
+
+
+INPUTS = Stage(
+    name="inputs",
+    upstream=("corpus", "render", "extract"),
+    config_keys=(),
+    tables=(JUDGE_INPUTS,),
+    body=inputs_body,
+)

@@ -1,0 +1,32 @@
+"""The benchmark's stages in order, and every table they write (the catalog's contract)."""
+
+from __future__ import annotations
+
+from tasks.aggregate import AGGREGATE
+from tasks.corpus import CORPUS
+from tasks.extract import EXTRACT
+from tasks.inputs import INPUTS
+from tasks.judge import JUDGE
+from tasks.metrics import METRICS
+from tasks.render import RENDER
+from tasks.runner import ERRORS_SCHEMA, Stage
+from warehouse.catalog import TableSpec
+
+STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, EXTRACT, INPUTS, JUDGE, AGGREGATE, METRICS)
+STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
+
+ALL_TABLES: tuple[TableSpec, ...] = (
+    *(spec for stage in STAGE_LIST for spec in stage.tables),
+    TableSpec("errors", "*", ERRORS_SCHEMA),
+)
+
+
+def downstream_of(name: str) -> list[Stage]:
+    """`name` and every stage after it that depends on it, directly or not."""
+    if name not in STAGES:
+        raise KeyError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
+    chosen = {name}
+    for stage in STAGE_LIST:
+        if chosen & set(stage.upstream):
+            chosen.add(stage.name)
+    return [stage for stage in STAGE_LIST if stage.name in chosen]

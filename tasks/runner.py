@@ -1,0 +1,207 @@
+"""Run one stage: skip it when its inputs and config are unchanged, reuse another run's outputs
+for identical inputs, resume a killed attempt from its per-document parts, and record state.
+
+This module knows nothing about Prefect; `tasks.prefect_tasks` wraps `execute` as tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pyarrow as pa
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from tasks.context import RunConfig
+from warehouse.catalog import TableSpec
+from warehouse.schema import conform
+from warehouse.store import StageRun, Staging, now
+
+log = logging.getLogger("accessbench")
+console = Console(stderr=True)
+
+ERRORS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("message", pa.string()),
+    ]
+)
+
+K = TypeVar("K")
+
+
+class StageFailed(RuntimeError):
+    """A stage could not complete (not one bad document: those are error rows)."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage: its upstream stages, the config it depends on, the tables it writes, its body."""
+
+    name: str
+    upstream: tuple[str, ...]
+    config_keys: tuple[str, ...]
+    tables: tuple[TableSpec, ...]
+    body: Callable[[StageIO], Mapping[str, Iterable[Mapping[str, Any]] | pa.Table]]
+    version: str = "1"
+    reusable: bool = True  # may another run's identical outputs be reused?
+    # Digest of inputs outside the artifact store (e.g. the dataset manifest and its files).
+    external_inputs: Callable[[RunConfig], str] | None = None
+
+    def schema(self, table: str) -> pa.Schema:
+        if table == "errors":
+            return ERRORS_SCHEMA
+        for spec in self.tables:
+            if spec.name == table:
+                return spec.schema
+        raise KeyError(f"stage {self.name!r} declares no table {table!r}")
+
+
+@dataclass
+class StageIO:
+    """What a stage body gets: its config, upstream tables, resumable per-key work, error rows."""
+
+    cfg: RunConfig
+    stage: Stage
+    staging: Staging
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def read(self, stage: str, table: str) -> list[dict[str, Any]]:
+        return self.cfg.store.read_rows(stage, self.cfg.run_id, table)
+
+    def read_table(self, stage: str, table: str) -> pa.Table | None:
+        return self.cfg.store.read_table(stage, self.cfg.run_id, table)
+
+    def error(self, doc_id: str | None, kind: str, message: str) -> None:
+        self.errors.append({"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id,
+                            "kind": kind, "message": message})
+
+    def per_key(
+        self,
+        items: Sequence[tuple[str, K]],
+        work: Callable[[K], Mapping[str, list[dict[str, Any]]]],
+        description: str | None = None,
+    ) -> dict[str, pa.Table]:
+        """Run `work` for each (key, item) not done by an earlier attempt; persist each result.
+
+        `work` returns rows per table; rows of the stage's `errors` table may be included.
+        Returns the stage's tables assembled from all parts in `items` order.
+        """
+        todo = [(key, item) for key, item in items if not self.staging.done(key)]
+        if len(todo) < len(items):
+            log.info("%s: resuming, %d of %d already done", self.stage.name, len(items) - len(todo), len(items))
+        with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
+                       len(items) - len(todo)) as advance:
+            for key, item in todo:
+                rows = work(item)
+                self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()})
+                advance()
+        keys = [key for key, _ in items]
+        names = [spec.name for spec in self.stage.tables] + ["errors"]
+        return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
+
+
+class _progress:
+    """A rich progress bar on stderr, or nothing when disabled."""
+
+    def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.args = (description, total, completed)
+
+    def __enter__(self) -> Callable[[], None]:
+        if not self.enabled:
+            return lambda: None
+        description, total, completed = self.args
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=console, transient=True)
+        self.bar.start()
+        task = self.bar.add_task(description, total=total, completed=completed)
+        return lambda: self.bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            self.bar.stop()
+
+
+def input_hash(cfg: RunConfig, stage: Stage) -> str:
+    store = cfg.store
+    parts = {
+        "stage": stage.name,
+        "version": stage.version,
+        "config": {key: getattr(cfg, key) for key in stage.config_keys},
+        "upstream": {name: store.fingerprint(name, cfg.run_id) for name in stage.upstream},
+        "external": stage.external_inputs(cfg) if stage.external_inputs else None,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def execute(cfg: RunConfig, stage: Stage, *, force: bool = False) -> StageRun:
+    """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row."""
+    store = cfg.store
+    for name in stage.upstream:
+        state = store.get_stage_run(cfg.run_id, name)
+        if state is None or state.status not in {"completed", "reused", "skipped"}:
+            raise StageFailed(
+                f"stage {stage.name!r} needs stage {name!r} of run {cfg.run_id}, which has not completed; "
+                f"run: accessbench rerun --run {cfg.run_id} --stage {name} --downstream"
+            )
+    digest = input_hash(cfg, stage)
+    config_json = json.dumps({key: getattr(cfg, key) for key in stage.config_keys}, sort_keys=True, default=str)
+    previous = store.get_stage_run(cfg.run_id, stage.name)
+    current = (
+        previous is not None
+        and previous.status in {"completed", "reused", "skipped"}
+        and previous.input_hash == digest
+        and store.run_dir(stage.name, cfg.run_id).exists()
+    )
+    if current and not force and previous is not None:
+        console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
+        return StageRun(**{**previous.__dict__, "status": "skipped"})
+    if not force and stage.reusable:
+        donor = store.completed_with_hash(stage.name, digest)
+        if donor is not None and donor.run_id != cfg.run_id:
+            started = now()
+            store.copy_outputs(stage.name, donor.run_id, cfg.run_id)
+            row = StageRun(cfg.run_id, stage.name, "reused", started, now(), digest, config_json,
+                           donor.row_count, donor.error_count, None, donor.run_id)
+            store.record_stage(row)
+            console.print(f"[dim]{stage.name}: reused identical outputs of run {donor.run_id}[/dim]")
+            return row
+
+    staging = store.staging(stage.name, cfg.run_id, digest)
+    if force and previous is not None and previous.status in {"completed", "reused", "skipped"}:
+        staging.clear()  # a rerun of a finished stage recomputes everything
+        staging = store.staging(stage.name, cfg.run_id, digest)
+    started = now()
+    store.record_stage(StageRun(cfg.run_id, stage.name, "running", started, None, digest, config_json))
+    io = StageIO(cfg, stage, staging)
+    try:
+        outputs = dict(stage.body(io))
+        if io.errors:
+            collected = outputs.get("errors")
+            extra = conform(io.errors, ERRORS_SCHEMA, "errors")
+            outputs["errors"] = pa.concat_tables([collected, extra]) if isinstance(collected, pa.Table) else extra
+        outputs.setdefault("errors", ERRORS_SCHEMA.empty_table())
+        counts = {}
+        for name, rows in outputs.items():
+            counts[name] = store.write_table(stage.name, cfg.run_id, name, rows, stage.schema(name))
+        store.drop_tables_except(stage.name, cfg.run_id, set(outputs))
+    except Exception as exc:
+        store.record_stage(StageRun(cfg.run_id, stage.name, "failed", started, now(), digest, config_json,
+                                    error=f"{type(exc).__name__}: {exc}"))
+        raise StageFailed(f"stage {stage.name!r} failed: {exc}") from exc
+    error_count = counts.get("errors", 0)
+    main_rows = sum(n for name, n in counts.items() if name != "errors")
+    row = StageRun(cfg.run_id, stage.name, "completed", started, now(), digest, config_json, main_rows, error_count)
+    store.record_stage(row)
+    staging.clear()
+    return row

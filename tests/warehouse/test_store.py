@@ -1,0 +1,70 @@
+"""Artifact store: atomic writes, schema refusal, staging parts, run state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from warehouse.schema import SchemaError, conform
+from warehouse.store import ArtifactStore, StageRun, now
+
+SCHEMA = pa.schema([pa.field("run_id", pa.string(), nullable=False), pa.field("doc_id", pa.string(), nullable=False),
+                    pa.field("score", pa.float64())])
+
+
+def test_write_and_read_round_trip(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    n = store.write_table("extract", "r1", "things", [{"run_id": "r1", "doc_id": "a", "score": 1.5}], SCHEMA)
+    assert n == 1
+    assert store.read_rows("extract", "r1", "things") == [{"run_id": "r1", "doc_id": "a", "score": 1.5}]
+    assert store.table_path("extract", "r1", "things") == tmp_path / "artifacts/extract/run=r1/things.parquet"
+    # no temporary files left behind
+    assert [p.name for p in (tmp_path / "artifacts/extract/run=r1").iterdir()] == ["things.parquet"]
+
+
+def test_rows_that_do_not_fit_are_refused_naming_the_column() -> None:
+    with pytest.raises(SchemaError, match="'score'"):
+        conform([{"run_id": "r", "doc_id": "a", "score": "high"}], SCHEMA, "things")
+    with pytest.raises(SchemaError, match="'doc_id' is required"):
+        conform([{"run_id": "r", "doc_id": None}], SCHEMA, "things")
+    with pytest.raises(SchemaError, match="colour"):
+        conform([{"run_id": "r", "doc_id": "a", "colour": "red"}], SCHEMA, "things")
+
+
+def test_failed_write_keeps_the_previous_table(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    store.write_table("s", "r", "t", [{"run_id": "r", "doc_id": "old"}], SCHEMA)
+    with pytest.raises(SchemaError):
+        store.write_table("s", "r", "t", [{"run_id": "r", "doc_id": 3.5j}], SCHEMA)
+    assert store.read_rows("s", "r", "t")[0]["doc_id"] == "old"
+
+
+def test_staging_resumes_only_done_keys_and_resets_on_new_inputs(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    staging = store.staging("extract", "r", "hash-1")
+    staging.put("a", {"t": conform([{"run_id": "r", "doc_id": "a"}], SCHEMA, "t")})
+    again = store.staging("extract", "r", "hash-1")
+    assert again.done("a") and not again.done("b")
+    again.put("b", {"t": conform([{"run_id": "r", "doc_id": "b"}], SCHEMA, "t")})
+    assert again.collect("t", ["b", "a"], SCHEMA).column("doc_id").to_pylist() == ["b", "a"]
+    fresh = store.staging("extract", "r", "hash-2")
+    assert not fresh.done("a")
+
+
+def test_fingerprint_ignores_run_id(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    for run in ("r1", "r2"):
+        store.write_table("s", run, "t", [{"run_id": run, "doc_id": "a"}], SCHEMA)
+    store.write_table("s", "r3", "t", [{"run_id": "r3", "doc_id": "b"}], SCHEMA)
+    assert store.fingerprint("s", "r1") == store.fingerprint("s", "r2") != store.fingerprint("s", "r3")
+
+
+def test_stage_state_round_trip(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    store.record_stage(StageRun("r", "corpus", "completed", now(), now(), "h", "{}", 3, 0))
+    assert store.get_stage_run("r", "corpus").status == "completed"
+    assert store.completed_with_hash("corpus", "h") is None  # no outputs on disk: nothing to reuse
+    store.write_table("corpus", "r", "t", [{"run_id": "r", "doc_id": "a"}], SCHEMA)
+    assert store.completed_with_hash("corpus", "h").run_id == "r"

@@ -1,0 +1,52 @@
+"""Fit rows to a declared pyarrow schema, or refuse them with the column that does not fit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pyarrow as pa
+
+
+class SchemaError(ValueError):
+    """Rows do not fit the table's declared schema."""
+
+
+def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) -> pa.Table:
+    """Build a table with exactly `schema`; unknown or mistyped columns raise SchemaError.
+
+    Missing nullable columns are filled with nulls, so producers may omit optional fields.
+    """
+    rows = list(rows)
+    names = set(schema.names)
+    for i, row in enumerate(rows):
+        extra = set(row) - names
+        if extra:
+            raise SchemaError(
+                f"table {table!r}: row {i} has column(s) {sorted(extra)} that the schema does not declare; "
+                f"add them to the schema beside the producer or drop them"
+            )
+    columns = []
+    for field in schema:
+        values = [row.get(field.name) for row in rows]
+        if not field.nullable:
+            missing = next((i for i, v in enumerate(values) if v is None), None)
+            if missing is not None:
+                raise SchemaError(f"table {table!r}: column {field.name!r} is required but row {missing} has no value")
+        try:
+            columns.append(pa.array(values, type=field.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
+            bad = _first_bad(values, field.type)
+            raise SchemaError(
+                f"table {table!r}: column {field.name!r} expects {field.type}, got {bad!r} ({exc})"
+            ) from exc
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _first_bad(values: list[Any], type_: pa.DataType) -> Any:
+    for value in values:
+        try:
+            pa.array([value], type=type_)
+        except Exception:  # noqa: BLE001 - we only want the offending value for the message
+            return value
+    return None

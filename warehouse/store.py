@@ -1,0 +1,280 @@
+"""Parquet artifact store: `<home>/artifacts/<stage>/run=<id>/<table>.parquet`, written atomically.
+
+Every file is written to a temporary name in the same folder and renamed into place, so a
+reader sees the old table or the new one, never half of one. A stage that processes documents
+one by one writes each document's rows as a *part* under `<stage>/_staging/run=<id>/` with a
+done-marker; a killed run resumes from the parts whose marker exists, and the stage's final
+tables appear only when every document is done. Run and stage state live beside the data as
+Parquet too (`_state/`), so the DuckDB catalog can expose them without holding a lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from warehouse.schema import conform
+
+STAGE_RUNS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),  # running|completed|failed|skipped|reused
+        pa.field("started", pa.timestamp("us", tz="UTC")),
+        pa.field("finished", pa.timestamp("us", tz="UTC")),
+        pa.field("input_hash", pa.string()),
+        pa.field("config", pa.string()),  # JSON
+        pa.field("row_count", pa.int64()),
+        pa.field("error_count", pa.int64()),
+        pa.field("error", pa.string()),
+        pa.field("reused_from", pa.string()),
+    ]
+)
+
+RUNS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("created", pa.timestamp("us", tz="UTC")),
+        pa.field("source", pa.string()),  # synthetic|dataset|pdfs
+        pa.field("source_path", pa.string()),
+        pa.field("criteria", pa.list_(pa.string())),
+        pa.field("judge", pa.string()),
+        pa.field("config", pa.string()),  # JSON
+        pa.field("status", pa.string()),
+        pa.field("finished", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+STATE = "_state"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class StageRun:
+    """One row of `stage_runs`: what happened to one stage of one run."""
+
+    run_id: str
+    stage: str
+    status: str
+    started: datetime | None = None
+    finished: datetime | None = None
+    input_hash: str | None = None
+    config: str | None = None
+    row_count: int | None = None
+    error_count: int | None = None
+    error: str | None = None
+    reused_from: str | None = None
+
+
+def atomic_write_parquet(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _key_file(key: str) -> str:
+    return hashlib.sha1(key.encode()).hexdigest()[:20]
+
+
+@dataclass
+class Staging:
+    """Per-document parts of one stage of one run, for resuming a killed run."""
+
+    root: Path
+    input_hash: str
+    _done_cache: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        stamp = self.root / "input_hash"
+        if stamp.exists() and stamp.read_text() != self.input_hash:
+            # Parts computed for other inputs or config are not ours to reuse.
+            shutil.rmtree(self.root)
+        if not stamp.exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            stamp.write_text(self.input_hash)
+        done_dir = self.root / "_done"
+        self._done_cache = {p.name for p in done_dir.iterdir()} if done_dir.exists() else set()
+
+    def done(self, key: str) -> bool:
+        return _key_file(key) in self._done_cache
+
+    @property
+    def done_count(self) -> int:
+        return len(self._done_cache)
+
+    def put(self, key: str, tables: Mapping[str, pa.Table]) -> None:
+        name = _key_file(key)
+        for table_name, table in tables.items():
+            atomic_write_parquet(table, self.root / table_name / f"{name}.parquet")
+        marker = self.root / "_done" / name
+        marker.parent.mkdir(exist_ok=True)
+        marker.write_text(key)
+        self._done_cache.add(name)
+
+    def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
+        """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
+        parts = []
+        for key in keys:
+            path = self.root / table_name / f"{_key_file(key)}.parquet"
+            if path.exists():
+                parts.append(pq.read_table(path).cast(schema))
+        return pa.concat_tables(parts) if parts else schema.empty_table()
+
+    def clear(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ArtifactStore:
+    """All reads and writes of stage artifacts and run state under one data home."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+        self.artifacts = self.home / "artifacts"
+
+    # -- stage tables -------------------------------------------------------------------
+    def run_dir(self, stage: str, run_id: str) -> Path:
+        return self.artifacts / stage / f"run={run_id}"
+
+    def table_path(self, stage: str, run_id: str, table: str) -> Path:
+        return self.run_dir(stage, run_id) / f"{table}.parquet"
+
+    def write_table(
+        self,
+        stage: str,
+        run_id: str,
+        table: str,
+        rows: Iterable[Mapping[str, Any]] | pa.Table,
+        schema: pa.Schema,
+    ) -> int:
+        data = rows.cast(schema) if isinstance(rows, pa.Table) else conform(rows, schema, table)
+        atomic_write_parquet(data, self.table_path(stage, run_id, table))
+        return data.num_rows
+
+    def read_table(self, stage: str, run_id: str, table: str) -> pa.Table | None:
+        path = self.table_path(stage, run_id, table)
+        return pq.read_table(path) if path.exists() else None
+
+    def read_rows(self, stage: str, run_id: str, table: str) -> list[dict[str, Any]]:
+        data = self.read_table(stage, run_id, table)
+        return data.to_pylist() if data is not None else []
+
+    def drop_tables_except(self, stage: str, run_id: str, keep: set[str]) -> None:
+        """Remove tables a previous attempt wrote that this attempt no longer produces."""
+        folder = self.run_dir(stage, run_id)
+        if folder.exists():
+            for path in folder.glob("*.parquet"):
+                if path.stem not in keep:
+                    path.unlink()
+
+    def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
+        return Staging(self.artifacts / stage / "_staging" / f"run={run_id}", input_hash)
+
+    def fingerprint(self, stage: str, run_id: str) -> str:
+        """A digest of a stage's committed rows, used in the input hash of downstream stages.
+
+        The run id is left out, so identical outputs of two runs have the same fingerprint and
+        a later run can reuse downstream work done by an earlier one.
+        """
+        digest = hashlib.sha256()
+        folder = self.run_dir(stage, run_id)
+        for path in sorted(folder.glob("*.parquet")) if folder.exists() else []:
+            table = pq.read_table(path)
+            if "run_id" in table.column_names:
+                table = table.drop(["run_id"])
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            digest.update(path.name.encode())
+            digest.update(hashlib.sha256(sink.getvalue().to_pybytes()).digest())
+        return digest.hexdigest()
+
+    def copy_outputs(self, stage: str, from_run: str, to_run: str) -> None:
+        """Reuse another run's outputs for identical inputs: hard links where possible."""
+        src, dst = self.run_dir(stage, from_run), self.run_dir(stage, to_run)
+        dst.mkdir(parents=True, exist_ok=True)
+        for path in src.rglob("*"):
+            if path.is_dir():
+                continue
+            target = dst / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if path.suffix == ".parquet":
+                table = pq.read_table(path)
+                if "run_id" in table.column_names:
+                    # Rows carry their run id, so the copy is rewritten rather than linked.
+                    idx = table.column_names.index("run_id")
+                    table = table.set_column(idx, table.field(idx), pa.array([to_run] * table.num_rows))
+                atomic_write_parquet(table, target)
+            else:
+                _link_or_copy(path, target)
+
+    # -- run state ----------------------------------------------------------------------
+    def _state_path(self, kind: str, run_id: str, name: str) -> Path:
+        return self.artifacts / STATE / kind / f"run={run_id}" / f"{name}.parquet"
+
+    def record_stage(self, row: StageRun) -> None:
+        table = conform([asdict(row)], STAGE_RUNS_SCHEMA, "stage_runs")
+        atomic_write_parquet(table, self._state_path("stage_runs", row.run_id, row.stage))
+
+    def get_stage_run(self, run_id: str, stage: str) -> StageRun | None:
+        path = self._state_path("stage_runs", run_id, stage)
+        if not path.exists():
+            return None
+        return StageRun(**pq.read_table(path).to_pylist()[0])
+
+    def stage_runs(self, run_id: str | None = None) -> list[StageRun]:
+        pattern = f"run={run_id}" if run_id else "run=*"
+        rows = [
+            StageRun(**pq.read_table(p).to_pylist()[0])
+            for p in (self.artifacts / STATE / "stage_runs").glob(f"{pattern}/*.parquet")
+        ]
+        return sorted(rows, key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
+
+    def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
+        """Any run that completed `stage` for exactly these inputs and config."""
+        for row in self.stage_runs():
+            done = row.status in {"completed", "reused"}
+            if row.stage == stage and row.input_hash == input_hash and done and self.run_dir(stage, row.run_id).exists():
+                return row
+        return None
+
+    def record_run(self, row: Mapping[str, Any]) -> None:
+        table = conform([row], RUNS_SCHEMA, "runs")
+        atomic_write_parquet(table, self._state_path("runs", row["run_id"], "run"))
+
+    def get_run(self, run_id: str) -> dict[str, Any] | None:
+        path = self._state_path("runs", run_id, "run")
+        return pq.read_table(path).to_pylist()[0] if path.exists() else None
+
+    def runs(self) -> list[dict[str, Any]]:
+        rows = [pq.read_table(p).to_pylist()[0] for p in (self.artifacts / STATE / "runs").glob("run=*/run.parquet")]
+        return sorted(rows, key=lambda r: r["created"])
+
+    def config_json(self, config: Mapping[str, Any]) -> str:
+        return json.dumps(config, sort_keys=True, default=str)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        if dst.exists():
+            dst.unlink()
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
