@@ -361,7 +361,9 @@ def malform_uri(uri: str, kind: str) -> str:
     if not sep:
         raise NotApplicable(f"not an absolute URI: {uri}")
     if kind == "scheme_typo":
-        return f"{scheme[:-1] if len(scheme) > 3 else scheme + 'x'}://{rest}"
+        # Drop the second letter ("https" -> "htps"): not a scheme any browser knows. Dropping
+        # the last one would turn https into http, which still works.
+        return f"{scheme[0]}{scheme[2:]}://{rest}"
     if kind == "missing_colon":
         return f"{scheme}//{rest}"
     if kind == "embedded_space":

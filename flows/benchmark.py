@@ -6,7 +6,7 @@ from typing import Any
 
 from prefect import flow
 
-from tasks.context import RunConfig
+from tasks.context import RunConfig, new_run_id
 from tasks.prefect_tasks import run_stage
 from tasks.registry import STAGE_LIST, downstream_of
 from warehouse.store import now
@@ -44,8 +44,13 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
 
 @flow(name="accessbench-benchmark", log_prints=True)
 def benchmark_flow(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run every stage of one benchmark run; stages with unchanged inputs are skipped."""
+    """Run every stage of one benchmark run; stages with unchanged inputs are skipped.
+
+    An empty run id (as a scheduled deployment passes) starts a new run each time.
+    """
     cfg = RunConfig.from_record(config)
+    if not cfg.run_id:
+        cfg.run_id = new_run_id()
     return _run_stages(cfg, [stage.name for stage in STAGE_LIST], force=False)
 
 

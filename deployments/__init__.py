@@ -1,0 +1,1 @@
+"""Prefect deployments of the benchmark flow."""

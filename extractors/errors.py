@@ -1,0 +1,107 @@
+"""The one way extractors open a PDF, and the error they raise when they cannot.
+
+Every extractor opens its input through :func:`open_pdf` (PyMuPDF) or
+:func:`open_pikepdf` (pikepdf, for the object-level tag tree). Both turn the ways a
+file can be unreadable into one :class:`ExtractionError` whose ``kind`` is stable
+(callers in ``tasks/`` store it in an error row and the run goes on) and whose
+message says what to do next. Any other exception escaping an extractor is a bug.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pikepdf
+import pymupdf
+
+ErrorKind = Literal["missing", "encrypted", "corrupt", "empty", "timeout"]
+
+# What the person running the pipeline can do about each kind.
+_ADVICE: dict[str, str] = {
+    "missing": "check the path in the corpus manifest; the file is not there or not readable",
+    "encrypted": (
+        "the PDF needs a password: decrypt it first "
+        "(qpdf --decrypt --password=PASSWORD in.pdf out.pdf) and re-add the decrypted copy"
+    ),
+    "corrupt": (
+        "the file is not a readable PDF: re-download or re-export it "
+        "(qpdf --check in.pdf shows the damage)"
+    ),
+    "empty": "the PDF has no pages: re-export it from its source document",
+    "timeout": "extraction ran past its time limit: rerun the stage with a larger limit",
+}
+
+
+class ExtractionError(Exception):
+    """A document no extractor can read; terminal, so do not retry it.
+
+    ``kind`` is one of ``missing``, ``encrypted``, ``corrupt``, ``empty`` (no pages)
+    or ``timeout`` (raised by callers that bound extraction time). The message names
+    the problem and the fix but never the file path: error rows can reach reports,
+    and paths leak benchmark labels. The path is kept on ``.path`` for logs.
+    """
+
+    def __init__(self, kind: ErrorKind, detail: str, *, path: str | Path | None = None) -> None:
+        self.kind: ErrorKind = kind
+        self.detail = detail
+        self.path = str(path) if path is not None else None
+        super().__init__(f"{kind}: {detail}; {_ADVICE[kind]}")
+
+
+def _check_file(path: str | Path) -> Path:
+    file = Path(path)
+    if not file.is_file():
+        raise ExtractionError("missing", "no such file", path=file)
+    if file.stat().st_size == 0:
+        raise ExtractionError("corrupt", "the file is 0 bytes", path=file)
+    return file
+
+
+def open_pdf(path: str | Path) -> pymupdf.Document:
+    """Open ``path`` with PyMuPDF, or raise :class:`ExtractionError`.
+
+    PyMuPDF silently repairs damaged cross-reference tables, so a truncated file
+    usually opens; it only fails here when nothing usable is left (no pages).
+    """
+    file = _check_file(path)
+    try:
+        # filetype="pdf": without it PyMuPDF guesses from the name and would happily
+        # open a text or image file as a one-page document.
+        doc = pymupdf.open(file, filetype="pdf")
+    except (RuntimeError, ValueError) as exc:  # FileDataError and MuPDF format errors
+        raise ExtractionError("corrupt", f"PyMuPDF cannot parse it ({exc})", path=file) from exc
+    if doc.needs_pass:
+        doc.close()
+        raise ExtractionError("encrypted", "the PDF is encrypted with a user password", path=file)
+    if doc.page_count == 0:
+        repaired = doc.is_repaired
+        doc.close()
+        if repaired:
+            raise ExtractionError("corrupt", "damaged beyond repair: no pages recovered", path=file)
+        raise ExtractionError("empty", "the PDF has zero pages", path=file)
+    return doc
+
+
+def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
+    """Open ``path`` with pikepdf (qpdf), or raise :class:`ExtractionError`.
+
+    Files encrypted with only an owner password (the common "no copying" kind)
+    open normally: reading them needs no password.
+    """
+    file = _check_file(path)
+    try:
+        pdf = pikepdf.open(file)
+    except pikepdf.PasswordError as exc:
+        raise ExtractionError("encrypted", "the PDF is encrypted with a user password", path=file) from exc
+    except pikepdf.PdfError as exc:
+        raise ExtractionError("corrupt", f"qpdf cannot parse it ({exc})", path=file) from exc
+    try:
+        page_count = len(pdf.pages)
+    except pikepdf.PdfError as exc:  # a broken page tree surfaces lazily
+        pdf.close()
+        raise ExtractionError("corrupt", f"unreadable page tree ({exc})", path=file) from exc
+    if page_count == 0:
+        pdf.close()
+        raise ExtractionError("empty", "the PDF has zero pages", path=file)
+    return pdf
