@@ -4,16 +4,20 @@ Every extractor opens its input through :func:`open_pdf` (PyMuPDF) or
 :func:`open_pikepdf` (pikepdf, for the object-level tag tree). Both turn the ways a
 file can be unreadable into one :class:`ExtractionError` whose ``kind`` is stable
 (callers in ``tasks/`` store it in an error row and the run goes on) and whose
-message says what to do next. Any other exception escaping an extractor is a bug.
+message says what to do next; :func:`reading` does the same for damage found
+later, while pages are read. Any other exception escaping an extractor is a bug.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 import pikepdf
 import pymupdf
+from pymupdf import mupdf
 
 ErrorKind = Literal["missing", "encrypted", "corrupt", "empty", "timeout"]
 
@@ -105,3 +109,12 @@ def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
         pdf.close()
         raise ExtractionError("empty", "the PDF has zero pages", path=file)
     return pdf
+
+
+@contextmanager
+def reading(path: str | Path, what: str) -> Iterator[None]:
+    """Turn qpdf or MuPDF failures while reading ``what`` into a "corrupt" ExtractionError."""
+    try:
+        yield
+    except (pikepdf.PdfError, mupdf.FzErrorBase) as exc:
+        raise ExtractionError("corrupt", f"cannot read the {what} ({exc})", path=path) from exc

@@ -74,7 +74,7 @@ def _confusion(con: Any, out: Console, run_id: str) -> None:
         counts = {(c["expected_label"], c["label"]): c["n"] for c in cells
                   if (c["judge"], c["model"] or "-", c["criterion"]) == (judge, model, criterion)}
         predicted = labels + sorted({p for _, p in counts} - set(labels))
-        table = Table("expected \\ judged", *(SHORT.get(p, p) for p in predicted),
+        table = Table("expected \\ judged", *(SHORT.get(p) or p for p in predicted),
                       title=f"{criterion} — {judge} {'' if model == '-' else model}")
         for expected in labels:
             table.add_row(expected, *(str(counts.get((expected, p), 0)) for p in predicted))

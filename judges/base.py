@@ -34,6 +34,7 @@ class PageJudgment:
     cost_usd: float | None = None
     latency_s: float | None = None
     error: str | None = None
+    flags: dict[str, bool] = field(default_factory=dict)  # judge self-checks, e.g. LLM hallucination flags
 
     def issues_json(self) -> str:
         return json.dumps([asdict(i) for i in self.issues])
@@ -70,6 +71,7 @@ def register_judge(kind: str) -> Callable[[Callable[[str | None, dict[str, Any]]
 
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:
     """Resolve 'rules' or 'kind:argument' (e.g. 'llm:openai/gpt-4o') to a judge."""
+    import judges.llm  # noqa: F401 - registers `llm` (litellm itself is imported on first call)
     import judges.rules  # noqa: F401 - registers the built-in judges
 
     kind, _, argument = spec.partition(":")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGES
@@ -11,7 +12,8 @@ from warehouse import catalog
 from warehouse.store import StageRun
 
 
-@task(name="stage", task_run_name="{stage_name}", retries=0, cache_policy=None)
+# Caching is ours (input hashes over artifacts), so Prefect's own result cache stays off.
+@task(name="stage", task_run_name="{stage_name}", cache_policy=NO_CACHE)
 def run_stage(cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
     row = execute(cfg, STAGES[stage_name], force=force)
     catalog.refresh(cfg.home, ALL_TABLES)

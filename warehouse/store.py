@@ -220,7 +220,8 @@ class ArtifactStore:
                 if "run_id" in table.column_names:
                     # Rows carry their run id, so the copy is rewritten rather than linked.
                     idx = table.column_names.index("run_id")
-                    table = table.set_column(idx, table.field(idx), pa.array([to_run] * table.num_rows))
+                    field = table.field(idx)
+                    table = table.set_column(idx, field, pa.array([to_run] * table.num_rows, type=field.type))
                 atomic_write_parquet(table, target)
             else:
                 _link_or_copy(path, target)

@@ -1,0 +1,322 @@
+"""Text colour contrast: one record per visible text span, scored with the WCAG 2.2 formula.
+
+The text colour comes from the PDF itself (the span's fill colour, blended by its opacity).
+The background is measured on a rendering of the page *with all text removed*: a copy of the
+page has its text stripped by a full-page redaction that keeps images and vector graphics, so
+the pixels under a span are exactly what the text is drawn on — a table cell fill, a coloured
+box, a photograph — with no glyph pixels to separate out.
+
+Comparing that rendering with the normal one also says whether a span is seen at all: a span
+whose box shows no drawn pixels (white on white, covered by an image, clipped away) is
+recorded with ``invisible=True`` and ``passes`` null, like render-mode-3 and fully transparent
+text, so hidden text never counts for or against contrast.
+
+Each page is rendered twice at ``dpi``; all sampling is vectorised over the page's spans.
+Bounding boxes are PDF points with a top-left origin in the unrotated page space, as PyMuPDF's
+text extraction reports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pymupdf
+
+from extractors.errors import open_pdf
+
+CONTRAST_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),  # 1-based, plus the file's page offset
+        pa.field("span_index", pa.int32(), nullable=False),  # order of non-blank spans on the page
+        pa.field("text", pa.string()),  # at most 200 characters
+        pa.field("font", pa.string()),
+        pa.field("size", pa.float64()),  # points
+        pa.field("bold", pa.bool_()),
+        pa.field("bbox", pa.list_(pa.float64())),  # [x0, y0, x1, y1], points, top-left origin
+        pa.field("fill_color", pa.string()),  # '#rrggbb' as drawn (opacity applied)
+        pa.field("background_color", pa.string()),  # '#rrggbb'; null when the span is off the page
+        pa.field("contrast_ratio", pa.float64()),  # WCAG 2.2, 1..21
+        pa.field("large_text", pa.bool_()),  # >= 18 pt, or >= 14 pt bold
+        pa.field("threshold", pa.float64()),  # 3.0 for large text, else 4.5
+        pa.field("passes", pa.bool_()),  # null for invisible spans
+        pa.field("char_count", pa.int32()),  # non-whitespace characters
+        pa.field("invisible", pa.bool_()),
+        # render_mode | transparent | off_page | clipped | no_visible_pixels; null when visible
+        pa.field("invisible_reason", pa.string()),
+    ]
+)
+
+DEFAULT_DPI = 72
+NORMAL_THRESHOLD = 4.5  # WCAG 1.4.3, normal text
+LARGE_THRESHOLD = 3.0  # WCAG 1.4.3, large text
+MAX_TEXT_CHARS = 200
+
+# No ligature expansion or image blocks (images are not needed and make extraction slower);
+# no mediabox clip and an infinite clip rectangle, so text placed off the page is reported as
+# invisible instead of vanishing.
+_TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
+# Per-span char flags from MuPDF: how the glyphs were painted, and whether MuPDF saw them
+# emboldened (filled and stroked) or outside the clip path.
+_FILLED = pymupdf.mupdf.FZ_STEXT_FILLED
+_STROKED = pymupdf.mupdf.FZ_STEXT_STROKED
+_CLIPPED = pymupdf.mupdf.FZ_STEXT_CLIPPED
+_EMBOLDENED = pymupdf.mupdf.FZ_STEXT_BOLD
+_BOLD_NAME_PARTS = ("bold", "black", "heavy", "semibold", "demi")
+# A span is visible when this many of its pixels change once its text is drawn, by more than
+# _DRAWN_DELTA in some channel (of 255). The delta sits above rendering noise but below the
+# difference any legible text makes; text fainter than that has a ratio of about 1 anyway.
+_MIN_DRAWN_PIXELS = 1
+_DRAWN_DELTA = 8
+# Background samples per span: a fixed grid, so all spans are sampled in one numpy gather.
+_GRID_ROWS, _GRID_COLS = 5, 16
+
+
+@dataclass(frozen=True)
+class _Span:
+    text: str
+    font: str
+    size: float
+    bold: bool
+    rgb: tuple[int, int, int]
+    alpha: float  # 0..1
+    bbox: tuple[float, float, float, float]  # unrotated page space
+    clipped: bool  # MuPDF found the glyphs outside the clip path
+    invisible_reason: str | None  # decided from the PDF alone, before looking at pixels
+
+
+def relative_luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG 2.2 relative luminance of sRGB colours given as 0..255 values in the last axis."""
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """WCAG contrast ratio (1..21) between colours ``a`` and ``b`` (0..255, last axis RGB)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
+
+
+def is_large_text(size: float, bold: bool) -> bool:
+    """WCAG large text: at least 18 pt, or at least 14 pt and bold."""
+    return size >= 18.0 or (bold and size >= 14.0)
+
+
+def extract_contrast(
+    pdf: str | Path, *, doc_id: str, page_offset: int = 0, dpi: int = DEFAULT_DPI
+) -> list[dict[str, Any]]:
+    """Contrast records (``CONTRAST_SCHEMA``) for every non-blank text span of ``pdf``.
+
+    Raises :class:`extractors.errors.ExtractionError` when the file cannot be opened.
+    """
+    records: list[dict[str, Any]] = []
+    with open_pdf(pdf) as doc, open_pdf(pdf) as text_free:
+        for page, bare in zip(doc, text_free, strict=True):
+            spans = _page_spans(page)
+            if spans:  # image-only pages need no rendering at all
+                number = page.number + 1 + page_offset
+                records += _page_records(page, bare, spans, doc_id=doc_id, page_number=number, dpi=dpi)
+    return records
+
+
+def contrast_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Document and per-page summary of one document's contrast records.
+
+    Returns ``min_ratio`` (lowest ratio among visible spans), ``share_chars_below_threshold``
+    (share of visible characters in failing spans), ``visible_chars`` and ``invisible_chars``
+    for the document, and the same keys per page under ``pages`` (keyed by page number).
+    Ratios and shares are None when nothing visible is there to measure.
+    """
+    pages: dict[int, list[dict[str, Any]]] = {}
+    for record in records:
+        pages.setdefault(record["page"], []).append(record)
+    return {**_summarise(records), "pages": {page: _summarise(rows) for page, rows in sorted(pages.items())}}
+
+
+def _summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
+    visible = [r for r in records if not r["invisible"]]
+    visible_chars = sum(r["char_count"] for r in visible)
+    failing_chars = sum(r["char_count"] for r in visible if r["passes"] is False)
+    return {
+        "min_ratio": min((r["contrast_ratio"] for r in visible), default=None),
+        "share_chars_below_threshold": failing_chars / visible_chars if visible_chars else None,
+        "visible_chars": visible_chars,
+        "invisible_chars": sum(r["char_count"] for r in records if r["invisible"]),
+    }
+
+
+def _page_spans(page: pymupdf.Page) -> list[_Span]:
+    spans = []
+    for block in page.get_text("dict", flags=_TEXT_FLAGS, clip=pymupdf.INFINITE_RECT())["blocks"]:
+        for line in block.get("lines", ()):
+            for raw in line["spans"]:
+                if raw["text"].strip():
+                    spans.append(_span(raw))
+    return spans
+
+
+def _span(raw: dict[str, Any]) -> _Span:
+    color = int(raw["color"])
+    char_flags = int(raw.get("char_flags", _FILLED))
+    font = str(raw["font"])
+    bold = bool(raw["flags"] & pymupdf.TEXT_FONT_BOLD or char_flags & _EMBOLDENED
+                or any(part in font.lower() for part in _BOLD_NAME_PARTS))
+    alpha = int(raw.get("alpha", 255)) / 255.0
+    x0, y0, x1, y1 = (float(v) for v in raw["bbox"])
+    reason = None
+    if not char_flags & (_FILLED | _STROKED):  # render mode 3 (invisible) or 7 (clip only)
+        reason = "render_mode"
+    elif alpha == 0.0:
+        reason = "transparent"
+    return _Span(
+        text=str(raw["text"]), font=font, size=float(raw["size"]), bold=bold,
+        rgb=((color >> 16) & 255, (color >> 8) & 255, color & 255), alpha=alpha,
+        bbox=(x0, y0, x1, y1),
+        clipped=bool(char_flags & _CLIPPED), invisible_reason=reason,
+    )
+
+
+def _render(page: pymupdf.Page, dpi: int) -> np.ndarray:
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+    # `samples` copies the pixels: a view (`samples_mv`) would dangle once `pix` is freed.
+    return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)[:, : pix.w * 3].reshape(
+        pix.h, pix.w, 3
+    )
+
+
+def _strip_text(page: pymupdf.Page) -> None:
+    """Remove every glyph from ``page`` (an in-memory copy) and keep images and vector graphics."""
+    # Redaction rectangles are read in unrotated space, `page.rect` is the displayed one:
+    # cover both so a rotated page loses all of its text too.
+    # fill=False paints nothing where the text was (None would mean white).
+    area = page.rect | page.rect * page.derotation_matrix
+    page.add_redact_annot(area, fill=False, cross_out=False)  # type: ignore[arg-type]
+    page.apply_redactions(
+        images=pymupdf.mupdf.PDF_REDACT_IMAGE_NONE,
+        graphics=pymupdf.mupdf.PDF_REDACT_LINE_ART_NONE,
+        text=pymupdf.mupdf.PDF_REDACT_TEXT_REMOVE,
+    )
+
+
+def _pixel_boxes(page: pymupdf.Page, spans: list[_Span], shape: tuple[int, int], dpi: int) -> np.ndarray:
+    """Span boxes in pixel coordinates of the rendered page, as (n, 4) int [x0, y0, x1, y1].
+
+    Text boxes are unrotated page space; the pixmap shows the page as displayed, so boxes go
+    through the page's rotation matrix first. Boxes off the page collapse to empty ones.
+    """
+    matrix = page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)
+    boxes = np.array([tuple(pymupdf.Rect(s.bbox) * matrix) for s in spans], dtype=np.float64)
+    height, width = shape
+    boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
+    boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
+    return np.column_stack(
+        [np.floor(boxes[:, 0]), np.floor(boxes[:, 1]), np.ceil(boxes[:, 2]), np.ceil(boxes[:, 3])]
+    ).astype(np.int64)
+
+
+def _drawn_pixel_counts(full: np.ndarray, background: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """How many pixels inside each box the text changed, via one summed-area table."""
+    drawn = (np.abs(full.astype(np.int16) - background.astype(np.int16)).max(axis=2) > _DRAWN_DELTA)
+    table = np.zeros((drawn.shape[0] + 1, drawn.shape[1] + 1), dtype=np.int64)
+    table[1:, 1:] = drawn.cumsum(axis=0).cumsum(axis=1)
+    x0, y0, x1, y1 = boxes.T
+    return table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+
+
+def _background_colours(background: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The median-luminance colour of a grid of samples inside each box, as (n, 3) uint8.
+
+    Taking the sample of median luminance (not a per-channel median) returns a colour that is
+    really there, and ignores thin rules or image detail that cover under half the box.
+    """
+    height, width = background.shape[:2]
+    x0, y0, x1, y1 = (boxes[:, i : i + 1].astype(np.float64) for i in range(4))
+    cols = (x0 + (np.maximum(x1 - x0, 1)) * (np.arange(_GRID_COLS) + 0.5) / _GRID_COLS).astype(np.int64)
+    rows = (y0 + (np.maximum(y1 - y0, 1)) * (np.arange(_GRID_ROWS) + 0.5) / _GRID_ROWS).astype(np.int64)
+    cols, rows = np.clip(cols, 0, width - 1), np.clip(rows, 0, height - 1)
+    samples = background[rows[:, :, None], cols[:, None, :]].reshape(len(boxes), -1, 3)
+    order = np.argsort(relative_luminance(samples), axis=1)
+    middle = order[:, order.shape[1] // 2]
+    return samples[np.arange(len(boxes)), middle]
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """Per-span pixel measurements of one page, aligned with its span list."""
+
+    on_page: np.ndarray  # bool
+    drawn: np.ndarray  # pixels the text changed
+    fg: np.ndarray  # (n, 3) text colour as drawn
+    bg: np.ndarray  # (n, 3) background colour
+    ratio: np.ndarray
+
+
+def _measure(page: pymupdf.Page, bare: pymupdf.Page, spans: list[_Span], dpi: int) -> _Measured:
+    full = _render(page, dpi)
+    _strip_text(bare)
+    background = _render(bare, dpi)
+    boxes = _pixel_boxes(page, spans, full.shape[:2], dpi)
+    bg = _background_colours(background, boxes).astype(np.float64)
+    alpha = np.array([[s.alpha] for s in spans])
+    # Semi-transparent text shows as a blend of its colour and what lies beneath it.
+    fg = alpha * np.array([s.rgb for s in spans], dtype=np.float64) + (1 - alpha) * bg
+    return _Measured(
+        on_page=(boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1]),
+        drawn=_drawn_pixel_counts(full, background, boxes),
+        fg=fg, bg=bg, ratio=contrast_ratio(fg, bg),
+    )
+
+
+def _invisible_reason(span: _Span, on_page: bool, drawn: int) -> str | None:
+    if span.invisible_reason is not None:
+        return span.invisible_reason
+    if not on_page:
+        return "off_page"
+    if drawn < _MIN_DRAWN_PIXELS:
+        # Pixels decide, not the clip flag: partly clipped text is still seen.
+        return "clipped" if span.clipped else "no_visible_pixels"
+    return None
+
+
+def _page_records(
+    page: pymupdf.Page, bare: pymupdf.Page, spans: list[_Span], *, doc_id: str, page_number: int, dpi: int
+) -> list[dict[str, Any]]:
+    m = _measure(page, bare, spans, dpi)
+    records = []
+    for i, span in enumerate(spans):
+        on_page = bool(m.on_page[i])
+        reason = _invisible_reason(span, on_page, int(m.drawn[i]))
+        large = is_large_text(span.size, span.bold)
+        threshold = LARGE_THRESHOLD if large else NORMAL_THRESHOLD
+        ratio = float(m.ratio[i]) if on_page else None
+        records.append({
+            "doc_id": doc_id,
+            "page": page_number,
+            "span_index": i,
+            "text": span.text[:MAX_TEXT_CHARS],
+            "font": span.font,
+            "size": round(span.size, 2),
+            "bold": span.bold,
+            "bbox": [round(v, 2) for v in span.bbox],
+            # Off the page there is nothing beneath to blend with: report the declared colour.
+            "fill_color": _hex(m.fg[i] if on_page else np.array(span.rgb)),
+            "background_color": _hex(m.bg[i]) if on_page else None,
+            "contrast_ratio": ratio,
+            "large_text": large,
+            "threshold": threshold,
+            "passes": None if reason or ratio is None else ratio >= threshold,
+            "char_count": sum(not c.isspace() for c in span.text),
+            "invisible": reason is not None,
+            "invisible_reason": reason,
+        })
+    return records
+
+
+def _hex(rgb: np.ndarray) -> str:
+    r, g, b = (int(round(float(v))) for v in rgb)
+    return f"#{r:02x}{g:02x}{b:02x}"

@@ -1,0 +1,118 @@
+"""What every layout backend shares: the region record, the backend protocol, the registry.
+
+A backend is a class with a ``name`` and a ``detect(page)`` method, registered under that
+name with :func:`register_backend`; :func:`get_backend` resolves a name (from config) to a
+ready instance. Instances are cached per (name, weights), so a model file is loaded once per
+process however many documents it then reads.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal, Protocol
+
+import numpy as np
+import pymupdf
+
+# PubLayNet's five classes; every backend maps its own classes onto these.
+LayoutKind = Literal["text", "title", "list", "table", "figure"]
+Box = tuple[float, float, float, float]
+PUBLAYNET_KINDS: tuple[LayoutKind, ...] = ("text", "title", "list", "table", "figure")
+
+
+class LayoutBackendError(RuntimeError):
+    """A layout backend cannot run as configured (unknown name, missing package or weights).
+
+    Terminal for the whole stage, not one document: the message says what to pass or install.
+    """
+
+
+@dataclass(frozen=True)
+class Region:
+    """One detected region; ``bbox`` is PDF points, top-left origin, unrotated page space."""
+
+    kind: LayoutKind
+    raw_kind: str
+    bbox: Box
+    score: float | None  # None when the backend gives no confidence
+
+
+class LayoutBackend(Protocol):
+    name: ClassVar[str]
+
+    def detect(self, page: pymupdf.Page) -> list[Region]:
+        """Regions of ``page``; may change the page in memory (never pass a page you will save)."""
+        ...
+
+
+BackendFactory = Callable[[Path | None], LayoutBackend]
+_REGISTRY: dict[str, BackendFactory] = {}
+
+
+def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
+    """Class decorator: make a backend available to ``detect_layout(..., backend=name)``."""
+
+    def decorate(factory: BackendFactory) -> BackendFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return decorate
+
+
+def available_backends() -> tuple[str, ...]:
+    """Registered backend names (registration does not mean its packages are installed)."""
+    return tuple(sorted(_REGISTRY))
+
+
+def get_backend(name: str, weights: str | Path | None = None) -> LayoutBackend:
+    """The backend registered as ``name``, loaded with ``weights``; raises LayoutBackendError."""
+    if name not in _REGISTRY:
+        raise LayoutBackendError(
+            f"unknown layout backend {name!r}; choose one of {', '.join(available_backends())}"
+        )
+    # Resolve the path so the cache sees one key however the caller spells it.
+    return _cached_backend(name, Path(weights).expanduser().resolve() if weights is not None else None)
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_backend(name: str, weights: Path | None) -> LayoutBackend:
+    return _REGISTRY[name](weights)
+
+
+def clear_backend_cache() -> None:
+    """Forget loaded backends (frees their models; the next call loads them again)."""
+    _cached_backend.cache_clear()
+
+
+def require_weights(backend: str, weights: Path | None, what: str) -> Path:
+    """``weights`` if it names an existing file or folder, else a LayoutBackendError saying what to pass."""
+    if weights is None:
+        raise LayoutBackendError(
+            f"the {backend!r} layout backend needs weights: pass weights=PATH to {what} (nothing is downloaded)"
+        )
+    if not weights.exists():
+        raise LayoutBackendError(
+            f"the {backend!r} layout backend found no weights at {weights}; pass the path to {what}"
+        )
+    return weights
+
+
+def render_page(page: pymupdf.Page, dpi: int) -> np.ndarray:
+    """The page as displayed (rotation applied), as an (h, w, 3) uint8 RGB array."""
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+    # `samples` copies the pixels: a view would dangle once `pix` is freed.
+    rows = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)
+    return rows[:, : pix.w * 3].reshape(pix.h, pix.w, 3)
+
+
+def pixels_to_page(page: pymupdf.Page, box: tuple[float, float, float, float], dpi: int) -> Box:
+    """Map a box in pixels of :func:`render_page`'s image to unrotated page points."""
+    return rounded_box(pymupdf.Rect(box) * pymupdf.Matrix(72 / dpi, 72 / dpi) * page.derotation_matrix)
+
+
+def rounded_box(rect: pymupdf.Rect) -> Box:
+    """``rect`` as a plain tuple at 0.01 pt, finer than any rendering shows."""
+    return (round(rect.x0, 2), round(rect.y0, 2), round(rect.x1, 2), round(rect.y1, 2))

@@ -1,0 +1,84 @@
+"""The default backend: the layout model bundled with PyMuPDF 2.0 (``pymupdf-layout``).
+
+``page.get_layout()`` runs a small ONNX graph network over the page's text boxes and image
+features, entirely offline, and stores ``[x0, y0, x1, y1, class]`` rows on
+``page.layout_information``. It gives no confidence per region, so ``score`` is None.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pymupdf
+
+from extractors.layout.base import LayoutBackendError, LayoutKind, Region, register_backend, rounded_box
+
+# The model's eleven classes onto PubLayNet's five. PubLayNet labels section headings as
+# titles and annotates captions, footnotes, formulas and running heads as text.
+KIND_MAP: dict[str, LayoutKind] = {
+    "text": "text",
+    "title": "title",
+    "section-header": "title",
+    "list-item": "list",
+    "table": "table",
+    "picture": "figure",
+    "caption": "text",
+    "footnote": "text",
+    "formula": "text",
+    "page-header": "text",
+    "page-footer": "text",
+}
+
+# Regions thinner than this (points) are table rules or hairlines that the image and vector
+# post-processing promotes to pictures; no real region is that thin.
+MIN_SIDE = 2.0
+
+# The model object is process-global and not safe to call from two threads at once.
+_LOCK = threading.Lock()
+
+
+@register_backend("pymupdf")
+class PyMuPDFLayoutBackend:
+    """Regions from ``page.get_layout()``; image and vector-graphic areas are added as figures."""
+
+    name: ClassVar[str] = "pymupdf"
+
+    def __init__(self, weights: Path | None = None) -> None:
+        if weights is not None:
+            raise LayoutBackendError(
+                "the 'pymupdf' layout backend uses the model inside the pymupdf-layout wheel; "
+                "drop the weights argument, or choose backend='fasterrcnn' to load weights from a file"
+            )
+        try:
+            import pymupdf.layout
+        except ImportError as exc:
+            raise LayoutBackendError(
+                "the 'pymupdf' layout backend needs the bundled model: pip install 'pymupdf-layout>=2,<3'"
+            ) from exc
+        if pymupdf._get_layout is None:  # e.g. after pymupdf4llm.use_layout(False)
+            pymupdf.layout.activate()
+
+    def detect(self, page: pymupdf.Page) -> list[Region]:
+        # On a rotated page the model returns boxes in no consistent space (one page-sized
+        # "table"), so make the page upright, in memory only, and map the boxes back.
+        derotate = page.derotation_matrix
+        if page.rotation:
+            page.remove_rotation()
+        with _LOCK:
+            # filter_img_bboxes adds embedded images the network missed as pictures;
+            # expand_by_vectors grows regions over the vector drawings they belong to (charts).
+            page.get_layout(filter_img_bboxes=True, expand_by_vectors=True)
+            rows: list[list[Any]] = list(page.layout_information or ())
+        return [
+            Region(
+                kind=KIND_MAP.get(str(row[4]), "text"),
+                raw_kind=str(row[4]),
+                bbox=rounded_box(pymupdf.Rect(row[:4]) * derotate),
+                score=None,
+            )
+            for row in rows
+            if min(row[2] - row[0], row[3] - row[1]) >= MIN_SIDE
+        ]
+

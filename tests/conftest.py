@@ -1,0 +1,26 @@
+"""Shared fixtures: the real dev benchmark (skip when absent) and small synthetic corpora."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_BENCHMARK = REPO.parent / "shared" / "pdf-accessibility-benchmark"
+
+
+@pytest.fixture(scope="session")
+def dev_benchmark() -> Path:
+    if not (SHARED_BENCHMARK / "data" / "dataset.json").exists():
+        pytest.skip(f"the dev benchmark is not at {SHARED_BENCHMARK}; place the upstream layout there to run this")
+    return SHARED_BENCHMARK
+
+
+@pytest.fixture(scope="session")
+def synthetic_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from corpus.synthetic import build_synthetic_benchmark
+
+    root = tmp_path_factory.mktemp("synthetic")
+    build_synthetic_benchmark(root, seed=0, base_docs=2)
+    return root

@@ -1,0 +1,186 @@
+"""Layout detection: the bundled PyMuPDF model on a generated page, the registry, backend errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+import typst
+from PIL import Image
+
+from extractors.errors import ExtractionError
+from extractors.layout import (
+    LAYOUT_SCHEMA,
+    PUBLAYNET_KINDS,
+    LayoutBackendError,
+    available_backends,
+    detect_layout,
+    fasterrcnn_backend,
+    get_backend,
+    pymupdf_backend,
+)
+from extractors.layout.layoutparser_backend import model_files
+from warehouse.schema import conform
+
+HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
+HAS_LAYOUTPARSER = importlib.util.find_spec("layoutparser") is not None
+IMAGE_RECT = (100.0, 330.0, 300.0, 450.0)  # where the test page draws its picture, in points
+
+PAGE_SOURCE = """#set page(width: 400pt, height: 560pt, margin: 40pt)
+#set text(size: 10pt)
+= Results
+
+The measurements below were collected over twelve weeks at four sites and summarised per site.
+
+#table(columns: 3, table.header([*Site*], [*Mean*], [*Count*]),
+  [Harbour], [41], [12], [Old Town], [37], [15], [Riverside], [52], [9], [Station], [44], [11])
+
+#place(top + left, dx: 60pt, dy: 290pt, image("chart.png", width: 200pt, height: 120pt))
+"""
+
+
+def _chart_png() -> bytes:
+    img = np.full((120, 200, 3), 255, dtype=np.uint8)
+    img[20:110, 20:50] = (31, 119, 180)
+    img[50:110, 80:110] = (214, 39, 40)
+    img[70:110, 140:170] = (44, 160, 44)
+    buf = io.BytesIO()
+    Image.fromarray(img).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def table_and_figure_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("layout")
+    (root / "main.typ").write_text(PAGE_SOURCE, encoding="utf-8")
+    (root / "chart.png").write_bytes(_chart_png())
+    path = root / "page.pdf"
+    path.write_bytes(typst.compile(str(root / "main.typ"), root=str(root), format="pdf"))
+    return path
+
+
+def _iou(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union else 0.0
+
+
+def test_pymupdf_backend_finds_the_table_and_the_figure(table_and_figure_pdf: Path) -> None:
+    records = detect_layout(table_and_figure_pdf, doc_id="L1", page_offset=4)
+    kinds = {r["kind"] for r in records}
+    assert {"table", "figure", "title", "text"} <= kinds
+    figure = next(r for r in records if r["kind"] == "figure")
+    assert figure["raw_kind"] == "picture"
+    assert _iou(figure["bbox"], IMAGE_RECT) > 0.9
+    assert all(r["page"] == 5 and r["backend"] == "pymupdf" and r["score"] is None for r in records)
+    assert [r["region_index"] for r in records] == list(range(len(records)))
+    conform(records, LAYOUT_SCHEMA, "layout_regions")
+
+
+def test_rotated_page_boxes_stay_in_unrotated_page_space(table_and_figure_pdf: Path, tmp_path: Path) -> None:
+    doc = pymupdf.open(table_and_figure_pdf)
+    doc[0].set_rotation(90)
+    doc.save(tmp_path / "rotated.pdf")
+    figures = [r for r in detect_layout(tmp_path / "rotated.pdf", doc_id="L1") if r["kind"] == "figure"]
+    assert max(_iou(r["bbox"], IMAGE_RECT) for r in figures) > 0.9
+
+
+def test_every_backend_class_maps_onto_publaynet() -> None:
+    assert set(pymupdf_backend.KIND_MAP.values()) == set(PUBLAYNET_KINDS)
+    assert pymupdf_backend.KIND_MAP["picture"] == "figure" and pymupdf_backend.KIND_MAP["section-header"] == "title"
+    assert fasterrcnn_backend.LABELS == {1: "text", 2: "title", 3: "list", 4: "table", 5: "figure"}
+    assert fasterrcnn_backend.NUM_CLASSES == 6
+
+
+def test_registry_knows_the_three_backends() -> None:
+    assert available_backends() == ("fasterrcnn", "layoutparser", "pymupdf")
+    assert get_backend("pymupdf") is get_backend("pymupdf")  # loaded once per process
+
+
+def test_unknown_backend_names_the_choices(table_and_figure_pdf: Path) -> None:
+    with pytest.raises(LayoutBackendError, match="unknown layout backend 'yolo'.*fasterrcnn, layoutparser, pymupdf"):
+        detect_layout(table_and_figure_pdf, doc_id="L1", backend="yolo")
+
+
+def test_pymupdf_backend_refuses_weights(tmp_path: Path) -> None:
+    with pytest.raises(LayoutBackendError, match="drop the weights argument"):
+        get_backend("pymupdf", tmp_path)
+
+
+def test_fasterrcnn_without_weights_says_what_to_pass(table_and_figure_pdf: Path) -> None:
+    with pytest.raises(LayoutBackendError, match=r"'fasterrcnn' layout backend needs weights: pass weights=PATH"):
+        detect_layout(table_and_figure_pdf, doc_id="L1", backend="fasterrcnn")
+
+
+def test_fasterrcnn_with_a_missing_weights_file_names_the_path(tmp_path: Path) -> None:
+    missing = tmp_path / "publaynet.pth"
+    with pytest.raises(LayoutBackendError, match=f"no weights at {missing}"):
+        get_backend("fasterrcnn", missing)
+
+
+@pytest.mark.skipif(HAS_TORCHVISION, reason="torchvision is installed here")
+def test_fasterrcnn_without_torchvision_gives_the_install_command(tmp_path: Path) -> None:
+    weights = tmp_path / "publaynet.pth"
+    weights.write_bytes(b"not used")
+    with pytest.raises(LayoutBackendError, match=r"pip install torch==2\.14\.1 torchvision==0\.29\.1"):
+        get_backend("fasterrcnn", weights)
+
+
+def test_layoutparser_needs_config_beside_the_weights(tmp_path: Path) -> None:
+    with pytest.raises(LayoutBackendError, match="needs weights"):
+        get_backend("layoutparser")
+    (tmp_path / "model_final.pth").write_bytes(b"x")
+    with pytest.raises(LayoutBackendError, match="config.yaml"):
+        get_backend("layoutparser", tmp_path)
+    (tmp_path / "config.yaml").write_text("MODEL: {}\n")
+    assert model_files(tmp_path) == (tmp_path / "config.yaml", tmp_path / "model_final.pth")
+    assert model_files(tmp_path / "model_final.pth") == (tmp_path / "config.yaml", tmp_path / "model_final.pth")
+
+
+@pytest.mark.skipif(HAS_LAYOUTPARSER, reason="layoutparser is installed here")
+def test_layoutparser_not_installed_gives_the_install_command(tmp_path: Path) -> None:
+    (tmp_path / "model_final.pth").write_bytes(b"x")
+    (tmp_path / "config.yaml").write_text("MODEL: {}\n")
+    with pytest.raises(LayoutBackendError, match="pip install 'layoutparser"):
+        get_backend("layoutparser", tmp_path)
+
+
+def test_unreadable_pdf_raises_extraction_error(tmp_path: Path) -> None:
+    with pytest.raises(ExtractionError):
+        detect_layout(tmp_path / "absent.pdf", doc_id="X")
+
+
+@pytest.mark.skipif(not HAS_TORCHVISION, reason=f"needs torch and torchvision: {fasterrcnn_backend.INSTALL}")
+def test_fasterrcnn_loads_a_saved_state_dict_and_detects(table_and_figure_pdf: Path, tmp_path: Path) -> None:
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    model = torchvision.models.detection.fasterrcnn_resnet50_fpn(weights=None, weights_backbone=None, num_classes=6)
+    weights = tmp_path / "random.pth"
+    torch.save({"model": model.state_dict()}, weights)  # the checkpoint form training scripts write
+    backend = fasterrcnn_backend.FasterRCNNLayoutBackend(weights, min_score=0.0)
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        regions = backend.detect(doc[0])
+    assert regions, "an untrained model still proposes boxes at min_score=0"
+    for region in regions:
+        assert region.kind in PUBLAYNET_KINDS and region.raw_kind == region.kind
+        assert 0.0 <= region.score <= 1.0
+        x0, y0, x1, y1 = region.bbox
+        assert 0 <= x0 <= x1 <= 400.5 and 0 <= y0 <= y1 <= 560.5  # page points, not pixels
+
+    wrong = tmp_path / "wrong.pth"
+    torch.save(torchvision.models.detection.fasterrcnn_resnet50_fpn(
+        weights=None, weights_backbone=None, num_classes=3).state_dict(), wrong)
+    with pytest.raises(LayoutBackendError, match="do not fit the model"):
+        fasterrcnn_backend.FasterRCNNLayoutBackend(wrong)
+    garbage = tmp_path / "garbage.pth"
+    garbage.write_bytes(b"not a checkpoint")
+    with pytest.raises(LayoutBackendError, match="cannot read layout weights"):
+        fasterrcnn_backend.FasterRCNNLayoutBackend(garbage)

@@ -1,0 +1,116 @@
+"""The `accessbench` command end to end, through Prefect, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def cli(home: Path, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    env.pop("PREFECT_HOME", None)
+    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
+                            timeout=600, cwd=cwd)
+    if check and result.returncode != 0:
+        raise AssertionError(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")
+    return result
+
+
+def sql(home: Path, query: str) -> list[dict[str, object]]:
+    return json.loads(cli(home, "sql", query, "--format", "json").stdout)
+
+
+def test_default_run_then_sql_report_runs_and_rerun(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = cli(home, "run", "--run-id", "demo", cwd=tmp_path)
+    assert "accuracy" in result.stdout
+    labels = sql(home, "select criterion, label, count(*) as n from doc_labels group by all")
+    assert {row["criterion"] for row in labels} == {"semantic_tagging", "functional_hyperlinks"}
+    assert {row["label"] for row in labels} >= {"passed", "failed", "not_present", "cannot_tell"}
+    # Prefect's database lives in the data home; nothing lands in the working directory.
+    assert (home / "prefect").is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]
+
+    assert "demo" in cli(home, "runs").stdout
+    report = cli(home, "report", "--run", "demo").stdout
+    assert "confusion" not in report.lower() or "expected" in report
+    assert "semantic_tagging" in report
+
+    extract = home / "artifacts/extract/run=demo/struct_elements.parquet"
+    judge = home / "artifacts/judge/run=demo/judgments.parquet"
+    doc_labels = home / "artifacts/aggregate/run=demo/doc_labels.parquet"
+    before = {p: p.stat().st_mtime_ns for p in (extract, judge, doc_labels)}
+    cli(home, "rerun", "--run", "demo", "--stage", "judge")
+    assert extract.stat().st_mtime_ns == before[extract]
+    assert judge.stat().st_mtime_ns != before[judge]
+    assert doc_labels.stat().st_mtime_ns == before[doc_labels]  # not downstream unless asked
+    cli(home, "rerun", "--run", "demo", "--stage", "judge", "--downstream")
+    assert doc_labels.stat().st_mtime_ns != before[doc_labels]
+    assert extract.stat().st_mtime_ns == before[extract]
+    assert len(sql(home, "select * from doc_labels where run_id='demo'")) == sum(int(r["n"]) for r in labels)
+
+
+def test_sql_refuses_writes_with_a_clear_message(tmp_path: Path) -> None:
+    result = cli(tmp_path, "sql", "drop view documents", check=False)
+    assert result.returncode == 2
+    assert "read-only" in result.stderr
+
+
+def test_unknown_run_and_missing_dataset_are_clear_errors(tmp_path: Path) -> None:
+    result = cli(tmp_path, "rerun", "--run", "nope", "--stage", "judge", check=False)
+    assert result.returncode == 3 and "accessbench runs" in result.stderr
+    result = cli(tmp_path, "run", "--dataset", str(tmp_path / "missing"), check=False)
+    assert result.returncode == 3 and "dataset.json" in result.stderr
+
+
+def test_killed_run_is_completed_by_rerun_without_duplicates(tmp_path: Path, synthetic_dataset: Path) -> None:
+    home = tmp_path / "home"
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
+    # A high DPI makes rendering slow enough to kill the process in the middle of the stage.
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset),
+                             "--run-id", "k", "--dpi", "400"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    done = home / "artifacts/render/_staging/run=k/_done"
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline:
+            if done.exists() and len(list(done.iterdir())) >= 3:
+                break
+            if proc.poll() is not None:
+                pytest.fail("the run finished before it could be killed")
+            time.sleep(0.02)
+        else:
+            pytest.fail("render stage never started")
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    partial = len(list(done.iterdir()))
+    assert not (home / "artifacts/render/run=k/pages.parquet").exists()  # no half table was published
+    cli(home, "rerun", "--run", "k", "--stage", "render", "--downstream")
+    pages = sql(home, "select doc_id, page from pages where run_id='k'")
+    assert len(pages) == len({(r["doc_id"], r["page"]) for r in pages})  # no duplicates
+    expected = sql(home, "select sum(pages) as n from documents where run_id='k' and error is null")[0]["n"]
+    assert len(pages) == expected  # nothing missing
+    assert partial < len(sql(home, "select doc_id from documents where run_id='k'"))
+    status = {r["stage"]: r["status"] for r in sql(home, "select stage, status from stage_runs where run_id='k'")}
+    assert status["render"] == "completed" and status["metrics"] == "completed"
+
+
+def test_dev_benchmark_two_criteria(tmp_path: Path, dev_benchmark: Path) -> None:
+    home = tmp_path / "home"
+    cli(home, "run", "--dataset", str(dev_benchmark), "--criteria", "semantic_tagging", "functional_hyperlinks",
+        "--run-id", "dev")
+    rows = sql(home, "select criterion, label, count(*) as n from doc_labels group by all")
+    assert sum(int(r["n"]) for r in rows) == 24
+    acc = sql(home, "select criterion, accuracy from accuracy_by_criterion where run_id='dev'")
+    assert {r["criterion"] for r in acc} == {"semantic_tagging", "functional_hyperlinks"}

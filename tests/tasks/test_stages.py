@@ -1,0 +1,109 @@
+"""Every stage in plain Python (no Prefect): outputs, skipping, reuse, error rows, rerun."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tasks.context import RunConfig
+from tasks.registry import ALL_TABLES, STAGE_LIST, STAGES, downstream_of
+from tasks.runner import StageFailed, execute
+from warehouse import catalog
+
+CRITERIA = ["semantic_tagging", "functional_hyperlinks"]
+
+
+def run_all(cfg: RunConfig) -> dict[str, str]:
+    return {stage.name: execute(cfg, stage).status for stage in STAGE_LIST}
+
+
+def config(home: Path, run_id: str, dataset: Path, **kw: object) -> RunConfig:
+    return RunConfig(home=home, run_id=run_id, source="dataset", source_path=str(dataset), criteria=CRITERIA,
+                     progress=False, **kw)  # type: ignore[arg-type]
+
+
+def test_full_run_fills_every_table_and_scores(tmp_path: Path, synthetic_dataset: Path) -> None:
+    cfg = config(tmp_path, "r1", synthetic_dataset)
+    assert set(run_all(cfg).values()) == {"completed"}
+    _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from documents where run_id='r1'")
+    n_docs = rows[0][0]
+    assert n_docs == 2 * 4 * 2  # criteria × labels × base docs
+    _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(distinct doc_id) from doc_labels")
+    assert rows[0][0] == n_docs
+    _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from struct_elements")
+    assert rows[0][0] > 0
+    _, rows = catalog.query(tmp_path, ALL_TABLES,
+                            "select criterion, accuracy from accuracy_by_criterion where run_id='r1'")
+    assert {c for c, _ in rows} == set(CRITERIA)
+    _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from run_metrics where run_id='r1'")
+    assert rows[0][0] > 0
+
+
+def test_unchanged_stages_are_skipped_and_other_runs_reuse_outputs(tmp_path: Path, synthetic_dataset: Path) -> None:
+    run_all(config(tmp_path, "r1", synthetic_dataset))
+    assert set(run_all(config(tmp_path, "r1", synthetic_dataset)).values()) == {"skipped"}
+    statuses = run_all(config(tmp_path, "r2", synthetic_dataset))
+    assert statuses["corpus"] == "completed"  # the corpus is always re-read for a new run
+    assert statuses["extract"] == "reused" and statuses["judge"] == "reused"
+    _, rows = catalog.query(tmp_path, ALL_TABLES, "select run_id, count(*) from doc_labels group by 1 order by 1")
+    assert rows[0][1] == rows[1][1] and [r[0] for r in rows] == ["r1", "r2"]
+
+
+def test_changed_config_recomputes_downstream(tmp_path: Path, synthetic_dataset: Path) -> None:
+    run_all(config(tmp_path, "r1", synthetic_dataset))
+    statuses = run_all(config(tmp_path, "r1", synthetic_dataset, dpi=50))
+    assert statuses["corpus"] == "skipped" and statuses["extract"] == "skipped"
+    assert statuses["render"] == "completed"
+
+
+def test_broken_pdfs_become_error_rows_and_the_run_completes(tmp_path: Path, synthetic_dataset: Path) -> None:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    good = next(synthetic_dataset.rglob("passed/*.pdf"))
+    shutil.copy(good, folder / "good.pdf")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not a pdf")
+    (folder / "truncated.pdf").write_bytes(good.read_bytes()[:300])
+    cfg = RunConfig(home=tmp_path / "home", run_id="r", source="pdfs", source_path=str(folder),
+                    criteria=CRITERIA, progress=False)
+    assert set(run_all(cfg).values()) == {"completed"}
+    _, errors = catalog.query(cfg.home, ALL_TABLES, "select distinct doc_id, stage, message from errors")
+    assert len({d for d, _, _ in errors}) == 4  # two bad files × two criteria
+    assert all("replace or remove" in m or "no pages" in m or m for _, _, m in errors)
+    _, labels = catalog.query(cfg.home, ALL_TABLES, "select count(*) from doc_labels")
+    assert labels[0][0] == 2  # the good file, for each criterion
+
+
+def test_manifest_path_escaping_the_root_is_refused(tmp_path: Path, synthetic_dataset: Path) -> None:
+    root = tmp_path / "ds"
+    shutil.copytree(synthetic_dataset, root)
+    manifest = root / "data" / "dataset.json"
+    data = json.loads(manifest.read_text())
+    item = data["tasks"]["semantic_tagging"]["passed"][0]
+    item["pdf_path"] = "../../../../etc/passwd"
+    item["input_pdfs"] = []
+    manifest.write_text(json.dumps(data))
+    cfg = config(tmp_path / "home", "r", root)
+    execute(cfg, STAGES["corpus"])
+    _, rows = catalog.query(cfg.home, ALL_TABLES, "select message from errors where stage='corpus'")
+    assert any("escapes the dataset root" in r[0] for r in rows)
+
+
+def test_a_stage_refuses_to_run_before_its_upstream(tmp_path: Path, synthetic_dataset: Path) -> None:
+    with pytest.raises(StageFailed, match="accessbench rerun"):
+        execute(config(tmp_path, "r", synthetic_dataset), STAGES["judge"])
+
+
+def test_rerun_with_force_recomputes_only_the_named_stage(tmp_path: Path, synthetic_dataset: Path) -> None:
+    cfg = config(tmp_path, "r1", synthetic_dataset)
+    run_all(cfg)
+    extract_file = cfg.store.table_path("extract", "r1", "struct_elements")
+    judge_file = cfg.store.table_path("judge", "r1", "judgments")
+    before = (extract_file.stat().st_mtime_ns, judge_file.stat().st_mtime_ns)
+    for stage in downstream_of("judge"):
+        assert execute(cfg, stage, force=True).status == "completed"
+    assert extract_file.stat().st_mtime_ns == before[0]
+    assert judge_file.stat().st_mtime_ns != before[1]
+    assert [s.name for s in downstream_of("judge")] == ["judge", "aggregate", "metrics"]
