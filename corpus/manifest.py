@@ -68,13 +68,21 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
     rows = []
     for criterion in wanted:
         for label_name, items in (tasks.get(criterion) or {}).items():
-            label = parse_label(label_name)
+            label = _expected(label_name)
             for item in items:
                 rows.append(_item_row(root, run_id, criterion, label, item, source))
     return rows
 
 
-def _item_row(root: Path, run_id: str, criterion: str, label: Label, item: dict[str, Any],
+def _expected(label_name: str) -> Label | None:
+    """The label a manifest key names; other keys (e.g. a sample's `to_label`) mean unlabelled."""
+    try:
+        return parse_label(label_name)
+    except ValueError:
+        return None
+
+
+def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item: dict[str, Any],
               source: str) -> dict[str, Any]:
     base = str(item.get("openalex_id") or item.get("id") or Path(str(item.get("pdf_path", "?"))).stem)
     listed = [item["pdf_path"]] if item.get("pdf_path") else []
@@ -82,7 +90,7 @@ def _item_row(root: Path, run_id: str, criterion: str, label: Label, item: dict[
         "run_id": run_id,
         "doc_id": doc_id_for(criterion, listed[0] if listed else f"{label}/{base}"),
         "criterion": criterion,
-        "expected_label": label.value,
+        "expected_label": label.value if label else None,
         "base_doc": base,
         "root": str(root),
         "source": source,

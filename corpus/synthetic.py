@@ -1,10 +1,12 @@
-"""Synthetic, self-labelling mini-benchmark in the upstream dataset layout.
+"""Synthetic, self-labelling benchmark for all seven criteria in the upstream dataset layout.
 
-``build_synthetic_benchmark`` compiles a few seeded base papers with typst (tagged, PDF/UA-1,
-the ``passed`` variant), derives ``failed`` and ``not_present`` variants with pikepdf
-mutations whose effect on the evidence is known, and copies ``passed`` or ``failed``
-unchanged for ``cannot_tell`` (the benchmark protocol withholds the evidence at evaluation
-time, as upstream does). It writes::
+``build_synthetic_benchmark`` compiles seeded base papers with typst (tagged, PDF/UA-1: the
+``passed`` variant), derives ``failed`` variants with one seeded edit per document and
+criterion (a pikepdf mutation or a re-render of the same content, see
+:mod:`corpus.mutations`), ``not_present`` variants where the criterion has that label (no
+figures, no tables, no links, untagged), and copies ``passed`` or ``failed`` unchanged for
+``cannot_tell`` (the benchmark protocol withholds the evidence at evaluation time, as upstream
+does). It writes::
 
     out/data/dataset.json
     out/data/processed/<criterion>/<label>/<base id>.pdf
@@ -19,21 +21,29 @@ from __future__ import annotations
 import io
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pikepdf
 
-from corpus.mutations import CRITERION_MUTATIONS, apply_failed
-from corpus.typst_docs import BaseDoc, compile_base_doc, make_base_doc
+from corpus.mutations import CRITERION_MUTATIONS, Edit, NotApplicable, Rerender, failed_order
+from corpus.typst_docs import DEFAULT_RENDER, BaseDoc, RenderOptions, compile_base_doc, make_base_doc
 
 SUPPORTED_CRITERIA: tuple[str, ...] = tuple(CRITERION_MUTATIONS)
 LABELS: tuple[str, ...] = ("passed", "failed", "not_present", "cannot_tell")
 DATASET_NAME = "AccessBench-Synthetic"
-DATASET_VERSION = "1"
+# Bump when the generator's output changes, so cached copies (keyed on seed and size) are rebuilt.
+DATASET_VERSION = "2"
 VENUE = "AccessBench synthetic"
 NO_MUTATION = "none"
+
+
+def labels_for(criterion: str) -> tuple[str, ...]:
+    """The labels this criterion has (no Not Present for reading order, contrast, fonts)."""
+    if CRITERION_MUTATIONS[criterion].not_present is None:
+        return tuple(label for label in LABELS if label != "not_present")
+    return LABELS
 
 
 def build_synthetic_benchmark(out: Path, *, seed: int = 0, base_docs: int = 3,
@@ -48,19 +58,19 @@ def build_synthetic_benchmark(out: Path, *, seed: int = 0, base_docs: int = 3,
 
     out = Path(out)
     tasks: dict[str, dict[str, list[dict[str, object]]]] = {
-        criterion: {label: [] for label in LABELS} for criterion in chosen
+        criterion: {label: [] for label in labels_for(criterion)} for criterion in chosen
     }
+    orders = {criterion: failed_order(criterion, seed) for criterion in chosen}
     for index in range(base_docs):
-        doc = make_base_doc(index, seed)
-        base_pdf = compile_base_doc(doc)
+        source = VariantSource(make_base_doc(index, seed))
         for criterion in chosen:
             rng = random.Random(f"accessbench-mutation:{seed}:{criterion}:{index}")
-            for label, (mutation, data) in build_variants(criterion, doc, base_pdf, rng).items():
-                rel = f"data/processed/{criterion}/{label}/{doc.doc_id}.pdf"
+            for label, (mutation, data) in build_variants(criterion, source, rng, orders[criterion], index).items():
+                rel = f"data/processed/{criterion}/{label}/{source.doc.doc_id}.pdf"
                 target = out / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-                tasks[criterion][label].append(_item(doc, rel, mutation))
+                tasks[criterion][label].append(_item(source.doc, rel, mutation))
 
     manifest = {"name": DATASET_NAME, "version": DATASET_VERSION, "seed": seed, "split": "synthetic",
                 "tasks": tasks}
@@ -70,24 +80,57 @@ def build_synthetic_benchmark(out: Path, *, seed: int = 0, base_docs: int = 3,
     return path
 
 
-def build_variants(criterion: str, doc: BaseDoc, base_pdf: bytes,
-                   rng: random.Random) -> dict[str, tuple[str, bytes]]:
-    """Return ``{label: (mutation name, pdf bytes)}`` for one base document and criterion."""
-    np_name, np_mutation = CRITERION_MUTATIONS[criterion].not_present
+class VariantSource:
+    """One base document with its compiled renders cached (several criteria share them)."""
 
-    def not_present(pdf: pikepdf.Pdf) -> str:
-        np_mutation(pdf, rng)
-        return np_name
+    def __init__(self, doc: BaseDoc) -> None:
+        self.doc = doc
+        self._compiled: dict[RenderOptions, bytes] = {}
+        self._passed: tuple[str, bytes] | None = None
 
-    variants = {
-        "passed": _rewrite(base_pdf, doc, None),
-        "failed": _rewrite(base_pdf, doc, lambda pdf: apply_failed(criterion, pdf, rng)),
-        "not_present": _rewrite(base_pdf, doc, not_present),
-    }
+    def compiled(self, options: RenderOptions = DEFAULT_RENDER) -> bytes:
+        if options not in self._compiled:
+            self._compiled[options] = compile_base_doc(self.doc, options)
+        return self._compiled[options]
+
+    def passed(self) -> tuple[str, bytes]:
+        if self._passed is None:
+            self._passed = (NO_MUTATION, _rewrite(self.compiled(), self.doc, None))
+        return self._passed
+
+    def apply(self, edit: Edit, rng: random.Random) -> bytes:
+        """The variant an edit produces (raises NotApplicable when it does not fit this document)."""
+        if isinstance(edit, Rerender):
+            return _rewrite(self.compiled(edit.options(self.doc, rng)), self.doc, None)
+        return _rewrite(self.compiled(), self.doc, lambda pdf: edit(pdf, rng))
+
+
+def build_variants(criterion: str, source: VariantSource, rng: random.Random, order: Sequence[str],
+                   index: int) -> dict[str, tuple[str, bytes]]:
+    """Return ``{label: (mutation name, pdf bytes)}`` for one base document and criterion.
+
+    The failure edit is ``order[index mod n]``, or the next one that applies to this document.
+    """
+    spec = CRITERION_MUTATIONS[criterion]
+    variants = {"passed": source.passed(), "failed": _first_applicable(source, rng, order, index, spec.failed)}
+    if spec.not_present is not None:
+        name, edit = spec.not_present
+        variants["not_present"] = (name, source.apply(edit, rng))
     # Upstream's Cannot Tell files are unmodified documents, some byte-identical to another
     # label's file; copy one of ours the same way.
     variants["cannot_tell"] = variants[rng.choice(("passed", "failed"))]
     return variants
+
+
+def _first_applicable(source: VariantSource, rng: random.Random, order: Sequence[str], index: int,
+                      edits: Mapping[str, Edit]) -> tuple[str, bytes]:
+    start = index % len(order)
+    for name in [*order[start:], *order[:start]]:
+        try:
+            return name, source.apply(edits[name], rng)
+        except NotApplicable:
+            continue
+    raise NotApplicable(f"no failure edit applies to {source.doc.doc_id}")
 
 
 def _item(doc: BaseDoc, rel: str, mutation: str) -> dict[str, object]:
@@ -95,20 +138,17 @@ def _item(doc: BaseDoc, rel: str, mutation: str) -> dict[str, object]:
             "type": "synthetic", "pdf_path": rel, "input_pdfs": [], "mutation": mutation}
 
 
-def _rewrite(base_pdf: bytes, doc: BaseDoc,
-             mutate: Callable[[pikepdf.Pdf], str] | None) -> tuple[str, bytes]:
-    """Open the base, apply ``mutate`` (or nothing), normalise metadata and save deterministically.
-
-    Returns the mutation's name (``"none"`` without one) and the PDF bytes.
-    """
-    with pikepdf.open(io.BytesIO(base_pdf)) as pdf:
-        name = mutate(pdf) if mutate is not None else NO_MUTATION
+def _rewrite(data: bytes, doc: BaseDoc, mutate: Callable[[pikepdf.Pdf], None] | None) -> bytes:
+    """Open a compiled PDF, apply ``mutate`` (or nothing), normalise metadata and save deterministically."""
+    with pikepdf.open(io.BytesIO(data)) as pdf:
+        if mutate is not None:
+            mutate(pdf)
         _normalise_metadata(pdf, doc)
         buf = io.BytesIO()
         # deterministic_id derives /ID from the content instead of time and randomness.
         pdf.save(buf, deterministic_id=True, compress_streams=True,
                  object_stream_mode=pikepdf.ObjectStreamMode.generate)
-        return name, buf.getvalue()
+        return buf.getvalue()
 
 
 def _normalise_metadata(pdf: pikepdf.Pdf, doc: BaseDoc) -> None:

@@ -1,316 +1,307 @@
-"""Seeded typst sources for the synthetic benchmark's base documents.
+"""Seeded typst base documents for the synthetic benchmark.
 
-Each base document is a short, scholarly-looking paper (title, authors, abstract, nested
-H1/H2 sections, paragraphs, a bulleted list, a table with a tagged header row, a bar-chart
-figure with alt text, one internal link, one or two external links and an IEEE-style
-reference list). typst writes it as a tagged PDF/UA-1 file, which is the ``passed`` variant
-every mutation starts from.
+Each base document is a short scholarly-looking paper whose template is drawn from the seed:
+one or two columns, body font and size, heading and link colours, running header and footer
+(typst writes both as pagination artifacts), one or two tables of different shapes (simple,
+two header rows, row spans), one to three figures (bar chart, pipeline diagram, heat map,
+aerial photo), bulleted or numbered lists, footnotes, an optional shaded callout, internal
+and external links, citations and a reference list. typst writes it as a tagged PDF/UA-1 file:
+the ``passed`` variant every mutation starts from.
 
-All text comes from small word pools combined by a seeded :class:`random.Random`, so a seed
-fully determines a document. The pools contain no typst markup characters; ``_markup``
-escapes anyway so that edits to the pools cannot break compilation.
+Content is decided once by :func:`make_base_doc`; :func:`render_source` turns it into typst
+source under :class:`RenderOptions`. Variants that need a different document (no figures, no
+tables, tiny, crowded or inconsistent type) re-render the same content, so every other word
+stays the same.
 """
 
 from __future__ import annotations
 
+import functools
 import io
-import json
 import random
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
+import pikepdf
 import typst
-from PIL import Image
+
+from corpus import doc_blocks as blocks
+from corpus import doc_images as images
+from corpus.doc_vocab import (
+    CALLOUTS,
+    FOOTNOTES,
+    INSTITUTES,
+    LINK_TARGETS,
+    LIST_ITEMS,
+    SECTION_PLANS,
+    STEP_ITEMS,
+    TITLE_TEMPLATES,
+    TOPICS,
+    Topic,
+    fill,
+    paragraph,
+    person,
+)
 
 # A fixed compile time: typst stamps it into /Info and XMP; the writer strips both later,
 # but a constant keeps even the intermediate bytes reproducible.
 _TIMESTAMP = 0
-_CHART_FILE = "chart.png"
+METHODS_LABEL = "sec-methods"  # target of the internal link; typst turns it into a named destination
+BODY_FONTS = ("Libertinus Serif", "New Computer Modern")
+ALL_FONTS = ("Libertinus Serif", "New Computer Modern", "DejaVu Sans Mono")  # typst's bundled text fonts
+# Dark colours: every one has at least 7:1 against white.
+HEADING_COLOURS = ("#000000", "#1b365d", "#3b1f5c", "#0f4d3a")
+LINK_COLOURS = ("#1a4d8f", "#004f6e", "#6b1d1d")
+CALLOUT_FILLS = ("#eef4fb", "#fdf3d0", "#eaf5ea")
+MIN_BODY_SIZE = 9.0  # the fonts criterion's floor; base documents stay above it everywhere
+MAX_PAGES = 3
 
 
 @dataclass(frozen=True)
-class Topic:
-    """Vocabulary for one research area; sentences are assembled from these slots."""
+class Style:
+    """Template choices drawn from the seed."""
 
-    field: str
-    subject: str
-    data: str
-    measure: str
-    unit: str
-    groups: tuple[str, ...]
-    method: str
+    columns: int
+    font: str
+    size: float
+    heading_colour: str
+    link_colour: str
+    running_header: bool
+    justify: bool
+
+
+@dataclass(frozen=True)
+class Block:
+    """A piece of body markup; ``kind`` lets a re-render drop or restyle it."""
+
+    kind: str  # heading | para | list | table | figure | callout
+    markup: str
+    optional: bool = False  # an H2 subsection's heading or text: dropped first when the paper runs long
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render a base document's content; the defaults give the passing document."""
+
+    figures: bool = True
+    tables: bool = True
+    body_size: float | None = None  # override the template's size (the tiny-text variant)
+    mixed_fonts: bool = False  # each paragraph in another family (the inconsistent-fonts variant)
+    tracking_em: float | None = None  # letter spacing; negative values crowd letters together
+
+
+DEFAULT_RENDER = RenderOptions()
 
 
 @dataclass(frozen=True)
 class BaseDoc:
-    """A generated base document: its metadata, typst source and the chart image it embeds."""
+    """A generated base document: metadata, template, content blocks and the images it embeds."""
 
     doc_id: str
     title: str
     authors: tuple[str, ...]
     year: int
-    source: str
-    chart_png: bytes
-    alt_text: str
+    field: str
+    style: Style
+    front: str
+    body: tuple[Block, ...]
+    back: str
+    figures: tuple[images.FigureImage, ...]
+    table_kinds: tuple[str, ...]
     internal_label: str
     external_urls: tuple[str, ...]
 
+    @property
+    def source(self) -> str:
+        return render_source(self)
 
-TOPICS: tuple[Topic, ...] = (
-    Topic("urban mobility", "protected cycle lanes", "municipal traffic counts", "weekly cyclist volume",
-          "counts per week", ("Harbour", "Old Town", "Riverside", "Northgate", "Station"),
-          "interrupted time series"),
-    Topic("hydrology", "small upland catchments", "stream gauge records", "peak discharge",
-          "cubic metres per second", ("Alder Beck", "Fell Burn", "Moss Gill", "Stony Rill"),
-          "regional regression"),
-    Topic("education research", "peer tutoring schemes", "anonymised course records", "pass rate",
-          "percent", ("Algebra", "Statistics", "Chemistry", "Programming", "Writing"),
-          "matched cohort comparison"),
-    Topic("energy systems", "rooftop solar arrays", "inverter telemetry", "daily yield",
-          "kilowatt hours", ("Array A", "Array B", "Array C", "Array D"), "clear-sky normalisation"),
-    Topic("public health", "community vaccination clinics", "clinic appointment logs", "attendance",
-          "visits per day", ("Eastfield", "Brookside", "Millbank", "Southport"), "difference in differences"),
-    Topic("software engineering", "code review practices", "pull request histories", "defect density",
-          "defects per thousand lines", ("Parser", "Scheduler", "Storage", "Web client"),
-          "mixed effects modelling"),
-    Topic("ecology", "hedgerow restoration", "pollinator transect surveys", "visit frequency",
-          "visits per hour", ("Site 1", "Site 2", "Site 3", "Site 4", "Site 5"),
-          "generalised additive modelling"),
-    Topic("human-computer interaction", "voice-driven form filling", "usability session recordings",
-          "task completion time", "seconds", ("Form A", "Form B", "Form C", "Form D"),
-          "within-subject study"),
-)
-
-_TITLE_TEMPLATES = (
-    "Measuring the Effect of {Subject} with {Data}",
-    "{Subject} Revisited: Evidence from {Data}",
-    "What {Data} Reveal about {Subject}",
-    "Applying {Method} to {Subject}",
-    "Towards Reliable Estimates of {Measure} for {Subject}",
-)
-
-_FIRST_NAMES = ("Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farah", "Goran", "Hana", "Ines", "Jonas",
-                "Kwame", "Lena", "Mateo", "Noor", "Olga", "Priya", "Rafael", "Saoirse", "Tomasz", "Yuki")
-_LAST_NAMES = ("Abbott", "Berger", "Castillo", "Demir", "Eriksen", "Fontaine", "Gallo", "Haddad", "Ivanova",
-               "Jansen", "Kowalski", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi")
-_INSTITUTES = ("Institute for Applied Data Studies", "Department of Environmental Science",
-               "School of Computing and Design", "Centre for Policy Evaluation", "Faculty of Engineering")
-
-_SENTENCES = (
-    "Earlier work on {subject} relied mostly on short observation windows.",
-    "We draw on {data} collected over {n} months.",
-    "The main outcome is {measure}, reported in {unit}.",
-    "Our {method} separates the effect of {subject} from seasonal variation.",
-    "Practitioners in {field} have long asked whether {subject} deliver lasting change.",
-    "Missing records were rare and were handled by listwise deletion.",
-    "Estimates changed little when the analysis window was shortened by a quarter.",
-    "The pattern held across all sites, although its size varied.",
-    "We report uncertainty as intervals rather than single thresholds.",
-    "Differences of this size matter for planning decisions in {field}.",
-    "The largest gain appeared where the baseline was weakest.",
-    "Two sites showed no measurable change, which we discuss below.",
-    "Our sample covers {n} units, larger than most previous studies.",
-    "All processing scripts are released alongside the data.",
-    "These results suggest that {subject} deserve wider evaluation.",
-    "A sensitivity check with an alternative specification gave the same ranking.",
-)
-
-_LIST_ITEMS = (
-    "a cleaned and documented version of the {data}",
-    "a reproducible {method} pipeline",
-    "site-level estimates of {measure}",
-    "a checklist for future evaluations of {subject}",
-    "an open description of every exclusion rule",
-    "guidance on interpreting {measure} for decision makers",
-)
-
-_SECTION_PLANS = (
-    # (H1 title, H2 subsection titles)
-    ("Introduction", ("Background", "Research questions")),
-    ("Data and methods", ("Study sites", "Analysis")),
-    ("Results", ("Main estimates",)),
-    ("Discussion", ("Limitations",)),
-    ("Conclusion", ()),
-)
-
-_LINK_TARGETS = (
-    ("the project data archive", "https://data.example.org/{slug}/archive"),
-    ("the public code repository", "https://code.example.net/{slug}"),
-    ("the study preregistration", "https://registry.example.com/studies/{slug}"),
-    ("the supplementary tables", "https://supplement.example.org/{slug}/tables"),
-)
-
-_JOURNALS = ("Journal of Applied Evidence", "Methods in Field Research", "Review of Open Data",
-             "Transactions on Measurement")
-_REF_TITLES = (
-    "Long-term monitoring of {subject}", "Pitfalls in analysing {data}", "A practical guide to {method}",
-    "Variation in {measure} across regions", "Designing fair evaluations in {field}",
-)
-
-_MARKUP_SPECIALS = set("\\#$*_`<>@[]~/=+-\"'")
-
-
-def _markup(text: str) -> str:
-    """Escape text for typst markup mode so it renders literally."""
-    return "".join("\\" + ch if ch in _MARKUP_SPECIALS else ch for ch in text)
-
-
-def _string(text: str) -> str:
-    """Quote text as a typst string literal."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _fill(template: str, topic: Topic, rng: random.Random) -> str:
-    return template.format(
-        subject=topic.subject, data=topic.data, measure=topic.measure, unit=topic.unit,
-        method=topic.method, field=topic.field, n=rng.randint(12, 48),
-        Subject=topic.subject.title(), Data=topic.data.title(), Measure=topic.measure.title(),
-        Method=topic.method.title(),
-    )
-
-
-def _paragraph(topic: Topic, rng: random.Random, sentences: int) -> str:
-    return " ".join(_fill(s, topic, rng) for s in rng.sample(_SENTENCES, sentences))
-
-
-def _person(rng: random.Random) -> str:
-    return f"{rng.choice(_FIRST_NAMES)} {rng.choice(_LAST_NAMES)}"
-
-
-def render_chart_png(values: list[int]) -> bytes:
-    """Draw a plain bar chart as PNG bytes (no text in the image: the alt text carries it)."""
-    height, width, margin = 240, 400, 20
-    img = np.full((height, width, 3), 255, dtype=np.uint8)
-    img[height - margin, margin : width - margin] = 0  # x axis
-    img[margin : height - margin, margin] = 0  # y axis
-    slot = (width - 2 * margin) // len(values)
-    top = max(values)
-    palette = ((31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14))
-    for i, value in enumerate(values):
-        bar_h = int((height - 3 * margin) * value / top)
-        x0 = margin + i * slot + slot // 5
-        img[height - margin - bar_h : height - margin, x0 : x0 + slot * 3 // 5] = palette[i % len(palette)]
-    buf = io.BytesIO()
-    # optimize=False and no metadata: Pillow then writes identical bytes for identical pixels.
-    Image.fromarray(img).save(buf, format="PNG", optimize=False)
-    return buf.getvalue()
-
-
-def _chart(topic: Topic, rng: random.Random) -> tuple[bytes, str, str, list[tuple[str, int]]]:
-    """Return chart PNG, its alt text, its caption and the underlying rows (reused by the table)."""
-    groups = tuple(rng.sample(topic.groups, 4))
-    values = [rng.randint(20, 95) for _ in groups]
-    best = groups[values.index(max(values))]
-    listing = ", ".join(f"{g} {v}" for g, v in zip(groups, values, strict=True))
-    alt = (f"Bar chart of {topic.measure} in {topic.unit} for four groups: {listing}. "
-           f"{best} has the highest value.")
-    caption = f"{topic.measure.capitalize()} by group."
-    return render_chart_png(values), alt, caption, list(zip(groups, values, strict=True))
-
-
-def _table(topic: Topic, rows: list[tuple[str, int]], rng: random.Random) -> str:
-    header = f"table.header([*Group*], [*{_markup(topic.measure.capitalize())}*], [*Units observed*])"
-    body = ", ".join(f"[{_markup(g)}], [{v}], [{rng.randint(8, 60)}]" for g, v in rows)
-    return (f"#figure(table(columns: 3, align: (left, right, right), {header}, {body}),\n"
-            f"  caption: [{_markup(topic.measure.capitalize())} and sample size per group.])\n")
-
-
-def _bibliography(topic: Topic, rng: random.Random, count: int) -> tuple[str, list[str]]:
-    """Hayagriva entries as JSON (a YAML subset) so typst needs no file on disk."""
-    entries: dict[str, dict[str, object]] = {}
-    for i, template in enumerate(rng.sample(_REF_TITLES, count), start=1):
-        entry: dict[str, object] = {
-            "type": "article",
-            "title": _fill(template, topic, rng).capitalize(),
-            "author": [f"{rng.choice(_LAST_NAMES)}, {rng.choice(_FIRST_NAMES)}"
-                       for _ in range(rng.randint(1, 3))],
-            "date": rng.randint(2004, 2022),
-            "parent": {"type": "periodical", "title": rng.choice(_JOURNALS), "volume": rng.randint(3, 40)},
-        }
-        entries[f"ref{i}"] = entry
-    data = json.dumps(entries, sort_keys=True)
-    return f"#bibliography(bytes({_string(data)}), title: [References], style: \"ieee\")\n", list(entries)
-
-
-def _cite(keys: list[str], rng: random.Random) -> str:
-    return "".join(f" @{k}" for k in sorted(rng.sample(keys, rng.randint(1, 2))))
+    @property
+    def image_files(self) -> Mapping[str, bytes]:
+        return {f.name: f.png for f in self.figures}
 
 
 def make_base_doc(index: int, seed: int) -> BaseDoc:
-    """Generate base document number ``index`` (0-based) for ``seed``."""
+    """Generate base document number ``index`` (0-based) for ``seed``; at most :data:`MAX_PAGES` pages."""
+    doc = _plan(index, seed)
+    # Rarely a long single-column paper spills onto a fourth page: drop H2 subsections from the
+    # end (keeping one, which the heading mutations need) until it fits.
+    while _page_count(compile_base_doc(doc)) > MAX_PAGES:
+        optional = [i for i, block in enumerate(doc.body) if block.optional]
+        if len(optional) <= 2:
+            break
+        drop = set(optional[-2:])
+        doc = replace(doc, body=tuple(b for i, b in enumerate(doc.body) if i not in drop))
+    return doc
+
+
+def _page_count(pdf: bytes) -> int:
+    with pikepdf.open(io.BytesIO(pdf)) as opened:
+        return len(opened.pages)
+
+
+def _plan(index: int, seed: int) -> BaseDoc:
+    """All content of one paper, decided by the seed before anything is compiled."""
     # A string seed keeps (seed, index) pairs distinct: seed+index would make seed 1's first
     # document equal seed 0's second one.
     rng = random.Random(f"accessbench-synthetic:{seed}:{index}")
     topic = rng.choice(TOPICS)
-    doc_id = f"SYN{index + 1:04d}"
-    title = _fill(rng.choice(_TITLE_TEMPLATES), topic, rng)
-    authors = tuple(dict.fromkeys(_person(rng) for _ in range(rng.randint(2, 4))))
+    title = fill(rng.choice(TITLE_TEMPLATES), topic, rng)
+    authors = tuple(dict.fromkeys(person(rng) for _ in range(rng.randint(2, 4))))
     year = rng.randint(2016, 2025)
+    style = Style(columns=rng.choice((1, 2)), font=rng.choice(BODY_FONTS), size=rng.choice((10.0, 10.5, 11.0)),
+                  heading_colour=rng.choice(HEADING_COLOURS), link_colour=rng.choice(LINK_COLOURS),
+                  running_header=rng.random() < 0.7, justify=rng.random() < 0.7)
     slug = f"{topic.field.split()[0].replace('-', '')}-{rng.randint(100, 999)}"
-    chart_png, alt_text, chart_caption, rows = _chart(topic, rng)
-    bib_src, keys = _bibliography(topic, rng, rng.randint(3, 4))
-    links = rng.sample(_LINK_TARGETS, rng.randint(1, 2))
-    external_urls = tuple(url.format(slug=slug) for _, url in links)
+    links = [(text, url.format(slug=slug)) for text, url in rng.sample(LINK_TARGETS, rng.randint(1, 2))]
+    groups = rng.sample(topic.groups, 4)
+    rows = [(g, rng.randint(20, 95)) for g in groups]
+    figures = _figures(topic, rows, rng)
+    table_kinds = tuple(rng.sample(blocks.TABLE_KINDS, 1 if rng.random() < 0.7 else 2))
+    bib_src, keys = blocks.bibliography(topic, rng, rng.randint(3, 4))
+    front = _front_matter(topic, rng, title, authors, keys, style)
+    body = _body(topic, rng, keys, links, rows, figures, table_kinds, style)
+    return BaseDoc(f"SYN{index + 1:04d}", title, authors, year, topic.field, style, front, body, bib_src, figures,
+                   table_kinds, METHODS_LABEL, tuple(url for _, url in links))
 
-    # Pick the sections: always Introduction, Methods and Results; Discussion and Conclusion
-    # vary. Only some sections get their H2s so the hierarchy differs between documents.
-    plan = list(_SECTION_PLANS[:3]) + rng.sample(_SECTION_PLANS[3:], rng.randint(0, 2))
+
+def _figures(topic: Topic, rows: list[tuple[str, int]], rng: random.Random) -> tuple[images.FigureImage, ...]:
+    """Always the bar chart; zero to two further figures of other kinds."""
+    extra = rng.sample(("diagram", "heatmap", "photo"), rng.choice((0, 1, 1, 2)))
+    made = [images.bar_chart("fig-chart.png", topic, rows)]
+    for kind in extra:
+        if kind == "diagram":
+            made.append(images.pipeline_diagram("fig-diagram.png", topic))
+        elif kind == "heatmap":
+            made.append(images.heat_map("fig-heatmap.png", topic, rng))
+        else:
+            made.append(images.aerial_photo("fig-photo.png", topic, rng))
+    return tuple(made)
+
+
+def _front_matter(topic: Topic, rng: random.Random, title: str, authors: tuple[str, ...], keys: list[str],
+                  style: Style) -> str:
+    """Title block and abstract; in two columns they span both columns at the top of page 1."""
+    content = (f"#title()\n#align(center)[{blocks.markup(', '.join(authors))} \\ "
+               f"{blocks.markup(rng.choice(INSTITUTES))}]\n\n"
+               f"*Abstract.* {blocks.markup(paragraph(topic, rng, 3))}{blocks.cite(keys, rng)}\n\n")
+    if style.columns == 2:
+        return f"#place(top, float: true, scope: \"parent\", clearance: 1.2em)[\n{content}]\n"
+    return content
+
+
+def _body(topic: Topic, rng: random.Random, keys: list[str], links: list[tuple[str, str]],
+          rows: list[tuple[str, int]], figures: tuple[images.FigureImage, ...], table_kinds: tuple[str, ...],
+          style: Style) -> tuple[Block, ...]:
+    """Numbered H1 sections with some H2s; lists, tables, figures, footnotes and a callout placed in them."""
+    # Introduction, Methods and Results always; Discussion and Conclusion vary.
+    plan = list(SECTION_PLANS[:3]) + rng.sample(SECTION_PLANS[3:], rng.randint(0, 2))
     with_subsections = set(rng.sample(range(len(plan)), rng.randint(1, 2)))
-    methods_label = "sec-methods"
-    list_section = rng.choice((0, 1))
-
-    parts = [
-        f"#set document(title: {_string(title)}, author: ({', '.join(_string(a) for a in authors)},))\n",
-        "#set text(lang: \"en\", size: 10.5pt)\n#set page(paper: \"a4\", margin: 2.2cm)\n",
-        "#set heading(numbering: \"1.1\")\n#set par(justify: true)\n",
-        "#title()\n",
-        f"#align(center)[{_markup(', '.join(authors))} \\ {_markup(rng.choice(_INSTITUTES))}]\n\n",
-        f"*Abstract.* {_markup(_paragraph(topic, rng, 3))}{_cite(keys, rng)}\n\n",
-    ]
+    footnote_sections = set(rng.sample(range(len(plan)), rng.randint(1, 2)))
+    callout = rng.random() < 0.6
+    width = "100%" if style.columns == 2 else rng.choice(("60%", "70%"))
+    out: list[Block] = []
     for s_idx, (h1, h2s) in enumerate(plan):
-        label = f" <{methods_label}>" if s_idx == 1 else ""
-        parts.append(f"= {_markup(h1)}{label}\n{_markup(_paragraph(topic, rng, rng.randint(2, 4)))}")
-        parts.append(_cite(keys, rng) + "\n\n")
-        if s_idx == 0:
-            parts.append(_link_paragraph(topic, rng, links, external_urls, methods_label))
-        if s_idx == list_section:
-            items = rng.sample(_LIST_ITEMS, rng.randint(3, 4))
-            bullets = "".join(f"- {_markup(_fill(item, topic, rng))}\n" for item in items)
-            parts.append(f"We contribute:\n{bullets}\n")
-        if s_idx == 2:
-            parts.append(_table(topic, rows, rng) + "\n")
-            parts.append(f"#figure(image({_string(_CHART_FILE)}, width: 7cm),"
-                         f" caption: [{_markup(chart_caption)}], alt: {_string(alt_text)})\n\n")
+        label = f" <{METHODS_LABEL}>" if s_idx == 1 else ""
+        out.append(Block("heading", f"= {blocks.markup(h1)}{label}\n"))
+        note = blocks.footnote(fill(rng.choice(FOOTNOTES), topic, rng)) if s_idx in footnote_sections else ""
+        out.append(Block("para", f"{blocks.markup(paragraph(topic, rng, rng.randint(2, 4)))}{note}"
+                                 f"{blocks.cite(keys, rng)}\n\n"))
+        out.extend(_section_extras(s_idx, topic, rng, links, rows, figures, table_kinds, callout, width))
         if s_idx in with_subsections:
             for h2 in h2s[: rng.randint(1, len(h2s))] if h2s else ():
-                parts.append(f"== {_markup(h2)}\n{_markup(_paragraph(topic, rng, rng.randint(2, 3)))}\n\n")
-    parts.append(bib_src)
-    source = "".join(parts)
-    if "\n== " not in source:
+                out.append(Block("heading", f"== {blocks.markup(h2)}\n", optional=True))
+                out.append(Block("para", f"{blocks.markup(paragraph(topic, rng, rng.randint(2, 3)))}\n\n",
+                                 optional=True))
+    if not any(b.markup.startswith("== ") for b in out):
         # Guarantee an H2 so heading mutations always have something to misnest.
-        source = source.replace("\n#bibliography", f"\n== Outlook\n{_markup(_paragraph(topic, rng, 2))}\n\n"
-                                "#bibliography", 1)
-    return BaseDoc(doc_id, title, authors, year, source, chart_png, alt_text, methods_label, external_urls)
+        out.append(Block("heading", "== Outlook\n"))
+        out.append(Block("para", f"{blocks.markup(paragraph(topic, rng, 2))}\n\n"))
+    return tuple(out)
 
 
-def _link_paragraph(topic: Topic, rng: random.Random, links: list[tuple[str, str]],
-                    urls: tuple[str, ...], internal_label: str) -> str:
-    """A paragraph holding the internal link and the external links (descriptive text, no raw URLs,
-    so removing the annotations leaves no visible URL behind)."""
-    external = " and ".join(f"#link({_string(url)})[{_markup(text)}]"
-                            for (text, _), url in zip(links, urls, strict=True))
-    return (f"Section #link(<{internal_label}>)[Data and methods] describes how the {_markup(topic.data)} "
-            f"were prepared. Material for this study is available from {external}.\n\n")
+def _section_extras(s_idx: int, topic: Topic, rng: random.Random, links: list[tuple[str, str]],
+                    rows: list[tuple[str, int]], figures: tuple[images.FigureImage, ...],
+                    table_kinds: tuple[str, ...], callout: bool, width: str) -> list[Block]:
+    """What follows a section's first paragraph: links and list (intro), steps, callout and diagram
+    (methods), tables and the remaining figures (results)."""
+    extras: list[Block] = []
+    if s_idx == 0:
+        extras.append(Block("para", blocks.link_paragraph(topic.data, links, METHODS_LABEL)))
+        items = [fill(item, topic, rng) for item in rng.sample(LIST_ITEMS, rng.randint(3, 4))]
+        extras.append(Block("list", "We contribute:\n" + blocks.bullet_list(items)))
+    elif s_idx == 1:
+        if rng.random() < 0.5:
+            steps = [fill(item, topic, rng) for item in rng.sample(STEP_ITEMS, 3)]
+            extras.append(Block("list", "The analysis has three steps:\n" + blocks.numbered_list(steps)))
+        if callout:
+            title, text = rng.choice(CALLOUTS)
+            extras.append(Block("callout", blocks.callout(title, fill(text, topic, rng), rng.choice(CALLOUT_FILLS))))
+        extras.extend(Block("figure", blocks.figure(f, width)) for f in figures if f.kind == "diagram")
+    elif s_idx == 2:
+        for kind in table_kinds:
+            extras.append(Block("table", blocks.TABLE_BUILDERS[kind](topic, rows, rng)))
+        extras.extend(Block("figure", blocks.figure(f, width)) for f in figures if f.kind != "diagram")
+        extras.append(Block("para", f"{blocks.markup(paragraph(topic, rng, 2))}\n\n"))
+    return extras
 
 
-def compile_base_doc(doc: BaseDoc) -> bytes:
-    """Compile a base document to tagged PDF/UA-1 bytes."""
+def render_source(doc: BaseDoc, options: RenderOptions = DEFAULT_RENDER) -> str:
+    """typst source for ``doc`` under ``options``."""
+    body = []
+    for n, block in enumerate(doc.body):
+        if (block.kind == "figure" and not options.figures) or (block.kind == "table" and not options.tables):
+            continue
+        text = block.markup
+        if options.mixed_fonts and block.kind == "para":
+            # Rotating families paragraph by paragraph: the font changes carry no meaning.
+            font = ALL_FONTS[n % len(ALL_FONTS)]
+            text = f"#text(font: {blocks.string(font)})[{text.rstrip()}]\n\n"
+        body.append(text)
+    return _preamble(doc, options) + doc.front + "".join(body) + doc.back
+
+
+def _preamble(doc: BaseDoc, options: RenderOptions) -> str:
+    style = doc.style
+    size = options.body_size or style.size
+    # Footnote entries are smaller than body text but never below the 9 pt floor in a passing document.
+    note_size = max(MIN_BODY_SIZE, round(size * 0.9, 1)) if options.body_size is None else round(size * 0.9, 1)
+    short = doc.title if len(doc.title) < 60 else doc.title[:57] + "..."
+    header = (f"context {{ if counter(page).get().first() > 1 {{ set text(size: 9pt); "
+              f"{blocks.string(short)}; h(1fr); {blocks.string(doc.authors[0].split()[-1] + ' et al.')} }} }}"
+              if style.running_header else "none")
+    authors = ", ".join(blocks.string(a) for a in doc.authors)
+    tracking = f"#set text(tracking: {options.tracking_em}em)\n" if options.tracking_em is not None else ""
+    return tracking + (
+        f"#set document(title: {blocks.string(doc.title)}, author: ({authors},))\n"
+        f"#set text(lang: \"en\", size: {size}pt, font: {blocks.string(style.font)})\n"
+        f"#set page(paper: \"a4\", margin: (x: 2cm, y: 2.2cm), columns: {style.columns}, header: {header},\n"
+        f"  footer: context align(center, text(size: 9pt, counter(page).display())))\n"
+        "#set heading(numbering: \"1.1\")\n"
+        f"#show heading: set text(fill: rgb({blocks.string(style.heading_colour)}))\n"
+        f"#show link: set text(fill: rgb({blocks.string(style.link_colour)}))\n"
+        f"#set par(justify: {'true' if style.justify else 'false'})\n"
+        f"#show footnote.entry: set text(size: {note_size}pt)\n"
+        # No hyphenation or justification in cells: narrow columns would split words oddly.
+        "#show table: set par(justify: false)\n#show table: set text(hyphenate: false)\n"
+    )
+
+
+def compile_base_doc(doc: BaseDoc, options: RenderOptions = DEFAULT_RENDER) -> bytes:
+    """Compile a base document (under ``options``) to tagged PDF/UA-1 bytes."""
+    return _compile(render_source(doc, options), tuple(sorted(doc.image_files.items())))
+
+
+@functools.lru_cache(maxsize=16)
+def _compile(source: str, image_files: tuple[tuple[str, bytes], ...]) -> bytes:
+    # Cached because make_base_doc compiles once to check the page count and the generator
+    # compiles the same source again right after.
     with tempfile.TemporaryDirectory(prefix="accessbench-typst-") as tmp:
         root = Path(tmp)
-        (root / "main.typ").write_text(doc.source, encoding="utf-8")
-        (root / _CHART_FILE).write_bytes(doc.chart_png)
+        (root / "main.typ").write_text(source, encoding="utf-8")
+        for name, png in image_files:
+            (root / name).write_bytes(png)
         # Bundled fonts only: system fonts differ between machines and would change the bytes.
         return typst.compile(str(root / "main.typ"), root=str(root), format="pdf", pdf_standards="ua-1",
                              timestamp=_TIMESTAMP, ignore_system_fonts=True)

@@ -16,9 +16,9 @@ from warehouse.catalog import TableSpec
 
 def synthetic_root(cfg: RunConfig) -> Path:
     """Generate the embedded synthetic benchmark into the data home once per seed and size."""
-    from corpus.synthetic import build_synthetic_benchmark
+    from corpus.synthetic import DATASET_VERSION, build_synthetic_benchmark
 
-    root = cfg.home / "synthetic" / f"seed={cfg.seed}-docs={cfg.base_docs}"
+    root = cfg.home / "synthetic" / f"v{DATASET_VERSION}-seed={cfg.seed}-docs={cfg.base_docs}"
     if (root / MANIFEST).exists():
         return root
     root.parent.mkdir(parents=True, exist_ok=True)
