@@ -8,7 +8,7 @@ from prefect import flow
 
 from tasks.context import RunConfig, new_run_id
 from tasks.prefect_tasks import run_stage
-from tasks.registry import STAGE_LIST, downstream_of
+from tasks.registry import STAGE_LIST, downstream_of, upstream_closure
 from warehouse.store import now
 
 
@@ -29,11 +29,23 @@ def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
 
 
 def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
+    """Run `names` (forced when asked) after any upstream stage they need that never completed.
+
+    Upstream stages that completed are used as persisted, even if their code changed since:
+    a rerun works from the artifacts that exist.
+    """
     _record_run(cfg, "running")
+    store = cfg.store
+    needed = {
+        name for name in upstream_closure(names)
+        if (state := store.get_stage_run(cfg.run_id, name)) is None
+        or state.status not in {"completed", "reused", "skipped"}
+    }
+    plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
     results = []
     try:
-        for name in names:
-            row = run_stage(cfg, name, force=force)
+        for name, forced in plan:
+            row = run_stage(cfg, name, force=forced)
             results.append({"stage": name, "status": row.status, "rows": row.row_count, "errors": row.error_count})
     except BaseException:
         _record_run(cfg, "failed", finished=True)

@@ -22,6 +22,7 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
     Must run before prefect is imported: Prefect reads these settings at import time.
     """
     if not os.environ.get("PREFECT_API_URL") and not os.environ.get("PREFECT_HOME"):
+        (home / "prefect").mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(home / "prefect")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")

@@ -69,11 +69,43 @@ def _short(text: str | None) -> str | None:
     return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
 
 
+def body_size(spans: Iterable[dict[str, Any]]) -> float | None:
+    """The dominant text size of a document, weighted by characters."""
+    weights: dict[float, int] = {}
+    for span in spans:
+        size = round(float(span["size"]), 1)
+        weights[size] = weights.get(size, 0) + int(span.get("char_count") or 0)
+    return max(weights, key=lambda k: weights[k]) if weights else None
+
+
+def _inside(inner: list[float], outer: list[float], slack: float = 1.0) -> bool:
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
+            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
+
+
+def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[str, Any]:
+    """How the text inside a box looks: dominant size and share of bold characters."""
+    if not bbox:
+        return {}
+    sizes: dict[float, int] = {}
+    bold = total = 0
+    for span in spans:
+        if span.get("bbox") and _inside(span["bbox"], bbox):
+            chars = int(span.get("char_count") or 0)
+            sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+            total += chars
+            bold += chars if span.get("bold") else 0
+    if not total:
+        return {}
+    return {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+
+
 def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
     tagged = any(s.get("tagged") for s in ev.doc_structure)
     elements = ev.struct_elements
+    page_spans = [s for s in ev.text_spans if s.get("page") == page]
     by_id = {e["elem_id"]: e for e in elements}
     keep: set[int] = set()
     for element in elements:
@@ -98,6 +130,8 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
             "actual_text": element.get("actual_text"), "scope": element.get("scope"),
             "objr_count": element.get("objr_count"), "mcid_count": element.get("mcid_count"),
         }
+        if element.get("page") == page and element.get("text"):
+            item.update(text_style(element.get("bbox"), page_spans))
         compact.append({k: v for k, v in item.items() if v is not None})
     return {
         "tagged": tagged,
@@ -105,8 +139,17 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "element_count": len(elements),
         "root_types": [e["type"] for e in elements if e.get("parent_id") is None],
         "prior_heading_level": prior[-1] if prior else None,
+        "type_counts": _type_counts(elements),
+        "body_size": body_size(ev.text_spans),
         "elements": compact,
     }
+
+
+def _type_counts(elements: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for element in elements:
+        counts[element["type"]] = counts.get(element["type"], 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _heading_level(kind: str) -> int | None:

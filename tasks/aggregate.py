@@ -54,4 +54,5 @@ AGGREGATE = Stage(
     config_keys=(),
     tables=(DOC_LABELS,),
     body=aggregate_body,
+    code=("judges",),
 )

@@ -75,6 +75,7 @@ CORPUS = Stage(
     config_keys=("source", "source_path", "criteria", "seed", "base_docs"),
     tables=(DOCUMENTS,),
     body=corpus_body,
+    code=("corpus",),
     reusable=False,
     external_inputs=_tree_digest,
 )

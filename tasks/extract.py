@@ -123,4 +123,5 @@ EXTRACT = Stage(
     config_keys=(),
     tables=EXTRACT_TABLES,
     body=extract_body,
+    code=("extractors",),
 )

@@ -69,4 +69,5 @@ INPUTS = Stage(
     config_keys=(),
     tables=(JUDGE_INPUTS,),
     body=inputs_body,
+    code=("judges",),
 )

@@ -99,5 +99,6 @@ JUDGE = Stage(
     config_keys=("judge", "repeats"),
     tables=(JUDGMENTS,),
     body=judge_body,
+    code=("judges",),
     version="rules-1",
 )

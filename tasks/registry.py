@@ -30,3 +30,15 @@ def downstream_of(name: str) -> list[Stage]:
         if chosen & set(stage.upstream):
             chosen.add(stage.name)
     return [stage for stage in STAGE_LIST if stage.name in chosen]
+
+
+def upstream_closure(names: list[str]) -> set[str]:
+    """Every stage that `names` need, directly or not (not including `names` themselves)."""
+    needed: set[str] = set()
+    todo = [up for name in names for up in STAGES[name].upstream]
+    while todo:
+        name = todo.pop()
+        if name not in needed:
+            needed.add(name)
+            todo.extend(STAGES[name].upstream)
+    return needed - set(names)

@@ -50,4 +50,5 @@ RENDER = Stage(
     config_keys=("dpi",),
     tables=(PAGES,),
     body=render_body,
+    code=("extractors",),
 )

@@ -7,11 +7,13 @@ This module knows nothing about Prefect; `tasks.prefect_tasks` wraps `execute` a
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pyarrow as pa
@@ -56,6 +58,8 @@ class Stage:
     reusable: bool = True  # may another run's identical outputs be reused?
     # Digest of inputs outside the artifact store (e.g. the dataset manifest and its files).
     external_inputs: Callable[[RunConfig], str] | None = None
+    # Packages whose source decides the outputs: editing them makes the stage run again.
+    code: tuple[str, ...] = ()
 
     def schema(self, table: str) -> pa.Schema:
         if table == "errors":
@@ -132,11 +136,23 @@ class _progress:
             self.bar.stop()
 
 
+def code_version(*packages: str) -> str:
+    """A digest of the source of `packages`, so a changed extractor or judge invalidates outputs."""
+    digest = hashlib.sha256()
+    for package in packages:
+        root = Path(importlib.import_module(package).__file__ or "").parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def input_hash(cfg: RunConfig, stage: Stage) -> str:
     store = cfg.store
     parts = {
         "stage": stage.name,
         "version": stage.version,
+        "code": code_version(*stage.code),
         "config": {key: getattr(cfg, key) for key in stage.config_keys},
         "upstream": {name: store.fingerprint(name, cfg.run_id) for name in stage.upstream},
         "external": stage.external_inputs(cfg) if stage.external_inputs else None,

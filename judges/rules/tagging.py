@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from judges.base import Issue, PageJudgment
@@ -11,13 +12,61 @@ from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 
 SUBS = ("structural_hierarchy", "heading_nesting", "list_structure", "proper_tag_usage", "artifacts")
 GROUPING = {"Document", "Part", "Art", "Sect", "Div", "NonStruct", "Private", "DocumentFragment", "Aside"}
-LIST_PARTS = {"Lbl", "LBody"}
+# PDF 2.0 lets Lbl label notes, captions and bibliography entries too; LBody only lives in LI.
+LIST_PARTS = {"LBody"}
+# A line that starts like a list item: "1.", "2)", "(a)", "•", "–".
+LIST_MARKER = re.compile(r"^\s*(\(?[0-9a-zA-Z]{1,3}[.)]|[•▪◦‣●■–\-*])\s+\S")
+HEADING_SIZE_RATIO = 1.4  # text this much larger than the body text reads as a heading
+MAX_HEADING_WORDS = 15
 
 
 def _level(kind: str) -> int | None:
     if len(kind) == 2 and kind[0] == "H" and kind[1].isdigit():
         return int(kind[1])
     return None
+
+
+def is_heading_type(kind: str) -> bool:
+    return kind == "H" or _level(kind) is not None
+
+
+def looks_like_heading(element: dict[str, Any], body: float | None) -> bool:
+    """Short text set visibly apart from the body (much larger, or bold at body size)."""
+    text = (element.get("text") or "").strip()
+    size, bold = element.get("size"), element.get("bold") or 0
+    if not text or not size or not body or len(text) < 3 or "@" in text:
+        return False
+    words = len(text.split())
+    if words > MAX_HEADING_WORDS or len(text) > 100 or not any(c.isalpha() for c in text):
+        return False
+    if size >= body * HEADING_SIZE_RATIO:
+        # A large sentence is a standfirst or pull quote, unless it is very large.
+        return not text.endswith((".", ",", ";")) or size >= body * 2
+    return bold >= 0.8 and size >= body * 0.95 and not text.endswith((".", ",", ";", ":"))
+
+
+def _untagged_lists(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs of ≥ 2 sibling paragraphs that start with list markers and sit outside any list."""
+    found: list[dict[str, Any]] = []
+    run: list[dict[str, Any]] = []
+    for element in page_elements + [{"id": -1, "type": "", "parent": None}]:
+        marked = element["type"] in {"P", "Span", "Div"} and LIST_MARKER.match(element.get("text") or "")
+        if marked and (not run or run[-1].get("parent") == element.get("parent")) and not _in_list(element, by_id):
+            run.append(element)
+            continue
+        if len(run) >= 2:
+            found += run
+        run = [element] if marked and not _in_list(element, by_id) else []
+    return found
+
+
+def _in_list(element: dict[str, Any], by_id: dict[int, dict[str, Any]]) -> bool:
+    node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    while node is not None:
+        if node["type"] in {"L", "LI", "LBody", "TOC", "TOCI"}:
+            return True
+        node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
+    return False
 
 
 def judge_tagging(bundle: PageBundle) -> PageJudgment:
@@ -53,7 +102,29 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
                                 "start the outline at H1 (the title or first section) and nest from there"))
         previous = level
 
-    # Lists: LI only inside L, Lbl/LBody only inside LI (PDF/UA-1 7.6).
+    # Text that looks like a heading must be tagged as one; WCAG 1.3.1 / PDF/UA-1 7.4.
+    counts = tags.get("type_counts") or {}
+    if not any(is_heading_type(kind) for kind in counts):
+        visual = [e for e in page_elements if not is_heading_type(e["type"])
+                  and looks_like_heading(e, tags.get("body_size"))]
+        if visual:
+            subs["heading_nesting"] = FAILED
+            subs["structural_hierarchy"] = FAILED
+            names = ", ".join(f"“{e['text'][:40]}”" for e in visual[:3])
+            issues.append(Issue("structural_hierarchy", f"{where}, {names}",
+                                f"{len(visual)} visual heading(s) are tagged {visual[0]['type']} and the document "
+                                "has no heading tags at all",
+                                "tag the title as H1 and section headings as H2/H3… following the visual outline"))
+
+    # Paragraphs that start like list items belong in L/LI/Lbl/LBody (PDF/UA-1 7.6).
+    loose = _untagged_lists(page_elements, by_id)
+    if loose:
+        subs["list_structure"] = FAILED
+        issues.append(Issue("list_structure", f"{where}, items “{loose[0]['text'][:40]}” …",
+                            f"{len(loose)} list items are tagged {loose[0]['type']} outside any L element",
+                            "tag the list as L with one LI per item (Lbl for the marker, LBody for the text)"))
+
+    # Lists: LI only inside L, LBody only inside LI (PDF/UA-1 7.6).
     for element in page_elements:
         parent = by_id.get(element.get("parent"))
         parent_type = parent["type"] if parent else None
@@ -65,17 +136,16 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
         elif element["type"] in LIST_PARTS and parent_type != "LI":
             subs["list_structure"] = FAILED
             issues.append(Issue("list_structure", f"{where}, {element['type']} “{element.get('text') or ''}”",
-                                f"{element['type']} is outside an LI element", "put Lbl/LBody inside LI"))
+                                f"{element['type']} is outside an LI element", "put the LBody inside an LI of an L"))
 
-    # Body text must be in block-level tags, not bare Span under a grouping element.
-    text_blocks = [e for e in page_elements if e.get("text") and e["type"] not in GROUPING]
-    bare = [
-        e for e in text_blocks
-        if e["type"] == "Span" and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING
-    ]
-    if text_blocks and len(bare) >= max(2, 0.3 * len(text_blocks)):
+    # Body text must be in block-level tags, not bare Span directly under a grouping element.
+    top_level = [e for e in page_elements if e.get("text")
+                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]  # type: ignore[arg-type]
+    bare = [e for e in top_level if e["type"] == "Span"]
+    paragraphs = [e for e in top_level if e["type"] == "P"]
+    if len(bare) >= 2 and len(bare) >= 0.3 * (len(bare) + len(paragraphs)):
         subs["proper_tag_usage"] = FAILED
-        issues.append(Issue("proper_tag_usage", f"{where}, {len(bare)} text blocks",
+        issues.append(Issue("proper_tag_usage", f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)",
                             "paragraph text is tagged as Span directly under a grouping element",
                             "tag each paragraph as P (Span is for inline runs inside a block)"))
 

@@ -1,0 +1,12 @@
+"""Tier 2: LLM judges through one model client (litellm), with prompts, parsing, caching and accounting.
+
+Importing this package registers the `llm` judge kind; litellm itself is imported on the first call.
+"""
+
+from judges.llm.cache import ResponseCache, cache_key
+from judges.llm.client import ModelCallError, ModelClient, ModelResponse
+from judges.llm.judge import LLMJudge, make_llm_judge
+from judges.llm.prompts import PROMPT_VERSION
+
+__all__ = ["PROMPT_VERSION", "LLMJudge", "ModelCallError", "ModelClient", "ModelResponse", "ResponseCache",
+           "cache_key", "make_llm_judge"]

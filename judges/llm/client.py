@@ -1,0 +1,379 @@
+"""The one model client: every LLM call in AccessBench goes through `ModelClient.complete`.
+
+What it adds on top of litellm:
+- bounded concurrency per (model, api base): a semaphore shared by every client of that model;
+- retries with exponential backoff and jitter for 429 / 5xx / timeouts / connection errors, honouring
+  Retry-After (seconds or an HTTP date) — a 429 also pauses every caller of that model until then;
+- terminal errors (400, 401, 403, 404, context length, quota exhausted) are raised at once;
+- a response cache keyed on everything sent (a hit makes no call and costs nothing);
+- token and cost accounting (cost is None when the model has no known price — never a guessed 0);
+- parameters a model rejects (e.g. temperature on reasoning models) are dropped *and recorded*.
+
+API keys are read by litellm from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …); this module
+never accepts, stores or logs one, and every error message it keeps is redacted.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from judges.llm.cache import ResponseCache, cache_key
+from judges.llm.redact import redact
+
+INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
+MAX_RETRY_AFTER_S = 300.0  # a provider asking for longer is treated as an outage, not a pause
+BACKOFF_CAP_S = 60.0
+TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+_QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
+_UNSUPPORTED = re.compile(r"unsupported|not support|n't support|not allowed|"
+                          r"unrecognized|unknown parameter|only the default", re.IGNORECASE)
+
+
+def _litellm() -> Any:
+    """Import litellm on first use: it is an optional dependency and slow to import."""
+    # Use the price map shipped in the wheel instead of fetching one at import (no network here,
+    # and a run's costs should not change because a remote file changed). Users may override.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(f"the LLM judge needs litellm: {INSTALL_HINT}") from exc
+    litellm.suppress_debug_info = True  # no "Give Feedback" banners in logs
+    return litellm
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """One completed call (or cache hit) with its accounting."""
+
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None  # what this call cost now: 0 for a cache hit, None when the model has no price
+    latency_s: float  # of the call that produced the text (the original call for a cache hit)
+    cached: bool
+    params_sent: dict[str, Any]
+    original_cost_usd: float | None = None  # what the call cost when it was made
+    attempts: int = 0  # HTTP attempts made now (0 for a cache hit)
+
+
+class ModelCallError(Exception):
+    """A call that produced no reply. The message is redacted and says what to do next."""
+
+    def __init__(self, message: str, *, transient: bool, status: int | None = None, attempts: int = 0) -> None:
+        super().__init__(redact(message))
+        self.transient = transient
+        self.status = status
+        self.attempts = attempts
+
+
+@dataclass
+class _Gate:
+    """Concurrency slots and a shared 'do not send before' time for one model."""
+
+    slots: threading.BoundedSemaphore
+    pause_until: float = 0.0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def hold_off(self, seconds: float) -> None:
+        with self.lock:
+            self.pause_until = max(self.pause_until, time.monotonic() + seconds)
+
+    def wait_turn(self) -> None:
+        while (delay := self.pause_until - time.monotonic()) > 0:
+            time.sleep(delay)
+
+
+_GATES: dict[tuple[str, str | None, int], _Gate] = {}
+_GATES_LOCK = threading.Lock()
+
+
+def _gate(model: str, api_base: str | None, concurrency: int) -> _Gate:
+    # Shared across clients so two judges on one model respect one limit and one Retry-After.
+    with _GATES_LOCK:
+        key = (model, api_base, concurrency)
+        if key not in _GATES:
+            _GATES[key] = _Gate(threading.BoundedSemaphore(concurrency))
+        return _GATES[key]
+
+
+@dataclass
+class ClientStats:
+    calls: int = 0  # HTTP attempts, including failed ones and retries
+    retries: int = 0
+    cache_hits: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0  # spent now (cache hits add nothing)
+    unpriced_calls: int = 0
+
+
+class ModelClient:
+    """Calls one model through litellm with limits, retries, caching and accounting.
+
+    `price_table` maps model id → (USD per 1M input tokens, USD per 1M output tokens) and takes
+    precedence over litellm's price map, for self-hosted or newly released models.
+    """
+
+    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 8, timeout_s: float = 60,
+                 max_retries: int = 4, cache: ResponseCache | None = None,
+                 price_table: dict[str, tuple[float, float]] | None = None, backoff_base_s: float = 1.0) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.model = model
+        self.api_base = api_base
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.cache = cache
+        self.price_table = price_table or {}
+        self.backoff_base_s = backoff_base_s
+        self.dropped: dict[str, Any] = {}  # parameters this model rejected → the value we wanted
+        self.stats = ClientStats()
+        self._gate = _gate(model, api_base, concurrency)
+        self._lock = threading.Lock()
+        self._flights: dict[str, list[Any]] = {}  # cache key → [lock, waiters]
+
+    # -- parameters -------------------------------------------------------------------------------
+
+    def effective_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The parameters that will actually be sent: `params` minus those this model rejected."""
+        with self._lock:
+            return {k: v for k, v in params.items() if k not in self.dropped}
+
+    def describe_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """What a judgment row records: the parameters sent, plus any that were dropped and why."""
+        described = self.effective_params(params)
+        with self._lock:
+            if self.dropped:
+                described["dropped_params"] = dict(sorted(self.dropped.items()))
+        return described
+
+    def _learn_rejected(self, exc: Exception, sent: dict[str, Any]) -> bool:
+        """If `exc` says a parameter we sent is unsupported, stop sending it; True when one was dropped."""
+        message = str(exc)
+        if not _UNSUPPORTED.search(message):
+            return False
+        for name in sorted(sent, key=len, reverse=True):  # "max_tokens" before "max"
+            if re.search(rf"\b{re.escape(name)}\b", message):
+                with self._lock:
+                    self.dropped[name] = sent[name]
+                return True
+        return False
+
+    # -- the call ---------------------------------------------------------------------------------
+
+    def complete(self, messages: list[dict[str, Any]], params: dict[str, Any] | None = None,
+                 repeat: int = 0) -> ModelResponse:
+        """Reply to `messages`; cached per (model, messages, parameters sent, repeat index)."""
+        params = dict(params or {})
+        for _ in range(len(params) + 1):  # each pass drops at most one rejected parameter
+            sent = self.effective_params(params)
+            key = cache_key(self.model, messages, sent, repeat)
+            try:
+                with self._single_flight(key):
+                    return self._cached_or_called(key, messages, sent, repeat)
+            except _Rejected:
+                continue
+        raise ModelCallError(f"{self.model} rejected every optional parameter; check the model id",
+                             transient=False)
+
+    def _cached_or_called(self, key: str, messages: list[dict[str, Any]], sent: dict[str, Any],
+                          repeat: int) -> ModelResponse:
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            return self._from_cache(hit, sent)
+        response = self._call_with_retries(messages, sent)
+        if self.cache is not None:
+            self.cache.put(key, {
+                "model": self.model, "text": response.text, "tokens_in": response.tokens_in,
+                "tokens_out": response.tokens_out, "cost_usd": response.cost_usd,
+                "latency_s": response.latency_s, "params_sent": sent, "repeat": repeat,
+            })
+        return response
+
+    @contextmanager
+    def _single_flight(self, key: str) -> Iterator[None]:
+        """Identical concurrent requests wait for the first one and then read its cached reply."""
+        if self.cache is None:
+            yield
+            return
+        with self._lock:
+            flight = self._flights.setdefault(key, [threading.Lock(), 0])
+            flight[1] += 1
+        try:
+            with flight[0]:
+                yield
+        finally:
+            with self._lock:
+                flight[1] -= 1
+                if flight[1] == 0:
+                    del self._flights[key]
+
+    def _from_cache(self, hit: dict[str, Any], sent: dict[str, Any]) -> ModelResponse:
+        with self._lock:
+            self.stats.cache_hits += 1
+            self.stats.tokens_in += hit.get("tokens_in") or 0
+            self.stats.tokens_out += hit.get("tokens_out") or 0
+        original = hit.get("cost_usd")
+        return ModelResponse(
+            text=hit["text"], tokens_in=hit.get("tokens_in"), tokens_out=hit.get("tokens_out"),
+            cost_usd=0.0 if original is not None else None,  # nothing spent; unknown stays unknown
+            latency_s=float(hit.get("latency_s") or 0.0), cached=True, params_sent=hit.get("params_sent", sent),
+            original_cost_usd=original, attempts=0,
+        )
+
+    def _call_with_retries(self, messages: list[dict[str, Any]], sent: dict[str, Any]) -> ModelResponse:
+        litellm = _litellm()
+        attempt = 0
+        while True:
+            attempt += 1
+            with self._gate.slots:
+                self._gate.wait_turn()
+                with self._lock:
+                    self.stats.calls += 1
+                start = time.perf_counter()
+                try:
+                    raw = litellm.completion(
+                        model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
+                        num_retries=0, max_retries=0,  # retries are ours: one policy, one Retry-After
+                        drop_params=False,  # never let litellm drop a parameter without us recording it
+                        **sent,
+                    )
+                    latency = time.perf_counter() - start
+                except Exception as exc:  # noqa: BLE001 - classified below; nothing escapes unredacted
+                    failure = exc
+                else:
+                    return self._response(raw, sent, latency, attempt)
+            transient, status, retry_after = classify(failure)
+            if not transient and self._learn_rejected(failure, sent):
+                raise _Rejected from None
+            if not transient or attempt > self.max_retries:
+                raise ModelCallError(_explain(failure, status, attempt, transient), transient=transient,
+                                     status=status, attempts=attempt) from None
+            if retry_after is not None:
+                self._gate.hold_off(retry_after)  # everyone on this model waits, not just this thread
+            with self._lock:
+                self.stats.retries += 1
+            time.sleep(self._backoff(attempt, retry_after))
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        exponential = min(BACKOFF_CAP_S, self.backoff_base_s * 2 ** (attempt - 1))
+        jittered = exponential * random.uniform(0.5, 1.0)  # spread simultaneous retries apart
+        if retry_after is None:
+            return jittered
+        # The provider's wait is a floor; a little jitter on top avoids a synchronized stampede.
+        return retry_after + random.uniform(0, min(1.0, 0.1 * retry_after + 0.05))
+
+    def _response(self, raw: Any, sent: dict[str, Any], latency: float, attempts: int) -> ModelResponse:
+        usage = getattr(raw, "usage", None)
+        tokens_in = getattr(usage, "prompt_tokens", None)
+        tokens_out = getattr(usage, "completion_tokens", None)
+        choices = getattr(raw, "choices", None) or []
+        text = (choices[0].message.content if choices else None) or ""
+        cost = self.price(tokens_in, tokens_out)
+        with self._lock:
+            self.stats.tokens_in += tokens_in or 0
+            self.stats.tokens_out += tokens_out or 0
+            if cost is None:
+                self.stats.unpriced_calls += 1
+            else:
+                self.stats.cost_usd += cost
+        return ModelResponse(text=text, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost,
+                             latency_s=latency, cached=False, params_sent=sent, original_cost_usd=cost,
+                             attempts=attempts)
+
+    def price(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
+        """USD for these token counts, or None when the model (or the counts) are unknown."""
+        if tokens_in is None or tokens_out is None:
+            return None
+        if self.model in self.price_table:
+            per_in, per_out = self.price_table[self.model]
+            return (tokens_in * per_in + tokens_out * per_out) / 1_000_000
+        try:
+            prompt_cost, completion_cost = _litellm().cost_per_token(
+                model=self.model, prompt_tokens=tokens_in, completion_tokens=tokens_out)
+        except Exception:  # noqa: BLE001 - litellm raises several kinds for unmapped models
+            return None
+        return float(prompt_cost + completion_cost)
+
+    def supports_vision(self) -> bool:
+        try:
+            return bool(_litellm().supports_vision(self.model))
+        except Exception:  # noqa: BLE001 - unknown models: assume text only
+            return False
+
+
+class _Rejected(Exception):
+    """Internal: a parameter was rejected and dropped; the caller retries without it."""
+
+
+def classify(exc: BaseException) -> tuple[bool, int | None, float | None]:
+    """(transient?, HTTP status, Retry-After seconds) for an exception raised by litellm."""
+    litellm = _litellm()
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
+        return False, status, None
+    if isinstance(exc, litellm.RateLimitError) and _QUOTA.search(str(exc)):
+        return False, status, None  # out of credit: waiting will not help
+    if isinstance(exc, litellm.Timeout | litellm.APIConnectionError | litellm.RateLimitError
+                  | litellm.InternalServerError | litellm.ServiceUnavailableError):
+        return True, status, retry_after_seconds(exc)
+    if status is not None and status in TRANSIENT_STATUS:
+        return True, status, retry_after_seconds(exc)
+    return False, status, None
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """Retry-After from the error's response headers: 'retry-after-ms', seconds, or an HTTP date."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    try:
+        if (ms := headers.get("retry-after-ms")) is not None:
+            return min(MAX_RETRY_AFTER_S, max(0.0, float(ms) / 1000))
+        value = headers.get("retry-after")
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if value is None:
+        return None
+    try:
+        return min(MAX_RETRY_AFTER_S, max(0.0, float(value)))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return min(MAX_RETRY_AFTER_S, max(0.0, when.timestamp() - time.time()))
+
+
+def _explain(exc: BaseException, status: int | None, attempts: int, transient: bool) -> str:
+    """A stored error: what failed, after how many attempts, and what to do about it."""
+    hint = {
+        401: "check the provider's API key environment variable",
+        403: "the key lacks access to this model",
+        404: "check the model id and api_base",
+    }.get(status or 0, "")
+    name = type(exc).__name__
+    if "ContextWindow" in name:
+        hint = "the prompt is too long for this model; choose a model with a larger context"
+    elif transient:
+        hint = "the provider kept failing; rerun the judge stage later (answered pages are cached)"
+    elif not hint and status == 400:
+        hint = "the provider rejected the request"
+    detail = " ".join(str(exc).split())[:400]
+    where = f"HTTP {status}, " if status else ""
+    return f"{name} ({where}{attempts} attempt(s)): {detail}" + (f" — {hint}" if hint else "")
