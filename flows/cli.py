@@ -43,7 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--pdfs", help="folder of unlabelled PDFs to screen")
     run.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
                      help=f"criteria to evaluate (default: all the judge covers): {', '.join(CRITERIA)}")
-    run.add_argument("--judge", default="rules", help="judge: rules (default)")
+    run.add_argument("--judge", default="rules",
+                     help="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) | hybrid:<model id>")
+    run.add_argument("--api-base", help="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
+    run.add_argument("--temperature", type=float, default=0.7, help="LLM temperature (default 0.7)")
+    run.add_argument("--max-tokens", type=int, default=1500, help="LLM reply limit (default 1500)")
+    run.add_argument("--concurrency", type=int, default=8, help="concurrent LLM calls per model (default 8)")
     run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
     run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
     run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
@@ -92,8 +97,10 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from judges.labels import CRITERIA
     from tasks.context import RunConfig, new_run_id
 
+    options = {"home": home, "api_base": args.api_base, "temperature": args.temperature,
+               "max_tokens": args.max_tokens, "concurrency": args.concurrency}
     try:
-        judge = get_judge(args.judge)
+        judge = get_judge(args.judge, options)
     except (ValueError, ImportError) as exc:
         return _error(str(exc))
     if args.dataset:
@@ -115,7 +122,8 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judge=args.judge, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
-                    base_docs=args.base_docs)
+                    base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
+                    max_tokens=args.max_tokens, concurrency=args.concurrency)
     existing = cfg.store.get_run(cfg.run_id)
     if existing:
         previous = json.loads(existing["config"])

@@ -28,12 +28,21 @@ class RunConfig:
     source_path: str | None = None
     criteria: list[str] = field(default_factory=lambda: list(CRITERIA))
     judge: str = "rules"
-    repeats: int = 1
+    repeats: int = 3  # for stochastic judges; the rules judge is deterministic and runs once
+    api_base: str | None = None  # OpenAI-compatible endpoint for llm:/hybrid judges
+    temperature: float = 0.7
+    max_tokens: int = 1500
+    concurrency: int = 8
     dpi: int = 72
     seed: int = 0
     base_docs: int = 3
     doc_timeout_s: float = 120.0
     progress: bool = True
+
+    def judge_options(self) -> dict[str, Any]:
+        """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""
+        return {"home": self.home, "api_base": self.api_base, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "concurrency": self.concurrency}
 
     @property
     def store(self) -> ArtifactStore:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from judges.base import Judge, get_judge
+from judges.base import Judge, PageJudgment, get_judge
 from judges.evidence import PageBundle
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
@@ -31,6 +31,7 @@ JUDGMENTS_SCHEMA = pa.schema(
         pa.field("prompt_version", pa.string()),
         pa.field("prompt_hash", pa.string()),
         pa.field("params", pa.string()),  # JSON of the parameters actually used
+        pa.field("flags", pa.string()),  # JSON: hallucination flags (label without evidence, invented values)
         pa.field("tokens_in", pa.int64()),
         pa.field("tokens_out", pa.int64()),
         pa.field("cost_usd", pa.float64()),
@@ -41,28 +42,39 @@ JUDGMENTS_SCHEMA = pa.schema(
 JUDGMENTS = TableSpec("judgments", "judge", JUDGMENTS_SCHEMA)
 
 
-def judge_document(run_id: str, judge: Judge, repeats: int, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for repeat in range(repeats):
-        for row in rows:
-            bundle = PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path"))
+def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> list[dict[str, Any]]:
+    """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`."""
+    bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path")), repeat)
+               for row, repeat in items]
+    many = getattr(judge, "judge_many", None)
+    if many is not None:
+        results: list[PageJudgment | Exception] = list(many(bundles))
+    else:
+        results = []
+        for bundle, repeat in bundles:
             try:
-                result = judge.judge_page(bundle, repeat)
+                results.append(judge.judge_page(bundle, repeat))
             except Exception as exc:  # noqa: BLE001 - an error row; the report counts them
-                out.append({**_keys(run_id, judge, repeat, row), "error": f"{type(exc).__name__}: {exc}"})
-                continue
-            out.append({
-                **_keys(run_id, judge, repeat, row),
-                "label": result.label.value if result.error is None else None,
-                "sub_criteria": json.dumps(result.sub_criteria, sort_keys=True),
-                "issues": result.issues_json(),
-                "remediation": result.remediation or None,
-                "summary": result.summary,
-                "raw_response": result.raw_response,
-                "prompt_hash": result.prompt_hash,
-                "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
-                "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
-            })
+                results.append(exc)
+    out = []
+    for (row, repeat), result in zip(items, results, strict=True):
+        keys = _keys(run_id, judge, repeat, row)
+        if isinstance(result, Exception):
+            out.append({**keys, "error": f"{type(result).__name__}: {result}"})
+            continue
+        out.append({
+            **keys,
+            "label": result.label.value if result.error is None else None,
+            "sub_criteria": json.dumps(result.sub_criteria, sort_keys=True),
+            "issues": result.issues_json(),
+            "remediation": result.remediation or None,
+            "summary": result.summary,
+            "raw_response": result.raw_response,
+            "prompt_hash": result.prompt_hash,
+            "flags": json.dumps(result.flags, sort_keys=True) if result.flags else None,
+            "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
+            "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
+        })
     return out
 
 
@@ -72,33 +84,41 @@ def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[s
             "prompt_version": judge.prompt_version, "params": json.dumps(judge.params(), sort_keys=True)}
 
 
+BATCH_PAGES = 64  # pages per resumable unit when a judge runs calls concurrently
+
+
 def judge_body(io: StageIO) -> dict[str, Any]:
-    judge = get_judge(io.cfg.judge)
-    repeats = 1 if judge.name == "rules" else io.cfg.repeats
+    cfg = io.cfg
+    judge = get_judge(cfg.judge, cfg.judge_options())
+    repeats = 1 if judge.name == "rules" else cfg.repeats
     by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in io.read("inputs", "judge_inputs"):
         by_doc[row["doc_id"]].append(row)
-    items = []
+    units: list[tuple[str, list[tuple[dict[str, Any], int]]]] = []
+    batch: list[tuple[dict[str, Any], int]] = []
+    batch_docs: list[str] = []
     for doc_id, rows in by_doc.items():
-        criterion = rows[0]["criterion"]
-        if not judge.supports(criterion):
-            io.error(doc_id, "unsupported", f"judge {io.cfg.judge!r} does not cover {criterion}; "
+        if not judge.supports(rows[0]["criterion"]):
+            io.error(doc_id, "unsupported", f"judge {cfg.judge!r} does not cover {rows[0]['criterion']}; "
                      "choose another judge or leave this criterion out with --criteria")
             continue
-        items.append((doc_id, rows))
-
-    def work(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-        return {"judgments": judge_document(io.cfg.run_id, judge, repeats, rows)}
-
-    return io.per_key(items, work, f"judge ({io.cfg.judge})")
+        batch += [(row, repeat) for repeat in range(repeats) for row in rows]
+        batch_docs.append(doc_id)
+        # Concurrent judges get batches across documents; others resume document by document.
+        if not hasattr(judge, "judge_many") or len(batch) >= BATCH_PAGES:
+            units.append(("+".join(batch_docs), batch))
+            batch, batch_docs = [], []
+    if batch:
+        units.append(("+".join(batch_docs), batch))
+    return io.per_key(units, lambda items: {"judgments": judge_rows(cfg.run_id, judge, items)},
+                      f"judge ({cfg.judge})")
 
 
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
-    config_keys=("judge", "repeats"),
+    config_keys=("judge", "repeats", "api_base", "temperature", "max_tokens"),
     tables=(JUDGMENTS,),
     body=judge_body,
     code=("judges",),
-    version="rules-1",
 )

@@ -1,0 +1,50 @@
+"""The LLM judge through the whole pipeline and the CLI, against the scripted local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.llm.conftest import SECRET
+from tests.llm.server import Reply, ScriptedServer, chat, judgment_json
+
+pytestmark = pytest.mark.slow
+
+
+def varied(body: dict[str, Any]) -> Reply:
+    """Random labels, so repeats disagree and the report has a non-zero SD."""
+    return chat(judgment_json(random.choice(["passed", "failed", "cannot_tell"])))
+
+
+def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home), "OPENAI_API_KEY": SECRET, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def test_llm_run_rerun_is_free_and_keys_never_reach_disk(server: ScriptedServer, tmp_path: Path) -> None:
+    server.responder = varied
+    home = tmp_path / "home"
+    out = run_cli(home, "run", "--criteria", "semantic_tagging", "--base-docs", "1", "--run-id", "llm",
+                  "--judge", "llm:openai/test-model", "--api-base", server.api_base)
+    calls = server.calls
+    assert calls >= 3 * 4  # 3 repeats × 4 documents (one page each at least)
+    assert "±" in out.stdout  # mean ± SD over repeats
+    run_cli(home, "rerun", "--run", "llm", "--stage", "judge", "--downstream")
+    assert server.calls == calls  # the cached rerun makes no model call
+    sql = run_cli(home, "sql", "select count(*) as n, count(distinct repeat) as r, sum(cost_usd) as c "
+                  "from judgments where run_id='llm'", "--format", "json")
+    row = json.loads(sql.stdout)[0]
+    assert row["r"] == 3 and row["c"] is None  # unknown model: cost unknown, not zero
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
