@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +30,10 @@ def add_run_id(run_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"run_id": run_id, **row} for row in rows]
 
 
-class ShaMemo:
-    """Byte-identical documents are processed once; their rows are copied under each doc id."""
+def content_key(doc: dict[str, Any]) -> str:
+    """Byte-identical documents are processed once (their rows are copied under each doc id)."""
+    return str(doc.get("sha256") or doc["doc_id"])
 
-    def __init__(self) -> None:
-        self._rows: dict[str, dict[str, list[dict[str, Any]]]] = {}
 
-    def get(self, doc: dict[str, Any], compute: Callable[[], dict[str, list[dict[str, Any]]]]
-            ) -> dict[str, list[dict[str, Any]]]:
-        sha = doc.get("sha256") or doc["doc_id"]
-        if sha not in self._rows:
-            self._rows[sha] = compute()
-        return {
-            table: [{**row, "doc_id": doc["doc_id"]} for row in rows]
-            for table, rows in self._rows[sha].items()
-        }
+def error_row(run_id: str, stage: str, doc: dict[str, Any], kind: str, message: str) -> dict[str, Any]:
+    return {"run_id": run_id, "stage": stage, "doc_id": doc["doc_id"], "kind": kind, "message": message}

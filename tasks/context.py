@@ -36,7 +36,8 @@ class RunConfig:
     dpi: int = 72
     seed: int = 0
     base_docs: int = 3
-    doc_timeout_s: float = 120.0
+    doc_timeout_s: float = 120.0  # per document, in render and extract
+    workers: int = 2  # processes for per-document work
     progress: bool = True
 
     def judge_options(self) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -16,7 +17,7 @@ from extractors.links import (
     extract_orphan_link_elements,
 )
 from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
-from tasks.common import ShaMemo, add_run_id, document_files, good_documents, with_run_id
+from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -95,26 +96,18 @@ def extract_document(run_id: str, doc: dict[str, Any]) -> dict[str, list[dict[st
                 out[table] += rows
             page_offset += int(summary.get("pages") or 0)
         except ExtractionError as exc:
-            errors.append(_error(run_id, doc, exc.kind, str(exc)))
+            errors.append(error_row(run_id, "extract", doc, exc.kind, str(exc)))
             break
         except Exception as exc:  # noqa: BLE001 - a bad document is an error row, the run goes on
-            errors.append(_error(run_id, doc, "internal", f"{type(exc).__name__}: {exc}"))
+            errors.append(error_row(run_id, "extract", doc, "internal", f"{type(exc).__name__}: {exc}"))
             break
     return {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
 
 
-def _error(run_id: str, doc: dict[str, Any], kind: str, message: str) -> dict[str, Any]:
-    return {"run_id": run_id, "stage": "extract", "doc_id": doc["doc_id"], "kind": kind, "message": message}
-
-
 def extract_body(io: StageIO) -> dict[str, Any]:
-    memo = ShaMemo()
     docs = good_documents(io)
-    return io.per_key(
-        [(d["doc_id"], d) for d in docs],
-        lambda doc: memo.get(doc, lambda: extract_document(io.cfg.run_id, doc)),
-        "extract evidence",
-    )
+    return io.per_key([(d["doc_id"], d) for d in docs], partial(extract_document, io.cfg.run_id),
+                      "extract evidence", isolated=True, same=content_key)
 
 
 EXTRACT = Stage(

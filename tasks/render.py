@@ -2,46 +2,39 @@
 
 from __future__ import annotations
 
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from extractors.errors import ExtractionError
 from extractors.pages import PAGES_SCHEMA, render_pages
-
-from tasks.common import ShaMemo, add_run_id, document_files, good_documents, with_run_id
+from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
 PAGES = TableSpec("pages", "render", with_run_id(PAGES_SCHEMA))
 
 
+def render_document(run_id: str, image_root: str, dpi: int, doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Page images and `pages` rows of one document (runs in a worker process)."""
+    # Images are addressed by content and DPI, so identical documents and later runs share them.
+    out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
+    rows: list[dict[str, Any]] = []
+    try:
+        for path in document_files(doc):
+            rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows))
+    except ExtractionError as exc:
+        return {"pages": [], "errors": [error_row(run_id, "render", doc, exc.kind, str(exc))]}
+    except Exception as exc:  # noqa: BLE001 - one bad document must not stop the run
+        return {"pages": [], "errors": [error_row(run_id, "render", doc, "internal", f"{type(exc).__name__}: {exc}")]}
+    return {"pages": add_run_id(run_id, rows), "errors": []}
+
+
 def render_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    memo = ShaMemo()
-    # Images are addressed by content and DPI, so identical documents and later runs share them.
-    image_root = cfg.home / "artifacts" / "render" / "images"
-
-    def work(doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-        def compute() -> dict[str, list[dict[str, Any]]]:
-            out_dir = image_root / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{cfg.dpi}dpi"
-            rows: list[dict[str, Any]] = []
-            try:
-                for path in document_files(doc):
-                    rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=cfg.dpi,
-                                         page_offset=len(rows))
-            except ExtractionError as exc:
-                return {"pages": [], "errors": [_error(cfg.run_id, doc, exc.kind, str(exc))]}
-            except Exception as exc:  # noqa: BLE001 - one bad document must not stop the run
-                return {"pages": [], "errors": [_error(cfg.run_id, doc, "internal", f"{type(exc).__name__}: {exc}")]}
-            return {"pages": add_run_id(cfg.run_id, rows), "errors": []}
-
-        return memo.get(doc, compute)
-
+    work = partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi)
     docs = good_documents(io)
-    return io.per_key([(d["doc_id"], d) for d in docs], work, "render pages")
-
-
-def _error(run_id: str, doc: dict[str, Any], kind: str, message: str) -> dict[str, Any]:
-    return {"run_id": run_id, "stage": "render", "doc_id": doc["doc_id"], "kind": kind, "message": message}
+    return io.per_key([(d["doc_id"], d) for d in docs], work, "render pages", isolated=True, same=content_key)
 
 
 RENDER = Stage(

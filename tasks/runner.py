@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tasks.context import RunConfig
+from tasks.isolation import DocumentTimeout, run_isolated
 from warehouse.catalog import TableSpec
 from warehouse.schema import conform
 from warehouse.store import StageRun, Staging, now
@@ -94,24 +95,50 @@ class StageIO:
         items: Sequence[tuple[str, K]],
         work: Callable[[K], Mapping[str, list[dict[str, Any]]]],
         description: str | None = None,
+        *,
+        isolated: bool = False,
+        same: Callable[[K], str] | None = None,
     ) -> dict[str, pa.Table]:
         """Run `work` for each (key, item) not done by an earlier attempt; persist each result.
 
         `work` returns rows per table; rows of the stage's `errors` table may be included.
+        `isolated` runs `work` (a picklable top-level function) in worker processes with the run's
+        per-document time limit. Items with the same `same(item)` value (e.g. byte-identical
+        PDFs) are computed once and their rows copied under each item's `doc_id`.
         Returns the stage's tables assembled from all parts in `items` order.
         """
         todo = [(key, item) for key, item in items if not self.staging.done(key)]
         if len(todo) < len(items):
             log.info("%s: resuming, %d of %d already done", self.stage.name, len(items) - len(todo), len(items))
+        groups: dict[str, list[tuple[str, K]]] = {}
+        for key, item in todo:
+            groups.setdefault(same(item) if same else key, []).append((key, item))
+        members = list(groups.values())
+        workers = self.cfg.workers if isolated else 1
+        timeout = self.cfg.doc_timeout_s if isolated else None
         with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
                        len(items) - len(todo)) as advance:
-            for key, item in todo:
-                rows = work(item)
-                self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()})
-                advance()
+            for index, result in run_isolated(work, [group[0][1] for group in members], workers=workers,
+                                              timeout_s=timeout):
+                for key, item in members[index]:
+                    rows = self._rows_for(key, item, result)
+                    self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()})
+                    advance()
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
+
+    def _rows_for(self, key: str, item: Any, result: Any) -> Mapping[str, list[dict[str, Any]]]:
+        doc_id = item.get("doc_id") if isinstance(item, dict) else None
+        if isinstance(result, Exception):
+            kind = "timeout" if isinstance(result, DocumentTimeout) else "internal"
+            return {"errors": [{"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,
+                                "kind": kind, "message": f"{type(result).__name__}: {result}"}]}
+        if doc_id is None:
+            return result  # type: ignore[no-any-return]
+        # Rows computed for an identical document are re-labelled with this document's id.
+        return {table: [{**row, "doc_id": doc_id} if "doc_id" in row else row for row in rows]
+                for table, rows in result.items()}
 
 
 class _progress:
