@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
                      help=f"criteria to evaluate (default: all the judge covers): {', '.join(CRITERIA)}")
     run.add_argument("--judge", default="rules",
-                     help="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) | hybrid:<model id>")
+                     help="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) "
+                          "| hybrid:<model id>")
     run.add_argument("--api-base", help="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
     run.add_argument("--temperature", type=float, default=0.7, help="LLM temperature (default 0.7)")
     run.add_argument("--max-tokens", type=int, default=1500, help="LLM reply limit (default 1500)")
@@ -52,6 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
     run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
     run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
+    run.add_argument("--layout-backend", default="pymupdf", choices=("pymupdf", "fasterrcnn", "layoutparser"),
+                     help="layout detector (default pymupdf: the offline model bundled with PyMuPDF)")
+    run.add_argument("--layout-weights", help="local weights for fasterrcnn (a .pth) or layoutparser (a folder)")
+    run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
+    run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
     run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
 
@@ -59,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rerun = sub.add_parser("rerun", help="re-execute one stage of a run from its persisted upstream artifacts")
     rerun.add_argument("--run", required=True, help="run id (see: accessbench runs)")
-    rerun.add_argument("--stage", required=True, help="corpus|render|extract|inputs|judge|aggregate|metrics")
+    rerun.add_argument("--stage", required=True,
+                       help="corpus|render|layout|extract|transcript|inputs|judge|aggregate|metrics")
     rerun.add_argument("--downstream", action="store_true", help="also re-execute every stage after it")
 
     sql = sub.add_parser("sql", help="read-only SQL over the warehouse")
@@ -123,7 +130,15 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judge=args.judge, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
-                    max_tokens=args.max_tokens, concurrency=args.concurrency)
+                    max_tokens=args.max_tokens, concurrency=args.concurrency, layout_backend=args.layout_backend,
+                    layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
+                    doc_timeout_s=args.doc_timeout, workers=args.workers)
+    try:
+        from extractors.layout import LayoutBackendError, get_backend
+
+        get_backend(cfg.layout_backend, cfg.layout_weights)
+    except LayoutBackendError as exc:
+        return _error(str(exc))
     existing = cfg.store.get_run(cfg.run_id)
     if existing:
         previous = json.loads(existing["config"])
@@ -168,7 +183,7 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from tasks.context import STAGES
+    from tasks.registry import STAGES
     from warehouse.store import ArtifactStore
 
     store = ArtifactStore(home)
@@ -189,7 +204,8 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
-    from tasks.context import STAGES, RunConfig
+    from tasks.context import RunConfig
+    from tasks.registry import STAGES
     from warehouse.store import ArtifactStore
 
     if args.stage not in STAGES:

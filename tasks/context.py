@@ -11,8 +11,6 @@ from typing import Any
 from judges.labels import CRITERIA
 from warehouse.store import ArtifactStore
 
-STAGES: tuple[str, ...] = ("corpus", "render", "extract", "inputs", "judge", "aggregate", "metrics")
-
 
 def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(2)
@@ -34,6 +32,8 @@ class RunConfig:
     max_tokens: int = 1500
     concurrency: int = 8
     dpi: int = 72
+    layout_backend: str = "pymupdf"  # pymupdf | fasterrcnn | layoutparser
+    layout_weights: str | None = None  # local weights for fasterrcnn/layoutparser
     seed: int = 0
     base_docs: int = 3
     doc_timeout_s: float = 120.0  # per document, in render and extract

@@ -7,12 +7,13 @@ from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
 from tasks.inputs import INPUTS
 from tasks.judge import JUDGE
+from tasks.layout import LAYOUT
 from tasks.metrics import METRICS
 from tasks.render import RENDER
 from tasks.runner import ERRORS_SCHEMA, Stage
 from warehouse.catalog import TableSpec
 
-STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, EXTRACT, INPUTS, JUDGE, AGGREGATE, METRICS)
+STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, INPUTS, JUDGE, AGGREGATE, METRICS)
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 
 ALL_TABLES: tuple[TableSpec, ...] = (

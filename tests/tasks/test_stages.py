@@ -25,9 +25,23 @@ def config(home: Path, run_id: str, dataset: Path, **kw: object) -> RunConfig:
                      progress=False, **kw)  # type: ignore[arg-type]
 
 
-def test_full_run_fills_every_table_and_scores(tmp_path: Path, synthetic_dataset: Path) -> None:
-    cfg = config(tmp_path, "r1", synthetic_dataset)
-    assert set(run_all(cfg).values()) == {"completed"}
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Path) -> Path:
+    """A data home with run r1 complete; tests that change it work on a copy."""
+    home = tmp_path_factory.mktemp("finished")
+    assert set(run_all(config(home, "r1", synthetic_dataset)).values()) == {"completed"}
+    return home
+
+
+@pytest.fixture
+def home(finished: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "home"
+    shutil.copytree(finished, copy, symlinks=True)
+    return copy
+
+
+def test_full_run_fills_every_table_and_scores(finished: Path) -> None:
+    tmp_path = finished
     _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from documents where run_id='r1'")
     n_docs = rows[0][0]
     assert n_docs == 2 * 4 * 2  # criteria × labels × base docs
@@ -42,8 +56,8 @@ def test_full_run_fills_every_table_and_scores(tmp_path: Path, synthetic_dataset
     assert rows[0][0] > 0
 
 
-def test_unchanged_stages_are_skipped_and_other_runs_reuse_outputs(tmp_path: Path, synthetic_dataset: Path) -> None:
-    run_all(config(tmp_path, "r1", synthetic_dataset))
+def test_unchanged_stages_are_skipped_and_other_runs_reuse_outputs(home: Path, synthetic_dataset: Path) -> None:
+    tmp_path = home
     assert set(run_all(config(tmp_path, "r1", synthetic_dataset)).values()) == {"skipped"}
     statuses = run_all(config(tmp_path, "r2", synthetic_dataset))
     assert statuses["corpus"] == "completed"  # the corpus is always re-read for a new run
@@ -52,9 +66,8 @@ def test_unchanged_stages_are_skipped_and_other_runs_reuse_outputs(tmp_path: Pat
     assert rows[0][1] == rows[1][1] and [r[0] for r in rows] == ["r1", "r2"]
 
 
-def test_changed_config_recomputes_downstream(tmp_path: Path, synthetic_dataset: Path) -> None:
-    run_all(config(tmp_path, "r1", synthetic_dataset))
-    statuses = run_all(config(tmp_path, "r1", synthetic_dataset, dpi=50))
+def test_changed_config_recomputes_downstream(home: Path, synthetic_dataset: Path) -> None:
+    statuses = run_all(config(home, "r1", synthetic_dataset, dpi=50))
     assert statuses["corpus"] == "skipped" and statuses["extract"] == "skipped"
     assert statuses["render"] == "completed"
 
@@ -96,9 +109,8 @@ def test_a_stage_refuses_to_run_before_its_upstream(tmp_path: Path, synthetic_da
         execute(config(tmp_path, "r", synthetic_dataset), STAGES["judge"])
 
 
-def test_rerun_with_force_recomputes_only_the_named_stage(tmp_path: Path, synthetic_dataset: Path) -> None:
-    cfg = config(tmp_path, "r1", synthetic_dataset)
-    run_all(cfg)
+def test_rerun_with_force_recomputes_only_the_named_stage(home: Path, synthetic_dataset: Path) -> None:
+    cfg = config(home, "r1", synthetic_dataset)
     extract_file = cfg.store.table_path("extract", "r1", "struct_elements")
     judge_file = cfg.store.table_path("judge", "r1", "judgments")
     before = (extract_file.stat().st_mtime_ns, judge_file.stat().st_mtime_ns)
