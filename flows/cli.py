@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--layout-backend", default="pymupdf", choices=("pymupdf", "fasterrcnn", "layoutparser"),
                      help="layout detector (default pymupdf: the offline model bundled with PyMuPDF)")
     run.add_argument("--layout-weights", help="local weights for fasterrcnn (a .pth) or layoutparser (a folder)")
+    run.add_argument("--transcript", default="emulated", choices=("emulated", "aws-transcribe"),
+                     help="screen-reader transcript: emulated from the tag tree (default), or Amazon Transcribe of "
+                          "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
     run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
     run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
@@ -132,7 +135,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
-                    doc_timeout_s=args.doc_timeout, workers=args.workers)
+                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript)
     try:
         from extractors.layout import LayoutBackendError, get_backend
 

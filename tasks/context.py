@@ -34,6 +34,7 @@ class RunConfig:
     dpi: int = 72
     layout_backend: str = "pymupdf"  # pymupdf | fasterrcnn | layoutparser
     layout_weights: str | None = None  # local weights for fasterrcnn/layoutparser
+    transcript_backend: str = "emulated"  # emulated | aws-transcribe (recorded audio beside each PDF)
     seed: int = 0
     base_docs: int = 3
     doc_timeout_s: float = 120.0  # per document, in render and extract

@@ -11,9 +11,11 @@ from tasks.layout import LAYOUT
 from tasks.metrics import METRICS
 from tasks.render import RENDER
 from tasks.runner import ERRORS_SCHEMA, Stage
+from tasks.transcript import TRANSCRIPT
 from warehouse.catalog import TableSpec
 
-STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, INPUTS, JUDGE, AGGREGATE, METRICS)
+STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, INPUTS, JUDGE, AGGREGATE,
+                                    METRICS)
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 
 ALL_TABLES: tuple[TableSpec, ...] = (

@@ -1,0 +1,87 @@
+"""Transcript stage: what a screen reader announces, from the tag tree (or recorded audio)."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from extractors.errors import ExtractionError
+from extractors.transcript import TRANSCRIPT_SCHEMA, TranscriptError, get_transcriber
+from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.runner import Stage, StageIO
+from warehouse.catalog import TableSpec
+
+TRANSCRIPTS = TableSpec("transcripts", "transcript", with_run_id(TRANSCRIPT_SCHEMA))
+AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".flac", ".ogg")
+BUCKET_ENV = "ACCESSBENCH_TRANSCRIBE_BUCKET"
+
+
+def _strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "run_id"} for row in rows]
+
+
+def transcribe_document(run_id: str, backend: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    doc = item["doc"]
+    rows: list[dict[str, Any]] = []
+    try:
+        files = document_files(doc)
+        if backend == "aws-transcribe":
+            rows = _from_audio(doc, files)
+        elif len(files) == 1:
+            # One file: reuse the extract stage's tree instead of reading it again.
+            rows = get_transcriber(backend)(files[0], doc_id=doc["doc_id"], elements=_strip(item["elements"]) or None,
+                                            links=_strip(item["links"]))
+        else:
+            for path in files:
+                rows += get_transcriber(backend)(path, doc_id=doc["doc_id"],
+                                                 page_offset=max((r["page"] or 0 for r in rows), default=0))
+            for seq, row in enumerate(rows):
+                row["seq"] = seq
+    except (ExtractionError, TranscriptError) as exc:
+        kind = getattr(exc, "kind", "transcript")
+        return {"transcripts": [], "errors": [error_row(run_id, "transcript", doc, kind, str(exc))]}
+    except Exception as exc:  # noqa: BLE001 - a bad document is an error row
+        return {"transcripts": [], "errors": [error_row(run_id, "transcript", doc, "internal",
+                                                        f"{type(exc).__name__}: {exc}")]}
+    return {"transcripts": add_run_id(run_id, rows), "errors": []}
+
+
+def _from_audio(doc: dict[str, Any], files: list[Path]) -> list[dict[str, Any]]:
+    """A recorded screen-reader session lies beside the PDF with the same stem (e.g. paper.mp3)."""
+    audio = next((p.with_suffix(s) for p in files for s in AUDIO_SUFFIXES if p.with_suffix(s).exists()), None)
+    if audio is None:
+        raise TranscriptError(f"no recorded audio beside the PDF ({'/'.join(AUDIO_SUFFIXES)} with the same name)")
+    bucket = os.environ.get(BUCKET_ENV)
+    if not bucket:
+        raise TranscriptError(f"set {BUCKET_ENV} to the S3 bucket Amazon Transcribe may read and write")
+    return get_transcriber("aws-transcribe")(audio, doc_id=doc["doc_id"], bucket=bucket)  # type: ignore[call-arg]
+
+
+def transcript_body(io: StageIO) -> dict[str, Any]:
+    cfg = io.cfg
+    get_transcriber(cfg.transcript_backend)  # an unknown backend fails the stage up front
+    elements: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    links: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in io.read("extract", "struct_elements"):
+        elements[row["doc_id"]].append(row)
+    for row in io.read("extract", "links"):
+        links[row["doc_id"]].append(row)
+    failed = {e["doc_id"] for e in io.read("extract", "errors")}
+    items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha256": content_key(d),
+                            "elements": elements.get(d["doc_id"], []), "links": links.get(d["doc_id"], [])})
+             for d in good_documents(io) if d["doc_id"] not in failed]
+    return io.per_key(items, partial(transcribe_document, cfg.run_id, cfg.transcript_backend),
+                      "screen-reader transcript", isolated=True, same=lambda item: item["sha256"])
+
+
+TRANSCRIPT = Stage(
+    name="transcript",
+    upstream=("corpus", "extract"),
+    config_keys=("transcript_backend",),
+    tables=(TRANSCRIPTS,),
+    body=transcript_body,
+    code=("extractors",),
+)
