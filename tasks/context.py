@@ -32,6 +32,7 @@ class RunConfig:
     max_tokens: int = 1500
     concurrency: int = 8
     dpi: int = 72
+    crop_dpi: int = 110  # figure and table crops, sharper than the page images for vision models
     layout_backend: str = "pymupdf"  # pymupdf | fasterrcnn | layoutparser
     layout_weights: str | None = None  # local weights for fasterrcnn/layoutparser
     transcript_backend: str = "emulated"  # emulated | aws-transcribe (recorded audio beside each PDF)

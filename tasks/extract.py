@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
 from extractors.errors import ExtractionError
+from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
 from extractors.links import (
     LINKS_SCHEMA,
@@ -16,7 +18,9 @@ from extractors.links import (
     extract_links,
     extract_orphan_link_elements,
 )
+from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order
 from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
+from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
@@ -39,12 +43,22 @@ ORPHAN_LINK_ELEMENTS = TableSpec("orphan_link_elements", "extract", with_run_id(
 FONTS = TableSpec("fonts", "extract", with_run_id(FONTS_SCHEMA))
 TEXT_SPANS = TableSpec("text_spans", "extract", with_run_id(TEXT_SPANS_WITH_CONTRAST))
 DOC_STRUCTURE = TableSpec("doc_structure", "extract", DOC_STRUCTURE_SCHEMA)
+READING_ORDER = TableSpec("reading_order", "extract", with_run_id(READING_ORDER_SCHEMA))
+TABLES = TableSpec("tables", "extract", with_run_id(pa.schema([*TABLES_SCHEMA, pa.field("crop_path", pa.string())])))
+TABLE_CELLS = TableSpec("table_cells", "extract", with_run_id(TABLE_CELLS_SCHEMA))
+FIGURES = TableSpec("figures", "extract", with_run_id(FIGURES_SCHEMA))
 
-EXTRACT_TABLES = (STRUCT_ELEMENTS, LINKS, ORPHAN_LINK_ELEMENTS, FONTS, TEXT_SPANS, DOC_STRUCTURE)
+EXTRACT_TABLES = (STRUCT_ELEMENTS, LINKS, ORPHAN_LINK_ELEMENTS, FONTS, TEXT_SPANS, DOC_STRUCTURE, READING_ORDER,
+                  TABLES, TABLE_CELLS, FIGURES)
+# Columns holding struct element ids, offset so ids stay unique across a document's files.
 _ID_COLUMNS = {
     "struct_elements": ("elem_id", "parent_id"),
     "links": ("element_id",),
     "orphan_link_elements": ("elem_id",),
+    "reading_order": ("elem_id",),
+    "tables": ("table_id",),  # negative ids mark untagged tables and are left alone
+    "table_cells": ("table_id", "elem_id"),
+    "figures": ("elem_id",),
 }
 
 
@@ -63,38 +77,58 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
     return out
 
 
-def extract_file(path: Any, doc_id: str, page_offset: int, id_offset: int) -> dict[str, list[dict[str, Any]]]:
-    spans = extract_text_spans(path, doc_id=doc_id, page_offset=page_offset)
+def extract_file(path: Any, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
+                 regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Every evidence table of one PDF file (pages numbered from `page_offset` + 1)."""
+    at = {"doc_id": doc_id, "page_offset": page_offset}
+    elements = extract_struct_elements(path, **at)
+    tables, cells = extract_tables(path, **at, elements=elements, regions=regions)
+    figures = extract_figures(path, **at, elements=elements)
+    for record, crop in zip(figures, render_figure_crops(path, figures, crops, crop_dpi, page_offset=page_offset),
+                            strict=True):
+        record["crop_path"] = crop
+    table_crops = render_table_crops(path, tables, crops, crop_dpi, page_offset=page_offset)
     rows = {
-        "struct_elements": extract_struct_elements(path, doc_id=doc_id, page_offset=page_offset),
-        "links": extract_links(path, doc_id=doc_id, page_offset=page_offset),
-        "orphan_link_elements": extract_orphan_link_elements(path, doc_id=doc_id, page_offset=page_offset),
-        "fonts": extract_fonts(path, doc_id=doc_id, page_offset=page_offset),
-        "text_spans": with_contrast(spans, extract_contrast(path, doc_id=doc_id, page_offset=page_offset)),
+        "struct_elements": elements,
+        "links": extract_links(path, **at),
+        "orphan_link_elements": extract_orphan_link_elements(path, **at),
+        "fonts": extract_fonts(path, **at),
+        "text_spans": with_contrast(extract_text_spans(path, **at), extract_contrast(path, **at)),
+        "reading_order": extract_reading_order(path, **at, elements=elements),
+        "tables": [{**t, "crop_path": c} for t, c in zip(tables, table_crops, strict=True)],
+        "table_cells": cells,
+        "figures": figures,
     }
-    for table, columns in _ID_COLUMNS.items():  # element ids stay unique across a document's files
+    for table, columns in _ID_COLUMNS.items():
         for row in rows[table]:
             for column in columns:
-                if row.get(column) is not None:
+                if row.get(column) is not None and row[column] >= 0:
                     row[column] += id_offset
     return rows
 
 
-def extract_document(run_id: str, doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str, Any]
+                     ) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on)."""
     out: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in EXTRACT_TABLES}
     errors: list[dict[str, Any]] = []
     page_offset = 0
+    doc, regions = item["doc"], item["regions"]
     doc_id = doc["doc_id"]
+    crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
     for index, path in enumerate(document_files(doc)):
         try:
             summary = struct_summary(path)
             out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
             if summary.get("error"):
                 raise ExtractionError("corrupt", summary["error"], path=path)
-            for table, rows in extract_file(path, doc_id, page_offset, len(out["struct_elements"])).items():
+            pages = int(summary.get("pages") or 0)
+            mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
+                    if page_offset < r["page"] <= page_offset + pages]
+            for table, rows in extract_file(path, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi,
+                                            mine).items():
                 out[table] += rows
-            page_offset += int(summary.get("pages") or 0)
+            page_offset += pages
         except ExtractionError as exc:
             errors.append(error_row(run_id, "extract", doc, exc.kind, str(exc)))
             break
@@ -105,15 +139,20 @@ def extract_document(run_id: str, doc: dict[str, Any]) -> dict[str, list[dict[st
 
 
 def extract_body(io: StageIO) -> dict[str, Any]:
-    docs = good_documents(io)
-    return io.per_key([(d["doc_id"], d) for d in docs], partial(extract_document, io.cfg.run_id),
-                      "extract evidence", isolated=True, same=content_key)
+    cfg = io.cfg
+    regions: dict[str, list[dict[str, Any]]] = {}
+    for row in io.read("layout", "layout_regions"):
+        regions.setdefault(row["doc_id"], []).append(row)
+    items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
+                            "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
+    work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi)
+    return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"])
 
 
 EXTRACT = Stage(
     name="extract",
-    upstream=("corpus",),
-    config_keys=(),
+    upstream=("corpus", "layout"),
+    config_keys=("crop_dpi",),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors",),
