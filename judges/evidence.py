@@ -42,7 +42,15 @@ class DocEvidence:
     links: list[dict[str, Any]] = field(default_factory=list)
     fonts: list[dict[str, Any]] = field(default_factory=list)
     text_spans: list[dict[str, Any]] = field(default_factory=list)
+    reading_order: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    table_cells: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    transcripts: list[dict[str, Any]] = field(default_factory=list)
+    order_agreement: dict[int, dict[str, Any]] = field(default_factory=dict)  # page → statistics
+    layout_regions: list[dict[str, Any]] = field(default_factory=list)
     extract_failed: bool = False
+    transcript_failed: bool = False
 
 
 @dataclass
@@ -171,30 +179,140 @@ def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
             "tagged": any(s.get("tagged") for s in ev.doc_structure)}
 
 
+SMALL_TEXT_PT = 9.0  # the body-text floor the benchmark's font criterion uses
+
+
 def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    fonts = [_strip(f) for f in ev.fonts if page in (f.get("pages") or [])]
-    spans = [s for s in ev.text_spans if s.get("page") == page]
+    spans = [s for s in _on(ev.text_spans, page) if not s.get("render_invisible")]
+    used = {s["font_name"] for s in spans}
+    fonts = [{k: f.get(k) for k in ("font_name", "font_type", "embedded", "subset", "has_tounicode", "encoding",
+                                    "char_count")} | {"sizes": sorted(set(f.get("sizes") or []))[:12]}
+             for f in ev.fonts if page in (f.get("pages") or []) and f["font_name"] in used]
     sizes: dict[float, int] = {}
+    by_font: dict[str, int] = {}
     for span in spans:
-        sizes[round(span["size"], 1)] = sizes.get(round(span["size"], 1), 0) + int(span.get("char_count") or 0)
-    return {"fonts": fonts, "chars_by_size": sorted(sizes.items())}
+        chars = int(span.get("char_count") or 0)
+        sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+        by_font[span["font_name"]] = by_font.get(span["font_name"], 0) + chars
+    total = sum(sizes.values())
+    return {
+        "fonts": fonts,
+        "chars_by_size": sorted(sizes.items()),
+        "chars_by_font": dict(sorted(by_font.items(), key=lambda kv: -kv[1])),
+        "body_size": body_size(ev.text_spans),
+        "page_chars": total,
+        "small_chars": sum(n for size, n in sizes.items() if size < SMALL_TEXT_PT),
+        "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
+    }
+
+
+def _on(rows: list[dict[str, Any]], page: int) -> list[dict[str, Any]]:
+    return [r for r in rows if r.get("page") == page]
+
+
+def figure_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    """Where the figures are (and their crops): what a sighted reviewer sees, without tags."""
+    if ev.extract_failed:
+        return None
+    figures = [{"figure": f["figure_index"], "kind": f["kind"], "bbox": f.get("bbox"), "small": f.get("small"),
+                "caption": _short(f.get("caption")), "crop_path": f.get("crop_path")} for f in _on(ev.figures, page)]
+    return {"figures": figures, "document_figures": sum(1 for f in ev.figures if not f.get("small"))}
+
+
+def alt_texts(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed:
+        return None
+    return {"figures": [{"figure": f["figure_index"], "alt": f.get("alt"), "actual_text": f.get("actual_text"),
+                         "tagged_figure": f.get("elem_id") is not None, "is_artifact": f.get("is_artifact"),
+                         "kind": f["kind"], "small": f.get("small"), "caption": _short(f.get("caption"))}
+                        for f in _on(ev.figures, page)],
+            "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+
+
+def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed:
+        return None
+    units = [{k: r.get(k) for k in ("block_index", "struct_rank", "content_rank", "visual_rank", "column", "role",
+                                    "marks")} | {"text": _short(r.get("text"))} for r in _on(ev.reading_order, page)]
+    return {"units": units, "agreement": ev.order_agreement.get(page),
+            "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+
+
+def transcript(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed or ev.transcript_failed:
+        return None
+    lines = [{"seq": t["seq"], "role": t["role"], "level": t.get("level"), "says": _short(t["announcement"])}
+             for t in _on(ev.transcripts, page)]
+    return {"announcements": lines[:300], "truncated": len(lines) > 300}
+
+
+def table_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed:
+        return None
+    regions = [r.get("bbox") for r in _on(ev.layout_regions, page) if r.get("kind") == "table"]
+    tables = [{"table": t["table_id"], "bbox": t.get("bbox"), "rows": t.get("rows"), "cols": t.get("cols"),
+               "caption": _short(t.get("caption")), "crop_path": t.get("crop_path")} for t in _on(ev.tables, page)]
+    return {"tables": tables, "layout_table_regions": regions, "document_tables": len(ev.tables)}
+
+
+def table_tags(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed:
+        return None
+    out = []
+    for table in _on(ev.tables, page):
+        cells = [c for c in ev.table_cells if c["table_id"] == table["table_id"]]
+        keep = ("table_id", "rows", "cols", "header_rows", "header_cols", "th_count", "td_count", "has_scope",
+                "has_headers_attr", "spans", "tagged", "source", "issues")
+        out.append({**{k: table.get(k) for k in keep}, "cells": [
+            {"row": c["row"], "col": c["col"], "kind": c.get("kind"), "scope": c.get("scope"),
+             "text": _short(c.get("text")), "rowspan": c.get("rowspan"), "colspan": c.get("colspan"),
+             "headers": c.get("associated_headers")} for c in cells[:200]]})
+    return {"tables": out, "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+
+
+CONTRAST_FIELDS = ("text", "size", "bold", "color", "background_color", "contrast_ratio", "large_text", "threshold",
+                   "passes", "char_count", "bbox")
+
+
+def color_values(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    if ev.extract_failed:
+        return None
+    spans = [s for s in _on(ev.text_spans, page) if s.get("contrast_ratio") is not None]
+    visible = [s for s in spans if not s.get("invisible")]
+    chars = sum(int(s.get("char_count") or 0) for s in visible)
+    failing = [s for s in visible if s.get("passes") is False]
+    worst = sorted(visible, key=lambda s: s["contrast_ratio"])[:40]
+    return {
+        "spans": [{k: (round(s[k], 2) if isinstance(s.get(k), float) else s.get(k)) for k in CONTRAST_FIELDS}
+                  | {"text": _short(s.get("text"))} for s in worst],
+        "min_ratio": min((s["contrast_ratio"] for s in visible), default=None),
+        "visible_chars": chars,
+        "failing_chars": sum(int(s.get("char_count") or 0) for s in failing),
+        "invisible_chars": sum(int(s.get("char_count") or 0) for s in spans if s.get("invisible")),
+    }
 
 
 def page_image(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     for row in ev.pages:
         if row["page"] == page:
             return {"width_pt": row.get("width_pt"), "height_pt": row.get("height_pt"),
-                    "has_text": row.get("has_text")}
+                    "has_text": row.get("has_text"), "image_count": row.get("image_count")}
     return None
 
 
-# Evidence kinds whose extractor has not been wired yet are simply absent (not extractable).
 BUILDERS: dict[str, Callable[[DocEvidence, int], dict[str, Any] | None]] = {
     "page_image": page_image,
     "tag_structure": tag_structure,
+    "transcript": transcript,
+    "figure_crops": figure_crops,
+    "alt_texts": alt_texts,
+    "reading_order": reading_order,
+    "table_crops": table_crops,
+    "table_tags": table_tags,
     "link_metadata": link_metadata,
+    "color_values": color_values,
     "font_metadata": font_metadata,
 }
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from extractors.reading_order import order_agreement
 from judges.evidence import DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.common import good_documents
@@ -30,7 +31,8 @@ JUDGE_INPUTS_SCHEMA = pa.schema(
 )
 JUDGE_INPUTS = TableSpec("judge_inputs", "inputs", JUDGE_INPUTS_SCHEMA)
 
-EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_spans")
+EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_spans", "reading_order", "tables",
+                   "table_cells", "figures")
 
 
 def _group(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -44,12 +46,18 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
     pages = _group(io.read("render", "pages"))
     tables = {name: _group(io.read("extract", name)) for name in EVIDENCE_TABLES}
+    transcripts = _group(io.read("transcript", "transcripts"))
+    regions = _group(io.read("layout", "layout_regions"))
     failed = {e["doc_id"] for e in io.read("extract", "errors")}
+    no_transcript = {e["doc_id"] for e in io.read("transcript", "errors")}
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
+        order = tables["reading_order"].get(doc_id, [])
         evidence = DocEvidence(doc_id, pages=sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
-                               extract_failed=doc_id in failed,
+                               extract_failed=doc_id in failed, transcript_failed=doc_id in no_transcript,
+                               transcripts=transcripts.get(doc_id, []), layout_regions=regions.get(doc_id, []),
+                               order_agreement={p: order_agreement(order, page=p) for p in {r["page"] for r in order}},
                                **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
@@ -65,9 +73,9 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
 
 INPUTS = Stage(
     name="inputs",
-    upstream=("corpus", "render", "extract"),
+    upstream=("corpus", "render", "layout", "extract", "transcript"),
     config_keys=(),
     tables=(JUDGE_INPUTS,),
     body=inputs_body,
-    code=("judges",),
+    code=("judges", "extractors"),
 )

@@ -1,0 +1,717 @@
+"""Reading order: each page's text units ranked three ways (structure, content stream, geometry).
+
+Units are PyMuPDF text blocks, cut where the tag tree changes element (MuPDF often merges a
+heading with the paragraph below it, or a table row's cells into one block; a judge must see
+those as separate items) and, where there is no tag, where the type size changes. MuPDF blocks
+exist on every page, tagged or not, so the geometric order is defined for untagged files too;
+struct element boxes alone would not be (and a paragraph running into the next column has one
+box covering both columns).
+
+Each unit gets three ranks on its page:
+
+- ``struct_rank``: the order a screen reader meets it, i.e. the preorder id of the block-level
+  element whose own content covers the unit's lines (null for artifacts, untagged pages, text
+  no element covers);
+- ``content_rank``: the order MuPDF meets the text in the content stream;
+- ``visual_rank``: the order a sighted reader follows, from :func:`_visual_order` (running
+  headers, then column segments top to bottom, each column read top to bottom, then footers).
+
+:func:`order_agreement` compares the ranks (Kendall tau, backward jumps, footnotes read inside
+unrelated body text, columns read alternately). Coordinates are PDF points, top-left origin,
+unrotated page space (as in ``struct_elements`` and ``text_spans``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pymupdf
+
+from extractors.errors import open_pdf, reading
+from extractors.structure import extract_struct_elements
+
+READING_ORDER_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),  # 1-based + page_offset
+        pa.field("block_index", pa.int32(), nullable=False),  # unit id on the page, 0-based, content order
+        pa.field("bbox", pa.list_(pa.float32()), nullable=False),  # PDF points, top-left origin
+        pa.field("text", pa.string(), nullable=False),  # first 200 characters
+        pa.field("struct_rank", pa.int32()),  # 0-based rank on the page in tag-tree order; null: not tagged
+        pa.field("content_rank", pa.int32(), nullable=False),  # rank in content-stream order
+        pa.field("visual_rank", pa.int32(), nullable=False),  # rank in geometric reading order
+        pa.field("column", pa.int32()),  # 0, 1, ... left to right; null: spans columns, header or footer
+        pa.field("role", pa.string(), nullable=False),  # see ROLES
+        pa.field("elem_id", pa.int32()),  # block-level struct element (struct_elements.elem_id)
+        pa.field("font_size", pa.float32(), nullable=False),  # dominant size of the unit's text, points
+        pa.field("mupdf_block", pa.int32(), nullable=False),  # MuPDF block number (text_spans.block)
+        # Footnote markers the unit cites: superscript digits or symbols, or digits glued to a
+        # word ("varied.1"); the full text is searched, not the 200 characters kept in `text`.
+        pa.field("marks", pa.list_(pa.string()), nullable=False),
+    ]
+)
+
+# "figure": text drawn inside a tagged Figure (axis labels, legends), which has no reading order of its own.
+ROLES = ("body", "header", "footer", "caption", "footnote", "title", "figure")
+MAX_TEXT = 200
+
+# The same flags as text_spans, so that mupdf_block joins text_spans.block.
+_DICT_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP
+
+# A tagged note is a footnote wherever it sits; small text in these never is.
+_NOTE_TYPES = frozenset({"Note", "FENote"})
+_NOT_NOTES = frozenset({"TD", "TH", "LI", "Caption", "Figure", "Formula"})
+# Inline types give their text to the nearest block-level ancestor: a link inside a paragraph
+# is part of the paragraph's unit. Note is kept as its own unit (footnotes are placed apart
+# from the text that cites them); Lbl and LBody belong to their list item.
+_INLINE_TYPES = frozenset({
+    "Span", "Link", "Em", "Strong", "Sub", "Quote", "Reference", "BibEntry", "Code", "Annot", "Ruby",
+    "RB", "RT", "RP", "Warichu", "WT", "WP", "Lbl", "LBody", "NonStruct",
+})
+_ARTIFACT_TYPES = frozenset({"Artifact"})
+
+# Page bands (share of page height) where running headers and footers live.
+_EDGE_BAND = 0.085
+_REPEAT_BAND = 0.15
+# "Figure 2:" or "Table 1." or a first line that is just "Table 1"; not "Figure 2 shows ...".
+_CAPTION = re.compile(
+    r"^\s*(fig(ure)?|table|tab|scheme|chart|plate|algorithm|listing|exhibit)\.?\s*[0-9IVX]+[a-z]?\s*([.:|—–-]|$)",
+    re.IGNORECASE,
+)
+_PAGE_NUMBER = re.compile(r"^\W*((page\s*)?\d{1,4}(\s*(of|/)\s*\d{1,4})?|[ivxlc]{1,6})\W*$", re.IGNORECASE)
+# A footnote starts with its marker, then words: "1The", "1 The", "2. See", "* Corresponding".
+_FOOTNOTE_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶‖#])[.)]?\s*(?=[^\W\d_]|[(“\"'])")
+_MARK = re.compile(r"^(\d{1,3}|[*†‡§¶‖])$")
+_GLUED_MARK = re.compile(r"(?<=[^\s\d\[(/+\-=<>])(\d{1,3}|[†‡§¶‖])(?=[\s.,;:)]|$)")
+_SUPERSCRIPT = 1  # MuPDF span flag
+
+Box = tuple[float, float, float, float]
+
+
+# --------------------------------------------------------------------------- units
+
+
+@dataclass(slots=True)
+class _Line:
+    bbox: Box
+    text: str
+    size: float
+    chars: int
+    marks: list[str]
+    elem: int | None = None  # block-level element covering the line
+    elem_type: str | None = None  # its standard type
+
+
+@dataclass(slots=True)
+class _Unit:
+    block: int  # MuPDF block number
+    lines: list[_Line]
+    index: int = 0  # block_index: position in MuPDF order on the page
+    role: str = "body"
+    column: int | None = None
+    visual: int = 0
+    bbox: Box = (0.0, 0.0, 0.0, 0.0)
+    size: float = 0.0
+    chars: int = 0
+    text: str = ""
+    marks: list[str] = field(default_factory=list)
+
+    def finish(self) -> None:
+        self.bbox = _union_all(line.bbox for line in self.lines)
+        self.text = " ".join(" ".join(line.text for line in self.lines).split())
+        self.chars = sum(line.chars for line in self.lines)
+        self.size = _dominant_size(self.lines)
+        self.marks = [mark for line in self.lines for mark in line.marks]
+
+    @property
+    def elem(self) -> int | None:
+        return self.lines[0].elem
+
+    @property
+    def elem_type(self) -> str | None:
+        return self.lines[0].elem_type
+
+
+@dataclass
+class _Page:
+    number: int  # 0-based
+    width: float
+    height: float
+    units: list[_Unit] = field(default_factory=list)
+
+
+def extract_reading_order(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
+                          elements: Sequence[dict] | None = None) -> list[dict]:
+    """Reading-order records (``READING_ORDER_SCHEMA``), page by page, units in ``block_index`` order.
+
+    ``elements`` are this file's ``struct_elements`` records (same ``page_offset``); when None
+    they are extracted here. Raises ExtractionError for unreadable input.
+    """
+    if elements is None:
+        elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
+    index = _ElementIndex(elements, page_offset)
+    with open_pdf(pdf) as doc, reading(pdf, "text"):
+        pages = [_read_page(page, index) for page in doc]
+    body_size = _body_size(pages)
+    repeated = _repeated_edge_texts(pages)
+    records: list[dict] = []
+    for page in pages:
+        _assign_roles(page, body_size, repeated)
+        _visual_order(page)
+        records.extend(_page_records(page, doc_id, page_offset))
+    return records
+
+
+def _read_page(page: pymupdf.Page, index: _ElementIndex) -> _Page:
+    rect = page.rect * page.derotation_matrix  # unrotated page space, as get_text() reports it
+    out = _Page(page.number, abs(rect.width), abs(rect.height))
+    blocks: list[tuple[int, list[_Line]]] = []
+    for block in page.get_text("dict", flags=_DICT_FLAGS)["blocks"]:
+        lines = [line for line in map(_line, block.get("lines", ())) if line is not None]
+        if lines:
+            blocks.append((block["number"], lines))
+    index.assign(page.number, [line for _, lines in blocks for line in lines])
+    for number, lines in blocks:
+        out.units.extend(_split_block(number, lines))
+    for i, unit in enumerate(out.units):
+        unit.index = i
+        unit.finish()
+    return out
+
+
+def _line(line: dict) -> _Line | None:
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    if not spans:
+        return None
+    text = "".join(s["text"] for s in line["spans"])
+    sizes: Counter[float] = Counter()
+    for s in spans:
+        sizes[round(s["size"] * 2) / 2] += len(s["text"].strip())
+    box = _union_all(tuple(s["bbox"]) for s in spans)
+    marks = [s["text"].strip() for s in spans[1:] if s["flags"] & _SUPERSCRIPT and _MARK.match(s["text"].strip())]
+    marks += _GLUED_MARK.findall(text)
+    return _Line(box, text, sizes.most_common(1)[0][0], sum(sizes.values()), marks)
+
+
+def _split_block(number: int, lines: list[_Line]) -> list[_Unit]:
+    """Cut a MuPDF block where the covering element changes, or (untagged text) the type size."""
+    units = [_Unit(number, [lines[0]])]
+    for line in lines[1:]:
+        previous = units[-1].lines[-1]
+        if line.elem != previous.elem:
+            cut = True
+        elif line.elem is None:  # no tag to go by: a heading set larger than its paragraph
+            cut = abs(line.size - previous.size) > 0.12 * max(line.size, previous.size)
+        else:
+            cut = False
+        if cut:
+            units.append(_Unit(number, [line]))
+        else:
+            units[-1].lines.append(line)
+    return units
+
+
+class _ElementIndex:
+    """Finds the block-level struct element whose own content covers a line.
+
+    A line belongs to the smallest element box (own content, on its page) containing its
+    centre; inline elements hand it up to their block-level ancestor. An element's box is only
+    known on its first page, so lines of a paragraph continued from the previous page are
+    matched by their text against that page's elements.
+    """
+
+    def __init__(self, elements: Sequence[dict], page_offset: int) -> None:
+        by_id = {e["elem_id"]: e for e in elements}
+        self.types = {e["elem_id"]: e["type"] for e in elements}
+        self.block_of: dict[int, int | None] = {}
+        for e in elements:  # preorder: parents are resolved before their kids
+            self.block_of[e["elem_id"]] = self._block_level(e, by_id)
+        boxes: dict[int, list[tuple[int, Box]]] = defaultdict(list)
+        self.texts: dict[int, list[tuple[int, str]]] = defaultdict(list)
+        for e in elements:
+            if e["page"] is None:
+                continue
+            page = e["page"] - 1 - page_offset
+            if e["bbox"] is not None:
+                boxes[page].append((e["elem_id"], tuple(e["bbox"])))
+            if e["text"] and len(e["text"]) > 40:
+                self.texts[page].append((e["elem_id"], _squash(e["text"])))
+        self.ids = {p: np.array([i for i, _ in v]) for p, v in boxes.items()}
+        self.boxes = {p: np.array([b for _, b in v], dtype=float) for p, v in boxes.items()}
+
+    def _block_level(self, e: dict, by_id: dict[int, dict]) -> int | None:
+        if e["type"] in _ARTIFACT_TYPES:
+            return None
+        parent = by_id.get(e["parent_id"]) if e["parent_id"] is not None else None
+        if e["type"] in _INLINE_TYPES and parent is not None:
+            return self.block_of.get(parent["elem_id"], parent["elem_id"])
+        return e["elem_id"]
+
+    def assign(self, page: int, lines: list[_Line]) -> None:
+        if not lines or not self.block_of:
+            return
+        boxes = self.boxes.get(page)
+        found = np.full(len(lines), -1)
+        if boxes is not None and len(boxes):
+            centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in (line.bbox for line in lines)])
+            cx, cy = centres[:, :1], centres[:, 1:]
+            inside = ((cx >= boxes[:, 0] - 1) & (cx <= boxes[:, 2] + 1)
+                      & (cy >= boxes[:, 1] - 1) & (cy <= boxes[:, 3] + 1))
+            area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+            best = np.where(inside, area, np.inf).argmin(axis=1)
+            found = np.where(inside.any(axis=1), self.ids[page][best], -1)
+        for line, elem in zip(lines, found.tolist(), strict=True):
+            if elem < 0:
+                elem = self._by_text(page - 1, line.text)
+            line.elem = self.block_of.get(elem) if elem is not None and elem >= 0 else None
+            line.elem_type = self.types.get(line.elem) if line.elem is not None else None
+
+    def _by_text(self, page: int, text: str) -> int | None:
+        needle = _squash(text)[:40]
+        if len(needle) < 12:
+            return None
+        # Found past the start of the element: a continuation, not a running header
+        # repeating the title.
+        return next((elem for elem, hay in self.texts.get(page, ()) if hay.find(needle) > 0), None)
+
+
+def _squash(text: str) -> str:
+    # Hyphenation and spacing differ between a line and its element's joined text.
+    return re.sub(r"[\s\u00ad-]+", "", text)
+
+
+# --------------------------------------------------------------------------- roles
+
+
+def _body_size(pages: list[_Page]) -> float:
+    """The document's body type size: the size most characters are set in."""
+    sizes: Counter[float] = Counter()
+    for page in pages:
+        for unit in page.units:
+            for line in unit.lines:
+                sizes[line.size] += line.chars
+    return sizes.most_common(1)[0][0] if sizes else 10.0
+
+
+def _edge_key(text: str) -> str:
+    """Running heads change their page number and swap sides on even pages: compare the words
+    with digits masked, in any order (letter-spaced "N A T U R E" included)."""
+    return " ".join(sorted(set(re.sub(r"\d+", "#", text.lower()).split())))[:120]
+
+
+def _repeated_edge_texts(pages: list[_Page]) -> set[str]:
+    """Texts (digits masked) found near the top or bottom edge of two or more pages."""
+    seen: Counter[str] = Counter()
+    for page in pages:
+        keys = {_edge_key(u.text) for u in page.units if _in_band(u.bbox, page.height, _REPEAT_BAND)}
+        seen.update(keys)
+    return {key for key, count in seen.items() if count >= 2 and len(pages) >= 2}
+
+
+def _in_band(box: Box, height: float, band: float) -> bool:
+    return box[3] <= height * band or box[1] >= height * (1 - band)
+
+
+def _assign_roles(page: _Page, body: float, repeated: set[str]) -> None:
+    """Running headers and footers: small text in the edge bands, or text repeated near the
+    edge of other pages, or a page number; then figure text, captions, titles (set at least
+    15% larger than the body: the paper's title and section headings) and footnotes."""
+    height = page.height
+    for unit in page.units:
+        in_edge = _in_band(unit.bbox, height, _EDGE_BAND)
+        small = unit.size < body * 0.95 and len(unit.lines) <= 3
+        repeats = _in_band(unit.bbox, height, _REPEAT_BAND) and _edge_key(unit.text) in repeated
+        if unit.elem_type == "Figure":
+            unit.role = "figure"
+        elif (in_edge and (small or _PAGE_NUMBER.match(unit.text))) or repeats:
+            if not repeats and _is_note(unit.text) and unit.bbox[1] > height / 2:
+                continue  # a footnote low on the page, not a running footer: _mark_footnotes decides
+            unit.role = "header" if unit.bbox[1] < height / 2 else "footer"
+        elif _CAPTION.match(unit.lines[0].text):
+            unit.role = "caption"
+        elif unit.size >= body * 1.15:
+            unit.role = "title"
+    for previous, unit in zip(page.units, page.units[1:], strict=False):
+        if unit.role == "body" and previous.role == "caption" and _continues(previous, unit):
+            unit.role = "caption"  # a caption's second block ("per group.")
+    _mark_footnotes(page, body)
+
+
+def _is_note(text: str) -> bool:
+    """Starts with a footnote marker and says more than a page number would."""
+    return bool(_FOOTNOTE_MARK.match(text)) and not _PAGE_NUMBER.match(text) and len(text) > 4
+
+
+def _continues(previous: _Unit, unit: _Unit) -> bool:
+    """Is ``unit`` more of ``previous``: the same element, or (untagged) the next line in the same style?"""
+    if previous.elem is not None or unit.elem is not None:
+        return previous.elem == unit.elem
+    gap = unit.bbox[1] - previous.bbox[3]
+    return unit.size == previous.size and -1 < gap < 0.6 * unit.size and _x_overlap(previous.bbox, unit.bbox) > 0
+
+
+def _mark_footnotes(page: _Page, body: float) -> None:
+    """The stack of small text at the foot of a column, when it starts with a footnote marker.
+
+    Working up from the bottom, a small unit (or a tagged Note) joins the stack when only
+    stacked units, headers and footers lie below it in its horizontal range; table cells,
+    list items and captions never do. The stack's units become footnotes when one of them
+    starts with a marker or is a Note; a reference list has body-size or unmarked text below.
+    """
+    lower = [u for u in page.units if u.bbox[1] > page.height / 2 and u.role not in ("header", "footer")]
+    stack: list[_Unit] = []
+    stacked: set[int] = set()
+    for unit in sorted(lower, key=lambda u: -u.bbox[1]):
+        note_like = unit.elem_type in _NOTE_TYPES or (
+            unit.role == "body" and unit.size < body * 0.95 and unit.elem_type not in _NOT_NOTES)
+        if note_like and all(id(o) in stacked for o in lower
+                             if o.bbox[1] > unit.bbox[1] and _x_overlap(o.bbox, unit.bbox) > 0):
+            stack.append(unit)
+            stacked.add(id(unit))
+    marked = [u for u in stack if u.elem_type in _NOTE_TYPES or _FOOTNOTE_MARK.match(u.text)]
+    for unit in stack:
+        # Only the part of the stack at or below its first marked note (per column).
+        if any(m.bbox[1] <= unit.bbox[1] + 1 and _x_overlap(m.bbox, unit.bbox) > 0 for m in marked):
+            unit.role = "footnote"
+
+
+# --------------------------------------------------------------------------- visual order
+
+
+def _visual_order(page: _Page) -> None:
+    """Set ``visual`` (rank) and ``column`` on every unit of the page.
+
+    Running headers come first and footers last, each top to bottom. The rest is grouped by
+    MuPDF block (a table row stays together), columns are found from the gutters between
+    narrow blocks, and blocks crossing a gutter (titles, abstracts, wide floats and their
+    captions) cut the page into segments read top to bottom; within a segment each column is
+    read in turn, by recursive XY-cut.
+    """
+    headers = sorted((u for u in page.units if u.role == "header"), key=lambda u: (u.bbox[1], u.bbox[0]))
+    footers = sorted((u for u in page.units if u.role == "footer"), key=lambda u: (u.bbox[1], u.bbox[0]))
+    groups: dict[int, list[_Unit]] = defaultdict(list)
+    for unit in page.units:
+        if unit.role not in ("header", "footer"):
+            groups[unit.block].append(unit)
+    blocks = [_Group(units) for units in groups.values()]
+    columns = _columns(blocks)
+    for group in blocks:
+        group.column = _column_of(group.bbox, columns)
+        for unit in group.units:
+            unit.column = group.column
+    ordered: list[_Unit] = [*headers, *_segment_order(blocks), *footers]
+    for rank, unit in enumerate(ordered):
+        unit.visual = rank
+
+
+@dataclass(slots=True)
+class _Group:
+    units: list[_Unit]
+    bbox: Box = (0.0, 0.0, 0.0, 0.0)
+    chars: int = 0
+    column: int | None = None
+
+    def __post_init__(self) -> None:
+        self.bbox = _union_all(u.bbox for u in self.units)
+        self.chars = sum(u.chars for u in self.units)
+
+
+_NARROW = 0.6  # a block at most this share of the text width can sit in one column
+_GUTTER_MIN = 5.0  # points
+_SIDE_SHARE = 0.15  # each side of a gutter holds at least this share of the page's text
+_VALLEY = 0.25  # coverage in a gutter, relative to the columns beside it
+
+
+def _columns(groups: list[_Group]) -> list[tuple[float, float]]:
+    """Column x-ranges, left to right, from gaps in the horizontal coverage of narrow blocks."""
+    if not groups:
+        return []
+    left = min(g.bbox[0] for g in groups)
+    right = max(g.bbox[2] for g in groups)
+    width = right - left
+    total = sum(g.chars for g in groups)
+    if width < 100 or total == 0:
+        return [(left, right)]
+    bins = max(int(width), 1)
+    coverage = np.zeros(bins)
+    for g in groups:
+        if g.bbox[2] - g.bbox[0] <= _NARROW * width:
+            coverage[max(int(g.bbox[0] - left), 0):int(math.ceil(g.bbox[2] - left))] += g.chars
+    if not coverage.any():
+        return [(left, right)]
+    # A gutter is a valley: far below the text on both sides of it. A short centred line
+    # (authors, a caption) may cross it without filling it.
+    rising = np.maximum.accumulate(coverage)
+    falling = np.maximum.accumulate(coverage[::-1])[::-1]
+    empty = coverage <= _VALLEY * np.minimum(rising, falling)
+    gutters: list[tuple[float, float]] = []
+    start = None
+    for x in range(bins + 1):
+        if x < bins and empty[x]:
+            start = x if start is None else start
+            continue
+        if start is not None and start > 0 and x < bins and x - start >= _GUTTER_MIN:
+            gutters.append((left + start, left + x))
+        start = None
+    columns: list[tuple[float, float]] = []
+    edge = left
+    for g0, g1 in gutters:
+        side = sum(g.chars for g in groups if g.bbox[2] <= g0 + 1 and g.bbox[0] >= edge - 1)
+        rest = sum(g.chars for g in groups if g.bbox[0] >= g1 - 1)
+        if side >= _SIDE_SHARE * total and rest >= _SIDE_SHARE * total:
+            columns.append((edge, g0))
+            edge = g1
+    columns.append((edge, right))
+    return columns
+
+
+def _column_of(box: Box, columns: list[tuple[float, float]]) -> int | None:
+    """The one column ``box`` sits in, or None when it crosses a gutter into another column."""
+    if len(columns) == 1:
+        return 0
+    overlaps = [_x_overlap(box, (c0, 0.0, c1, 0.0)) for c0, c1 in columns]
+    wide = [i for i, (o, (c0, c1)) in enumerate(zip(overlaps, columns, strict=True)) if o > 0.1 * (c1 - c0)]
+    if len(wide) > 1:
+        return None
+    if wide:
+        return wide[0]
+    centre = (box[0] + box[2]) / 2
+    return min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - centre))
+
+
+def _segment_order(groups: list[_Group]) -> list[_Unit]:
+    """Spanning blocks in top-to-bottom order, with the column blocks between them read column by column."""
+    spanning = sorted((g for g in groups if g.column is None), key=lambda g: (g.bbox[1], g.bbox[0]))
+    segments: list[list[_Group]] = [[] for _ in range(len(spanning) + 1)]
+    cuts = [(g.bbox[1] + g.bbox[3]) / 2 for g in spanning]
+    for g in groups:
+        if g.column is not None:
+            centre = (g.bbox[1] + g.bbox[3]) / 2
+            segments[sum(1 for c in cuts if c <= centre)].append(g)
+    ordered: list[_Unit] = []
+    for i, segment in enumerate(segments):
+        by_column: dict[int, list[_Unit]] = defaultdict(list)
+        for g in segment:
+            by_column[g.column].extend(g.units)  # type: ignore[index]
+        for column in sorted(by_column):
+            ordered.extend(_xy_cut(by_column[column]))
+        if i < len(spanning):
+            ordered.extend(_xy_cut(spanning[i].units))
+    return ordered
+
+
+def _xy_cut(units: list[_Unit], depth: int = 0) -> list[_Unit]:
+    """Recursive XY-cut: split at horizontal gaps (bands top to bottom), else vertical gaps (left to right)."""
+    if len(units) <= 1 or depth > 50:
+        return units
+    for axis in (1, 0):
+        parts = _split(units, axis)
+        if len(parts) > 1:
+            return [u for part in parts for u in _xy_cut(part, depth + 1)]
+    return sorted(units, key=lambda u: (u.bbox[1], u.bbox[0]))
+
+
+def _split(units: list[_Unit], axis: int) -> list[list[_Unit]]:
+    """Units split wherever their projections on ``axis`` (0: x, 1: y) leave a gap.
+
+    A horizontal gap no taller than a line between two lines of one element (a table cell
+    set on two lines) is not a cut: it would read the rest of the row before the second line.
+    """
+    items = sorted(units, key=lambda u: u.bbox[axis])
+    parts: list[list[_Unit]] = [[items[0]]]
+    reach = items[0].bbox[axis + 2]
+    for u in items[1:]:
+        gap = u.bbox[axis] - reach
+        same_element = axis == 1 and u.elem is not None and gap < u.size and any(o.elem == u.elem for o in parts[-1])
+        if gap >= -0.5 and not same_element:  # touching boxes (zero leading) still count as a gap
+            parts.append([u])
+        else:
+            parts[-1].append(u)
+        reach = max(reach, u.bbox[axis + 2])
+    return parts
+
+
+# --------------------------------------------------------------------------- records
+
+
+def _page_records(page: _Page, doc_id: str, page_offset: int) -> list[dict]:
+    tagged = [u for u in page.units if u.elem is not None]
+    struct_rank = {id(u): r for r, u in enumerate(sorted(tagged, key=lambda u: (u.elem, u.index)))}
+    return [
+        {
+            "doc_id": doc_id,
+            "page": page.number + 1 + page_offset,
+            "block_index": unit.index,
+            "bbox": [round(v, 2) for v in unit.bbox],
+            "text": unit.text[:MAX_TEXT],
+            "struct_rank": struct_rank.get(id(unit)),
+            "content_rank": unit.index,
+            "visual_rank": unit.visual,
+            "column": unit.column,
+            "role": unit.role,
+            "elem_id": unit.elem,
+            "font_size": unit.size,
+            "mupdf_block": unit.block,
+            "marks": unit.marks,
+        }
+        for unit in page.units
+    ]
+
+
+# --------------------------------------------------------------------------- agreement
+
+# Placed apart from the text around them, with more than one acceptable reading position.
+_UNRANKED_ROLES = frozenset({"header", "footer", "footnote", "caption", "figure"})
+
+
+def order_agreement(records: Iterable[dict], *, page: int | None = None, tolerance: float = 0.5,
+                    max_column_switches: int = 3) -> dict[str, Any]:
+    """How far the structure order (and the content order) follows the visual order.
+
+    Pass one document's records; with ``page`` the statistics cover that page only, while
+    footnotes are still placed in the whole document's structure order. Pairs are only
+    compared within a page. Running headers, footers, footnotes, captions and text inside
+    figures are left out of tau, transitions and column switches (a caption may be read
+    before or after its float, a note where it is cited or at the foot of the page, a chart's
+    labels in any order); footnotes are checked on their own. Returns:
+
+    - ``units``, ``struct_units`` (units with a struct rank) and ``coverage`` (their share of
+      the non-header/footer units);
+    - ``tau_struct_visual`` and ``tau_content_visual``: Kendall tau-b, null under two units;
+    - ``transitions`` and ``out_of_order``: consecutive units in structure order, and those
+      whose second unit lies visually before the first (units on the same line, overlapping
+      by more than ``tolerance`` of the shorter height, do not count);
+    - ``footnotes`` and ``footnotes_in_body`` (with ``footnote_in_body``): footnote units whose
+      structure predecessor is body text that neither cites the footnote's marker nor comes
+      just before it on the page (the note has been moved into unrelated running text);
+    - ``column_switches_struct`` / ``column_switches_visual`` and ``columns_interleaved``:
+      structure order changes column more than ``max_column_switches`` times beyond what
+      the visual order needs.
+    """
+    rows = list(records)
+    scope = [r for r in rows if page is None or r["page"] == page]
+    ranked = [r for r in scope if r["role"] not in _UNRANKED_ROLES]
+    by_page: dict[int, list[dict]] = defaultdict(list)
+    for r in ranked:
+        by_page[r["page"]].append(r)
+    transitions = out_of_order = switches_struct = switches_visual = 0
+    tau_s: list[tuple[float, float, float]] = []
+    tau_c: list[tuple[float, float, float]] = []
+    for units in by_page.values():
+        tagged = [r for r in units if r["struct_rank"] is not None]
+        tau_s.append(_tau_terms([r["struct_rank"] for r in tagged], [r["visual_rank"] for r in tagged]))
+        tau_c.append(_tau_terms([r["content_rank"] for r in units], [r["visual_rank"] for r in units]))
+        in_struct = sorted(tagged, key=lambda r: r["struct_rank"])
+        for a, b in zip(in_struct, in_struct[1:], strict=False):
+            transitions += 1
+            if b["visual_rank"] < a["visual_rank"] and not _same_line(a["bbox"], b["bbox"], tolerance):
+                out_of_order += 1
+        switches_struct += _column_switches(in_struct)
+        switches_visual += _column_switches(sorted(tagged, key=lambda r: r["visual_rank"]))
+    footnotes = [r for r in scope if r["role"] == "footnote" and r["elem_id"] is not None]
+    misplaced = sum(1 for r in footnotes if _footnote_in_body(r, rows))
+    eligible = [r for r in scope if r["role"] not in ("header", "footer")]
+    struct_units = sum(1 for r in eligible if r["struct_rank"] is not None)
+    return {
+        "units": len(scope),
+        "struct_units": struct_units,
+        "coverage": struct_units / len(eligible) if eligible else None,
+        "tau_struct_visual": _tau(tau_s),
+        "tau_content_visual": _tau(tau_c),
+        "transitions": transitions,
+        "out_of_order": out_of_order,
+        "footnotes": len(footnotes),
+        "footnotes_in_body": misplaced,
+        "footnote_in_body": misplaced > 0,
+        "column_switches_struct": switches_struct,
+        "column_switches_visual": switches_visual,
+        "columns_interleaved": switches_struct - switches_visual > max_column_switches,
+    }
+
+
+def _tau_terms(x: Sequence[float], y: Sequence[float]) -> tuple[float, float, float]:
+    """Kendall tau-b numerator and the two tie-corrected pair counts."""
+    if len(x) < 2:
+        return 0.0, 0.0, 0.0
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    sx = np.sign(a[:, None] - a[None, :])
+    sy = np.sign(b[:, None] - b[None, :])
+    upper = np.triu(np.ones(sx.shape, dtype=bool), 1)
+    return float((sx * sy)[upper].sum()), float(np.abs(sx)[upper].sum()), float(np.abs(sy)[upper].sum())
+
+
+def _tau(terms: list[tuple[float, float, float]]) -> float | None:
+    numerator = sum(t[0] for t in terms)
+    nx, ny = sum(t[1] for t in terms), sum(t[2] for t in terms)
+    if nx == 0 or ny == 0:
+        return None
+    return round(numerator / math.sqrt(nx * ny), 4)
+
+
+def _same_line(a: Sequence[float], b: Sequence[float], tolerance: float) -> bool:
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap > tolerance * min(a[3] - a[1], b[3] - b[1])
+
+
+def _column_switches(units: list[dict]) -> int:
+    columns = [r["column"] for r in units if r["column"] is not None]
+    return sum(1 for a, b in zip(columns, columns[1:], strict=False) if a != b)
+
+
+def _footnote_in_body(note: dict, rows: list[dict]) -> bool:
+    """Is the footnote read in the middle of body text that has nothing to do with it?
+
+    Its neighbours in the document's structure order (other footnotes skipped) must both be
+    running text: a note read at the end of the text (endnotes, notes after the last
+    paragraph) is fine. So is a predecessor whose element cites the note's marker
+    ("varied.1"), or one that is visually just before the note on its page.
+    """
+    def key(r: dict) -> tuple[int, int, int]:
+        return (r["elem_id"], r["page"], r["content_rank"])
+
+    text = [r for r in rows if r["elem_id"] is not None and r["role"] not in _UNRANKED_ROLES
+            and r["elem_id"] != note["elem_id"]]
+    before = [r for r in text if key(r) < key(note)]
+    after = [r for r in text if key(r) > key(note)]
+    if not before or not after:
+        return False
+    previous = max(before, key=key)
+    if previous["page"] == note["page"]:
+        on_page = sorted((r for r in rows if r["page"] == note["page"] and r["role"] in ("body", "title")),
+                         key=lambda r: r["visual_rank"])
+        earlier = [r for r in on_page if r["visual_rank"] < note["visual_rank"]]
+        if earlier and earlier[-1] is previous:
+            return False
+    mark = _FOOTNOTE_MARK.match(note["text"])
+    return not (mark is not None and any(mark.group(1) in r["marks"] for r in text
+                                         if r["elem_id"] == previous["elem_id"]))
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+def _union_all(boxes: Iterable[Sequence[float]]) -> Box:
+    x0 = y0 = math.inf
+    x1 = y1 = -math.inf
+    for b in boxes:
+        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
+    return (x0, y0, x1, y1)
+
+
+def _x_overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+
+
+def _dominant_size(lines: list[_Line]) -> float:
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[line.size] += line.chars
+    return sizes.most_common(1)[0][0]

@@ -1,0 +1,618 @@
+"""Tables: one record per table (tagged or only drawn) and one per cell, with header associations.
+
+Tagged tables come from the struct elements: a Table element's rows (TR) and cells (TH/TD)
+are laid on a grid the way HTML does it (a cell takes the next free slot of its row and
+occupies RowSpan x ColSpan slots), and every data cell is associated with its headers as a
+screen reader would: through Headers/ID when present, else through Scope (column headers
+above, row headers to the left; a TH without Scope counts as a column header in a header row
+and as a row header elsewhere). What a table does wrong is listed in ``issues`` as stable codes:
+
+- ``no_cells``: a Table element with no TR, TH or TD inside;
+- ``no_th``: no header cell at all;
+- ``th_without_scope``: header cells without Scope in a table that does not use Headers;
+- ``data_cell_without_header``: a data cell no header applies to (the table has TH);
+- ``headers_id_missing``: Headers names an ID no element has;
+- ``headers_mismatch``: Headers names a header cell in neither the cell's row nor its column;
+- ``empty_header_cell``: a TH without text;
+- ``no_tr``: cells not grouped in TR rows (rows were rebuilt from the cells' positions);
+- ``ragged_rows``: rows of different widths once spans are applied (spans missing or wrong);
+- ``layout_table_suspect``: one row or one column, or no header and long prose in the cells;
+- ``untagged_table``: a table drawn on the page that no Table element covers.
+
+Drawn tables are found with PyMuPDF's ``page.find_tables()`` (line-based). It costs about
+0.1 to 0.5 s a page, so it runs only where a table is likely to hide: pages with more
+"Table N" captions than tagged tables, pages of untagged files that draw three or more
+horizontal rules with the same ends, and pages with a layout ``table`` region no tagged table
+covers. Coordinates are PDF points, top-left origin, unrotated page space.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pymupdf
+
+from extractors.errors import open_pdf, reading
+from extractors.pages import _folder_name
+from extractors.structure import extract_struct_elements
+
+_BBOX = pa.list_(pa.float32())
+
+TABLES_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("table_id", pa.int32(), nullable=False),  # Table elem_id; -1, -2, ... for untagged tables
+        pa.field("page", pa.int32()),  # 1-based + page_offset; null when the Table has no content
+        pa.field("bbox", _BBOX),  # PDF points, top-left origin
+        pa.field("rows", pa.int32(), nullable=False),
+        pa.field("cols", pa.int32(), nullable=False),
+        pa.field("header_rows", pa.int32()),  # leading rows made of TH only; null for untagged tables
+        pa.field("header_cols", pa.int32()),  # leading columns of TH below the header rows
+        pa.field("th_count", pa.int32()),
+        pa.field("td_count", pa.int32()),
+        pa.field("has_scope", pa.float32()),  # share of TH with Scope; null without TH
+        pa.field("has_headers_attr", pa.float32()),  # share of TD with a non-empty Headers; null without TD
+        pa.field("spans", pa.int32(), nullable=False),  # cells with RowSpan or ColSpan > 1
+        pa.field("tagged", pa.bool_(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),  # tags | visual
+        pa.field("caption", pa.string()),
+        pa.field("issues", pa.list_(pa.string()), nullable=False),  # codes, see the module docstring
+    ]
+)
+
+TABLE_CELLS_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("table_id", pa.int32(), nullable=False),
+        pa.field("row", pa.int32(), nullable=False),  # grid slot of the cell's top-left corner, 0-based
+        pa.field("col", pa.int32(), nullable=False),
+        pa.field("kind", pa.string()),  # TH | TD; null for cells of untagged tables
+        pa.field("scope", pa.string()),  # Scope attribute as written
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("rowspan", pa.int32(), nullable=False),
+        pa.field("colspan", pa.int32(), nullable=False),
+        pa.field("headers", pa.list_(pa.string()), nullable=False),  # Headers attribute: IDs of header cells
+        pa.field("associated_headers", pa.list_(pa.string()), nullable=False),  # texts of the headers that apply
+        pa.field("elem_id", pa.int32()),
+    ]
+)
+
+MAX_CELL_TEXT = 500
+_CAPTION = re.compile(r"^\s*(table|tab)\.?\s*[0-9IVX]+[a-z]?\b", re.IGNORECASE)
+_CAPTION_DISTANCE = 60.0  # points between a table and a caption found by its text
+_PROSE_CHARS = 80  # mean characters per cell of a header-less table that reads like running text
+_CELL_TYPES = ("TH", "TD")
+
+
+# --------------------------------------------------------------------------- tagged tables
+
+
+@dataclass
+class _Cell:
+    elem: dict
+    kind: str
+    rowspan: int
+    colspan: int
+    headers: list[str]
+    scope: str | None
+    text: str
+    row: int = 0
+    col: int = 0
+    associated: list[str] = field(default_factory=list)
+
+
+class StructIndex:
+    """Children, /ID lookup and subtree text of struct element records (preorder ``elem_id``)."""
+
+    def __init__(self, elements: Sequence[dict]) -> None:
+        self.by_id = {e["elem_id"]: e for e in elements}
+        self.kids: dict[int, list[int]] = defaultdict(list)
+        for e in elements:
+            if e["parent_id"] is not None:
+                self.kids[e["parent_id"]].append(e["elem_id"])
+        self.by_key = {e["elem_key"]: e for e in elements if e["elem_key"]}
+
+    def descendants(self, elem_id: int, stop: tuple[str, ...] = ()) -> list[dict]:
+        """Descendants in preorder; those of type ``stop`` are listed but not entered."""
+        out: list[dict] = []
+        stack = list(reversed(self.kids.get(elem_id, [])))
+        while stack:
+            e = self.by_id[stack.pop()]
+            out.append(e)
+            if e["type"] not in stop:
+                stack.extend(reversed(self.kids.get(e["elem_id"], [])))
+        return out
+
+    def caption_element(self, elem_id: int) -> dict | None:
+        """The element's Caption kid, or a Caption right before or after it."""
+        for kid in self.kids.get(elem_id, []):
+            if self.by_id[kid]["type"] == "Caption":
+                return self.by_id[kid]
+        parent = self.by_id[elem_id]["parent_id"]
+        siblings = self.kids.get(parent, []) if parent is not None else []
+        if elem_id in siblings:
+            i = siblings.index(elem_id)
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(siblings) and self.by_id[siblings[j]]["type"] == "Caption":
+                    return self.by_id[siblings[j]]
+        return None
+
+    def caption(self, elem_id: int) -> str | None:
+        """Text of the element's caption (see :meth:`caption_element`)."""
+        caption = self.caption_element(elem_id)
+        return (self.text(caption["elem_id"]) or None) if caption is not None else None
+
+    def text(self, elem_id: int) -> str:
+        e = self.by_id[elem_id]
+        parts = [e["text"] or (e["actual_text"] or "")]
+        parts += [d["text"] for d in self.descendants(elem_id) if d["text"]]
+        return " ".join(" ".join(parts).split())
+
+
+def _attributes(e: dict) -> dict[str, Any]:
+    try:
+        value = json.loads(e["attributes"] or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _span(value: Any) -> int:
+    try:
+        return max(1, min(int(value), 1000))  # a corrupt span must not allocate a huge grid
+    except (TypeError, ValueError):
+        return 1
+
+
+def _tagged_table(table: dict, tree: StructIndex, doc_id: str) -> tuple[dict, list[dict]]:
+    issues: list[str] = []
+    inside = tree.descendants(table["elem_id"], stop=("Table",))
+    rows = [e for e in inside if e["type"] == "TR"]
+    row_ids = {e["elem_id"] for e in rows}
+    grouped: list[list[_Cell]] = [[_cell(c, tree) for c in inside if c["parent_id"] == r["elem_id"]
+                                   and c["type"] in _CELL_TYPES] for r in rows]
+    loose = [_cell(c, tree) for c in inside if c["type"] in _CELL_TYPES and c["parent_id"] not in row_ids]
+    if not rows and not loose:
+        issues.append("no_cells")  # a Table element around paragraphs or an image
+    if loose:
+        issues.append("no_tr")
+        grouped = [g for g in grouped if g] + _rows_by_position(loose)
+    grouped = [g for g in grouped if g]
+    cells = [c for row in grouped for c in row]
+    slots, n_rows, n_cols, ragged = _layout(grouped)
+    if ragged:
+        issues.append("ragged_rows")
+    header_rows, header_cols = _header_extent(slots, n_rows, n_cols)
+    th = [c for c in cells if c.kind == "TH"]
+    td = [c for c in cells if c.kind == "TD"]
+    uses_headers = any(c.headers for c in td)
+    if not th and cells:
+        issues.append("no_th")
+    elif not uses_headers and any(c.scope is None for c in th):
+        issues.append("th_without_scope")
+    if any(not c.text for c in th):
+        issues.append("empty_header_cell")
+    issues += _associate(cells, th, tree, header_rows, header_cols)
+    if _layout_suspect(n_rows, n_cols, th, cells):
+        issues.append("layout_table_suspect")
+    record = {
+        "doc_id": doc_id,
+        "table_id": table["elem_id"],
+        "page": table["page"],
+        "bbox": table["subtree_bbox"],
+        "rows": n_rows,
+        "cols": n_cols,
+        "header_rows": header_rows,
+        "header_cols": header_cols,
+        "th_count": len(th),
+        "td_count": len(td),
+        "has_scope": round(sum(1 for c in th if c.scope) / len(th), 4) if th else None,
+        "has_headers_attr": round(sum(1 for c in td if c.headers) / len(td), 4) if td else None,
+        "spans": sum(1 for c in cells if c.rowspan > 1 or c.colspan > 1),
+        "tagged": True,
+        "source": "tags",
+        "caption": tree.caption(table["elem_id"]),
+        "issues": issues,
+    }
+    return record, [_cell_record(c, doc_id, table["elem_id"]) for c in cells]
+
+
+def _cell(e: dict, tree: StructIndex) -> _Cell:
+    attrs = _attributes(e)
+    headers = attrs.get("Headers")
+    scope = attrs.get("Scope")
+    return _Cell(
+        elem=e,
+        kind=e["type"],
+        rowspan=_span(attrs.get("RowSpan", 1)),
+        colspan=_span(attrs.get("ColSpan", 1)),
+        headers=[str(h) for h in headers] if isinstance(headers, list) else ([str(headers)] if headers else []),
+        scope=scope if isinstance(scope, str) else None,
+        text=tree.text(e["elem_id"])[:MAX_CELL_TEXT],
+    )
+
+
+def _rows_by_position(cells: list[_Cell]) -> list[list[_Cell]]:
+    """Rows rebuilt from cell boxes (top to bottom, left to right) when TR elements are missing."""
+    placed = [c for c in cells if c.elem["subtree_bbox"]]
+    placed.sort(key=lambda c: (c.elem["subtree_bbox"][1], c.elem["subtree_bbox"][0]))
+    rows: list[list[_Cell]] = []
+    top = bottom = 0.0
+    for c in placed:
+        y0, y1 = c.elem["subtree_bbox"][1], c.elem["subtree_bbox"][3]
+        # Same row when it starts within the row's shortest cell (a tall cell must not swallow the next row).
+        if not rows or y0 >= bottom - 0.5 * min(y1 - y0, bottom - top):
+            rows.append([c])
+            top, bottom = y0, y1
+        else:
+            rows[-1].append(c)
+            bottom = min(bottom, y1)
+    for row in rows:
+        row.sort(key=lambda c: c.elem["subtree_bbox"][0])
+    unplaced = [c for c in cells if not c.elem["subtree_bbox"]]
+    return rows + ([unplaced] if unplaced else [])
+
+
+def _layout(rows: list[list[_Cell]]) -> tuple[dict[tuple[int, int], _Cell], int, int, int]:
+    """Grid slots, row and column counts, and how many rows are short or long.
+
+    Cells are placed as HTML places them. When that leaves rows of different widths, the
+    cells of the short rows are moved under the columns their boxes sit in (an omitted
+    empty corner cell is common and harmless); the move is kept if fewer rows stay ragged.
+    A slot left empty in a row of data cells (a RowSpan lost above it), or under a cell's text
+    (a header meant to span two columns that lost its ColSpan), still makes its row ragged.
+    """
+    slots, gaps = _place(rows, None)
+    n_rows, n_cols, ragged = _extent(rows, slots, gaps, None)
+    if ragged:
+        centres = _column_centres(rows, slots, n_cols)
+        if centres is not None:
+            placed = [(c.row, c.col) for row in rows for c in row]
+            moved, moved_gaps = _place(rows, centres)
+            moved_extent = _extent(rows, moved, moved_gaps, centres)
+            if moved_extent[2] < ragged:
+                return (moved, *moved_extent)
+            for (r, c), cell in zip(placed, (c for row in rows for c in row), strict=True):
+                cell.row, cell.col = r, c  # undo
+    return slots, n_rows, n_cols, ragged
+
+
+def _place(rows: list[list[_Cell]], centres: list[float] | None) -> tuple[dict[tuple[int, int], _Cell],
+                                                                        list[list[int]]]:
+    """Each cell takes the next free slot of its row (or, with column ``centres``, the free slot
+    under its box) and fills its span; returns the slots and the columns skipped per row."""
+    slots: dict[tuple[int, int], _Cell] = {}
+    gaps: list[list[int]] = [[] for _ in rows]
+    for r, row in enumerate(rows):
+        c = 0
+        for cell in row:
+            while (r, c) in slots:
+                c += 1
+            box = cell.elem["subtree_bbox"]
+            if centres is not None and box:
+                target = _nearest_start(centres, (box[0] + box[2]) / 2, cell.colspan)
+                while c < target and (r, c) not in slots:
+                    gaps[r].append(c)
+                    c += 1
+            cell.row, cell.col = r, c
+            for dr in range(cell.rowspan):
+                for dc in range(cell.colspan):
+                    slots.setdefault((r + dr, c + dc), cell)
+            c += cell.colspan
+    return slots, gaps
+
+
+def _extent(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell], gaps: list[list[int]],
+            centres: list[float] | None) -> tuple[int, int, int]:
+    cells = [c for row in rows for c in row]
+    n_rows = max([len(rows)] + [c.row + c.rowspan for c in cells])
+    n_cols = max([0] + [c.col + c.colspan for c in cells])
+    ragged = 0
+    for i in range(n_rows):
+        skipped = gaps[i] if i < len(gaps) else []
+        width = sum(1 for (r, _) in slots if r == i) + len(skipped)
+        # A skipped slot is an omitted empty corner only among header cells, and only if no
+        # cell's text runs over it (a header that lost its ColSpan).
+        data_row = i < len(rows) and any(c.kind == "TD" for c in rows[i])
+        covered = centres is not None and any(
+            box and box[0] <= centres[g] <= box[2]
+            for g in skipped for box in (c.elem["subtree_bbox"] for c in rows[i]))
+        ragged += width != n_cols or bool(skipped and data_row) or covered
+    return n_rows, n_cols, ragged if cells else 0
+
+
+def _column_centres(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell], n_cols: int) -> list[float] | None:
+    """Median x-centre of each column's single-column cells in the full-width rows."""
+    xs: list[list[float]] = [[] for _ in range(n_cols)]
+    for r in range(len(rows)):
+        if sum(1 for (i, _) in slots if i == r) != n_cols:
+            continue
+        for c in range(n_cols):
+            cell = slots[(r, c)]
+            box = cell.elem["subtree_bbox"]
+            if cell.colspan == 1 and box:
+                xs[c].append((box[0] + box[2]) / 2)
+    if not all(xs):
+        return None
+    return [sorted(v)[len(v) // 2] for v in xs]
+
+
+def _nearest_start(centres: list[float], x: float, span: int) -> int:
+    starts = range(max(1, len(centres) - span + 1))
+    return min(starts, key=lambda s: abs(sum(centres[s:s + span]) / len(centres[s:s + span]) - x))
+
+
+def _header_extent(slots: dict[tuple[int, int], _Cell], n_rows: int, n_cols: int) -> tuple[int, int]:
+    def all_th(positions: Iterable[tuple[int, int]]) -> bool:
+        cells = [c for c in (slots.get(p) for p in positions) if c is not None]  # an empty corner is no data
+        return bool(cells) and all(c.kind == "TH" for c in cells)
+
+    header_rows = 0
+    while header_rows < n_rows - 1 and all_th((header_rows, c) for c in range(n_cols)):
+        header_rows += 1
+    header_cols = 0
+    while header_cols < n_cols - 1 and n_rows > header_rows and all_th(
+            (r, header_cols) for r in range(header_rows, n_rows)):
+        header_cols += 1
+    return header_rows, header_cols
+
+
+def _associate(cells: list[_Cell], th: list[_Cell], tree: StructIndex, header_rows: int, header_cols: int) -> list[str]:
+    """Fill ``associated`` for every data cell; return the issues found on the way."""
+    issues: set[str] = set()
+    by_key = {c.elem["elem_key"]: c for c in cells if c.elem["elem_key"]}
+    for cell in cells:
+        if cell.kind != "TD":
+            continue
+        if cell.headers:
+            for key in cell.headers:
+                header = by_key.get(key)
+                if header is None:
+                    other = tree.by_key.get(key)
+                    if other is None:
+                        issues.add("headers_id_missing")
+                    else:
+                        cell.associated.append(tree.text(other["elem_id"]))
+                    continue
+                cell.associated.append(header.text)
+                if not (_overlaps(header.col, header.colspan, cell.col, cell.colspan)
+                        or _overlaps(header.row, header.rowspan, cell.row, cell.rowspan)):
+                    issues.add("headers_mismatch")
+        else:
+            columns = [h for h in th if _scope(h, header_rows, header_cols) in ("Column", "Both")
+                       and h.row < cell.row and _overlaps(h.col, h.colspan, cell.col, cell.colspan)]
+            rows = [h for h in th if _scope(h, header_rows, header_cols) in ("Row", "Both")
+                    and h.col < cell.col and _overlaps(h.row, h.rowspan, cell.row, cell.rowspan)]
+            cell.associated = [h.text for h in sorted(columns, key=lambda h: h.row)]
+            cell.associated += [h.text for h in sorted(rows, key=lambda h: h.col)]
+        if th and not cell.associated:
+            issues.add("data_cell_without_header")
+    return sorted(issues)
+
+
+def _scope(header: _Cell, header_rows: int, header_cols: int) -> str:
+    if header.scope in ("Row", "Column", "Both"):
+        return header.scope
+    # No Scope: what assistive technology guesses from the position.
+    return "Column" if header.row < max(header_rows, 1) else "Row"
+
+
+def _overlaps(a: int, a_len: int, b: int, b_len: int) -> bool:
+    return a < b + b_len and b < a + a_len
+
+
+def _layout_suspect(n_rows: int, n_cols: int, th: list[_Cell], cells: list[_Cell]) -> bool:
+    if cells and (n_rows == 1 or n_cols == 1):
+        return True
+    texts = [c.text for c in cells if c.text]
+    return not th and bool(texts) and sum(map(len, texts)) / len(texts) > _PROSE_CHARS
+
+
+def _cell_record(cell: _Cell, doc_id: str, table_id: int) -> dict:
+    return {
+        "doc_id": doc_id,
+        "table_id": table_id,
+        "row": cell.row,
+        "col": cell.col,
+        "kind": cell.kind,
+        "scope": cell.scope,
+        "text": cell.text,
+        "rowspan": cell.rowspan,
+        "colspan": cell.colspan,
+        "headers": cell.headers,
+        "associated_headers": cell.associated,
+        "elem_id": cell.elem["elem_id"],
+    }
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def extract_tables(pdf: str | Path, *, doc_id: str, page_offset: int = 0, elements: Sequence[dict] | None = None,
+                   visual: bool = True, regions: Sequence[dict] | None = None) -> tuple[list[dict], list[dict]]:
+    """Table records (``TABLES_SCHEMA``) and cell records (``TABLE_CELLS_SCHEMA``) of ``pdf``.
+
+    ``elements`` are this file's struct_elements records (extracted here when None).
+    ``visual=False`` skips the search for drawn but untagged tables; ``regions`` (layout
+    records of this file) point that search at pages with ``table`` regions. Raises
+    ExtractionError for unreadable input.
+    """
+    if elements is None:
+        elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
+    tree = StructIndex(elements)
+    tables: list[dict] = []
+    cells: list[dict] = []
+    for e in elements:
+        if e["type"] == "Table":
+            record, table_cells = _tagged_table(e, tree, doc_id)
+            tables.append(record)
+            cells.extend(table_cells)
+    with open_pdf(pdf) as doc, reading(pdf, "tables"):
+        for record in tables:
+            if record["caption"] is None and record["page"] is not None and record["bbox"] is not None:
+                record["caption"] = _caption_nearby(doc[record["page"] - 1 - page_offset], record["bbox"])
+        if visual:
+            found, found_cells = _visual_tables(doc, tables, regions or (), doc_id, page_offset, not elements)
+            tables.extend(found)
+            cells.extend(found_cells)
+    return tables, cells
+
+
+# --------------------------------------------------------------------------- drawn tables
+
+
+def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[dict], doc_id: str,
+                   page_offset: int, untagged: bool) -> tuple[list[dict], list[dict]]:
+    tagged_boxes: dict[int, list[Sequence[float]]] = defaultdict(list)
+    for t in tagged:
+        if t["page"] is not None and t["bbox"] is not None:
+            tagged_boxes[t["page"] - 1 - page_offset].append(t["bbox"])
+    hinted: dict[int, list[Sequence[float]]] = defaultdict(list)
+    for region in regions:
+        if region["kind"] == "table" and region["bbox"] is not None:
+            hinted[region["page"] - 1 - page_offset].append(region["bbox"])
+    tables: list[dict] = []
+    cells: list[dict] = []
+    for page in doc.pages():
+        boxes = tagged_boxes[page.number]
+        uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
+        if not (uncovered or _caption_count(page) > len(boxes) or (untagged and _ruled(page))):
+            continue
+        for found in page.find_tables().tables:
+            bbox = [round(v, 2) for v in found.bbox]
+            if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
+                continue
+            table_id = -(len(tables) + 1)
+            record, table_cells = _visual_table(found, bbox, page, doc_id, table_id, page_offset)
+            tables.append(record)
+            cells.extend(table_cells)
+    return tables, cells
+
+
+def _ruled(page: pymupdf.Page) -> bool:
+    """Three or more horizontal rules of one width (a table's top, header and bottom rules, or a grid)."""
+    rules: dict[tuple[int, int], set[int]] = defaultdict(set)
+    for kind, (x0, y0, x1, y1) in page.get_bboxlog():
+        if kind in ("fill-path", "stroke-path") and y1 - y0 < 1.5 and x1 - x0 > 30:
+            rules[(round(x0 / 4), round(x1 / 4))].add(round(y0))  # 4-point bins: one table's rules match
+    return any(len(ys) >= 3 for ys in rules.values())
+
+
+def _caption_count(page: pymupdf.Page) -> int:
+    return sum(1 for block in page.get_text("blocks", flags=0) if _CAPTION.match(block[4]))
+
+
+def _covers(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Does box ``a`` cover at least half of box ``b``?"""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    area = (b[2] - b[0]) * (b[3] - b[1])
+    return w > 0 and h > 0 and area > 0 and w * h >= 0.5 * area
+
+
+def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, doc_id: str, table_id: int,
+                  page_offset: int) -> tuple[dict, list[dict]]:
+    texts = found.extract()
+    xs = sorted({round(c[0], 1) for c in found.cells if c} | {round(c[2], 1) for c in found.cells if c})
+    ys = sorted({round(c[1], 1) for c in found.cells if c} | {round(c[3], 1) for c in found.cells if c})
+    cells: list[dict[str, Any]] = []
+    for r, row in enumerate(found.rows):
+        for c, box in enumerate(row.cells):
+            if box is None:
+                continue  # covered by a spanning cell
+            text = texts[r][c] if r < len(texts) and c < len(texts[r]) else None
+            cells.append({
+                "doc_id": doc_id,
+                "table_id": table_id,
+                "row": r,
+                "col": c,
+                "kind": None,
+                "scope": None,
+                "text": " ".join((text or "").split())[:MAX_CELL_TEXT],
+                "rowspan": sum(1 for y in ys if box[1] + 1 < y < box[3] - 1) + 1,
+                "colspan": sum(1 for x in xs if box[0] + 1 < x < box[2] - 1) + 1,
+                "headers": [],
+                "associated_headers": [],
+                "elem_id": None,
+            })
+    issues = ["untagged_table"]
+    if found.row_count == 1 or found.col_count == 1:
+        issues.append("layout_table_suspect")
+    record = {
+        "doc_id": doc_id,
+        "table_id": table_id,
+        "page": page.number + 1 + page_offset,
+        "bbox": bbox,
+        "rows": found.row_count,
+        "cols": found.col_count,
+        "header_rows": None,
+        "header_cols": None,
+        "th_count": None,
+        "td_count": None,
+        "has_scope": None,
+        "has_headers_attr": None,
+        "spans": sum(1 for c in cells if c["rowspan"] > 1 or c["colspan"] > 1),
+        "tagged": False,
+        "source": "visual",
+        "caption": _caption_nearby(page, bbox),
+        "issues": issues,
+    }
+    return record, cells
+
+
+def _caption_nearby(page: pymupdf.Page, bbox: Sequence[float]) -> str | None:
+    """The nearest "Table N" text block above or below ``bbox`` within _CAPTION_DISTANCE points."""
+    best: tuple[float, str] | None = None
+    for x0, y0, x1, y1, text, *_ in page.get_text("blocks", flags=0):
+        if not _CAPTION.match(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
+            continue
+        distance = max(bbox[1] - y1, y0 - bbox[3])
+        if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):
+            best = (distance, " ".join(text.split()))
+    return best[1] if best else None
+
+
+# --------------------------------------------------------------------------- crops
+
+
+def render_table_crops(pdf: str | Path, tables: Sequence[dict], out_dir: Path, dpi: int = 110, *,
+                       page_offset: int = 0) -> list[str | None]:
+    """Write one PNG per table (its bbox plus a small margin); paths in ``tables`` order, None without a box."""
+    return render_crops(pdf, tables, out_dir, dpi, page_offset=page_offset, prefix="table",
+                        id_key="table_id")
+
+
+def render_crops(pdf: str | Path, records: Sequence[dict], out_dir: Path, dpi: int, *, page_offset: int,
+                 prefix: str, id_key: str, margin: float = 4.0) -> list[str | None]:
+    """Crops of ``records``' boxes, written under ``out_dir/<doc folder>/`` (atomically, as page renders are)."""
+    paths: list[str | None] = []
+    with open_pdf(pdf) as doc, reading(pdf, "page content"):
+        for record in records:
+            page_no = record["page"] - 1 - page_offset if record["page"] is not None else -1
+            if record["bbox"] is None or not 0 <= page_no < doc.page_count:
+                paths.append(None)
+                continue
+            page = doc[page_no]
+            # Boxes are in unrotated page space; the clip wants displayed space.
+            clip = (pymupdf.Rect(record["bbox"]) + (-margin, -margin, margin, margin)) * page.rotation_matrix
+            clip &= page.rect
+            if clip.is_empty:
+                paths.append(None)
+                continue
+            folder = Path(out_dir).resolve() / _folder_name(record["doc_id"])
+            folder.mkdir(parents=True, exist_ok=True)
+            identifier = str(record[id_key]).replace("-", "m")
+            path = folder / f"{prefix}-p{record['page']:04d}-{identifier}.png"
+            partial = path.with_suffix(".png.partial")
+            page.get_pixmap(dpi=dpi, clip=clip, alpha=False).save(str(partial), output="png")
+            os.replace(partial, path)
+            paths.append(str(path))
+    return paths

@@ -1,0 +1,208 @@
+"""Reading order: units, three rankings, and how order_agreement reads them.
+
+A two-column typst page (a title and abstract spanning both columns, a footnote, a page
+number) shows the geometry; the synthetic generator's reading-order mutations, applied here
+to its passing documents, show that each kind of disorder is caught and the passing
+documents are not flagged.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pikepdf
+import pymupdf
+import pytest
+
+from corpus.mutations import NotApplicable
+from corpus.mutations import reading_order as mutations
+from corpus.synthetic import build_synthetic_benchmark
+from extractors.errors import ExtractionError
+from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
+from extractors.structure import extract_struct_elements
+from tests.extractors.conftest import assert_fits, compile_typst
+
+PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+
+TWO_COLUMNS = """#set document(title: "Two columns")
+#set text(lang: "en", size: 10pt)
+#set page(width: 595pt, height: 842pt, margin: 56pt, columns: 2,
+          footer: context align(center, text(8pt, counter(page).display())))
+#place(top + center, scope: "parent", float: true)[
+  #text(20pt, weight: "bold")[Reading Order Across Two Columns]
+  #v(6pt)
+  #align(left)[*Abstract.* #lorem(60)]
+]
+= Introduction
+#lorem(70)
+
+#lorem(50)#footnote[A note at the foot of the page.]
+
+= Method
+#lorem(80)
+
+#lorem(60)
+
+= Results
+#lorem(90)
+
+#lorem(70)
+
+= Discussion
+#lorem(60)
+"""
+
+
+@pytest.fixture(scope="module")
+def two_columns(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_typst(TWO_COLUMNS, tmp_path_factory.mktemp("reading-order") / "two-columns.pdf")
+
+
+@pytest.fixture(scope="module")
+def passed_papers(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    root = tmp_path_factory.mktemp("synthetic-reading-order")
+    build_synthetic_benchmark(root, seed=0, base_docs=4, criteria=["logical_reading_order"])
+    return sorted((root / "data" / "processed" / "logical_reading_order" / "passed").glob("*.pdf"))
+
+
+def mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Random], None], out: Path) -> Path:
+    """The first passing paper the mutation applies to, mutated and saved as ``out``."""
+    for paper in papers:
+        with pikepdf.open(paper) as pdf:
+            try:
+                mutation(pdf, random.Random(0))
+            except NotApplicable:
+                continue
+            pdf.save(out)
+            return out
+    pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")
+
+
+def test_two_column_page_reads_each_column_top_to_bottom(two_columns: Path) -> None:
+    records = extract_reading_order(two_columns, doc_id="two")
+    assert_fits(records, READING_ORDER_SCHEMA)
+    by_text = {r["text"][:12]: r for r in records}
+    title = by_text["Reading Orde"]
+    assert (title["role"], title["column"], title["visual_rank"]) == ("title", None, 0)
+    assert by_text["Abstract. Lo"]["column"] is None  # spans both columns
+    body = [r for r in records if r["role"] in ("body", "title") and r["column"] is not None]
+    left = [r["visual_rank"] for r in body if r["column"] == 0]
+    right = [r["visual_rank"] for r in body if r["column"] == 1]
+    assert left and right and max(left) < min(right)
+    roles = {r["role"] for r in records}
+    assert {"footer", "footnote"} <= roles  # the page number, the note
+    assert [r["role"] for r in records if r["text"] == "1"] == ["footer"]
+    summary = order_agreement(records)
+    assert summary["tau_struct_visual"] == 1.0
+    assert summary["out_of_order"] == 0
+    assert not summary["columns_interleaved"] and not summary["footnote_in_body"]
+    assert summary["coverage"] == 1.0
+
+
+def test_records_point_to_the_struct_elements_they_cover(two_columns: Path) -> None:
+    elements = extract_struct_elements(two_columns, doc_id="two")
+    records = extract_reading_order(two_columns, doc_id="two", elements=elements)
+    assert records == extract_reading_order(two_columns, doc_id="two")  # elements only save work
+    types = {e["elem_id"]: e["type"] for e in elements}
+    assert types[next(r["elem_id"] for r in records if r["text"].startswith("Introduction"))] == "H1"
+    assert types[next(r["elem_id"] for r in records if r["role"] == "footnote")] == "Note"
+    ranks = sorted(r["struct_rank"] for r in records if r["struct_rank"] is not None)
+    assert ranks == list(range(len(ranks)))
+
+
+def test_interleaving_the_columns_is_flagged(two_columns: Path, tmp_path: Path) -> None:
+    with pikepdf.open(two_columns) as pdf:
+        mutations.columns_interleaved(pdf, random.Random(0))
+        pdf.save(tmp_path / "interleaved.pdf")
+    summary = order_agreement(extract_reading_order(tmp_path / "interleaved.pdf", doc_id="x"))
+    assert summary["columns_interleaved"]
+    assert summary["tau_struct_visual"] < 0.8
+    assert summary["column_switches_struct"] > summary["column_switches_visual"] + 3
+
+
+def test_untagged_pages_have_content_order_only(two_columns: Path, tmp_path: Path) -> None:
+    with pikepdf.open(two_columns) as pdf:
+        del pdf.Root["/StructTreeRoot"]
+        pdf.save(tmp_path / "untagged.pdf")
+    records = extract_reading_order(tmp_path / "untagged.pdf", doc_id="u")
+    assert records and all(r["struct_rank"] is None and r["elem_id"] is None for r in records)
+    # Without tags the heading is cut from its paragraph by the change of type size.
+    assert any(r["text"] == "Introduction" for r in records)
+    summary = order_agreement(records)
+    assert summary["tau_struct_visual"] is None and summary["coverage"] == 0.0
+    assert summary["tau_content_visual"] == 1.0
+
+
+def test_passing_papers_raise_no_flag(passed_papers: list[Path]) -> None:
+    for paper in passed_papers:
+        summary = order_agreement(extract_reading_order(paper, doc_id=paper.stem))
+        assert summary["tau_struct_visual"] >= 0.95, (paper.name, summary)
+        assert summary["out_of_order"] == 0, (paper.name, summary)
+        assert not summary["columns_interleaved"] and not summary["footnote_in_body"], (paper.name, summary)
+
+
+@pytest.mark.parametrize(
+    ("mutation", "flag"),
+    [
+        (mutations.columns_interleaved, "columns_interleaved"),
+        (mutations.footnote_misplaced, "footnote_in_body"),
+        (mutations.section_moved, "out_of_order"),
+        (mutations.heading_after_body, "out_of_order"),
+    ],
+    ids=lambda value: getattr(value, "__name__", value),
+)
+def test_each_mutation_is_caught(passed_papers: list[Path], tmp_path: Path,
+                                 mutation: Callable[[pikepdf.Pdf, random.Random], None], flag: str) -> None:
+    summary = order_agreement(extract_reading_order(mutated(passed_papers, mutation, tmp_path / "m.pdf"), doc_id="m"))
+    assert summary[flag], summary
+
+
+def test_per_page_agreement_still_sees_the_whole_document(passed_papers: list[Path], tmp_path: Path) -> None:
+    records = extract_reading_order(mutated(passed_papers, mutations.footnote_misplaced, tmp_path / "m.pdf"),
+                                    doc_id="m")
+    note_page = next(r["page"] for r in records if r["role"] == "footnote")
+    pages = {r["page"]: order_agreement(records, page=r["page"]) for r in records}
+    assert pages[note_page]["footnote_in_body"]
+    assert sum(p["units"] for p in pages.values()) == len(records)
+
+
+def test_kendall_tau_runs_from_agreement_to_reversal() -> None:
+    def page(ranks: list[int]) -> list[dict]:
+        return [{"page": 1, "role": "body", "struct_rank": s, "content_rank": v, "visual_rank": v, "column": 0,
+                 "elem_id": s, "bbox": [0, 20 * v, 100, 20 * v + 10], "text": "x", "marks": []}
+                for v, s in enumerate(ranks)]
+
+    assert order_agreement(page([0, 1, 2, 3]))["tau_struct_visual"] == 1.0
+    reversed_page = order_agreement(page([3, 2, 1, 0]))
+    assert reversed_page["tau_struct_visual"] == -1.0
+    assert reversed_page["out_of_order"] == 3
+
+
+def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
+    with pytest.raises(ExtractionError):
+        extract_reading_order(corrupt_pdf, doc_id="bad", elements=[])
+
+
+@pytest.mark.benchmark_data
+def test_every_processed_pdf_yields_reading_order() -> None:
+    pdfs = sorted(PROCESSED.rglob("*.pdf"))
+    if not pdfs:
+        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
+    seconds, pages = 0.0, 0
+    for pdf in pdfs:
+        doc_id = str(pdf.relative_to(PROCESSED))
+        try:
+            elements = extract_struct_elements(pdf, doc_id=doc_id)
+        except ExtractionError:
+            continue
+        with pymupdf.open(pdf) as doc:
+            pages += doc.page_count
+        start = time.perf_counter()
+        records = extract_reading_order(pdf, doc_id=doc_id, elements=elements)
+        seconds += time.perf_counter() - start
+        assert_fits(records, READING_ORDER_SCHEMA)
+        order_agreement(records)
+    print(f"\nreading_order: {len(pdfs)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")
