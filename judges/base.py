@@ -35,6 +35,8 @@ class PageJudgment:
     latency_s: float | None = None
     error: str | None = None
     flags: dict[str, bool] = field(default_factory=dict)  # judge self-checks, e.g. LLM hallucination flags
+    review: str | None = None  # why a person should look at this page (hybrid judge), else None
+    tier_labels: dict[str, str] = field(default_factory=dict)  # what each tier said (hybrid judge)
 
     def issues_json(self) -> str:
         return json.dumps([asdict(i) for i in self.issues])
@@ -71,8 +73,9 @@ def register_judge(kind: str) -> Callable[[Callable[[str | None, dict[str, Any]]
 
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:
     """Resolve 'rules' or 'kind:argument' (e.g. 'llm:openai/gpt-4o') to a judge."""
+    import judges.hybrid  # noqa: F401 - registers `hybrid`
     import judges.llm  # noqa: F401 - registers `llm` (litellm itself is imported on first call)
-    import judges.rules  # noqa: F401 - registers the built-in judges
+    import judges.rules  # noqa: F401 - registers `rules`
 
     kind, _, argument = spec.partition(":")
     factory = _REGISTRY.get(kind)

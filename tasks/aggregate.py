@@ -8,8 +8,10 @@ from typing import Any
 import pyarrow as pa
 
 from judges.labels import Label, aggregate_labels
+from tasks.judge import review_item_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
+from warehouse.review import latest_resolutions, resolutions_digest
 
 DOC_LABELS_SCHEMA = pa.schema(
     [
@@ -28,9 +30,27 @@ DOC_LABELS_SCHEMA = pa.schema(
 DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
 
 
+HUMAN_TIER = "+human"
+
+
+def with_resolutions(judgments: list[dict[str, Any]], resolved: dict[str, dict[str, Any]], run_id: str
+                     ) -> list[dict[str, Any]]:
+    """The judgments again, under `<judge>+human`, with the pages people resolved relabelled."""
+    if not resolved:
+        return []
+    out = []
+    for row in judgments:
+        decision = resolved.get(review_item_id(run_id, row["doc_id"], row["criterion"], row["page"]))
+        out.append({**row, "judge": row["judge"] + HUMAN_TIER,
+                    "label": decision["label"] if decision else row["label"]})
+    return out
+
+
 def aggregate_body(io: StageIO) -> dict[str, Any]:
+    judgments = io.read("judge", "judgments")
+    resolved = latest_resolutions(io.cfg.store, io.cfg.run_id)
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
-    for row in io.read("judge", "judgments"):
+    for row in judgments + with_resolutions(judgments, resolved, io.cfg.run_id):
         groups[(row["judge"], row["model"], row["repeat"], row["doc_id"], row["criterion"])].append(row)
     rows = []
     for (judge, model, repeat, doc_id, criterion), pages in sorted(groups.items(), key=lambda kv: str(kv[0])):
@@ -54,5 +74,7 @@ AGGREGATE = Stage(
     config_keys=(),
     tables=(DOC_LABELS,),
     body=aggregate_body,
+    # Human review decisions live outside the stage artifacts; a new one re-aggregates.
+    external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),
     code=("judges",),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from typing import Any
@@ -32,6 +33,8 @@ JUDGMENTS_SCHEMA = pa.schema(
         pa.field("prompt_hash", pa.string()),
         pa.field("params", pa.string()),  # JSON of the parameters actually used
         pa.field("flags", pa.string()),  # JSON: hallucination flags (label without evidence, invented values)
+        pa.field("review", pa.string()),  # why a person should look (hybrid judge); null otherwise
+        pa.field("tier_labels", pa.string()),  # JSON: what each tier of the hybrid judge said
         pa.field("tokens_in", pa.int64()),
         pa.field("tokens_out", pa.int64()),
         pa.field("cost_usd", pa.float64()),
@@ -40,6 +43,44 @@ JUDGMENTS_SCHEMA = pa.schema(
     ]
 )
 JUDGMENTS = TableSpec("judgments", "judge", JUDGMENTS_SCHEMA)
+
+REVIEW_QUEUE_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),  # what `accessbench review resolve` takes
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("label", pa.string()),  # the label the judge gave meanwhile
+        pa.field("tier_labels", pa.string()),  # JSON: what each tier said
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("repeats", pa.int32()),  # how many repeats raised it
+        pa.field("issues", pa.string()),
+    ]
+)
+REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
+
+
+def review_item_id(run_id: str, doc_id: str, criterion: str, page: int) -> str:
+    return "r" + hashlib.sha1(f"{run_id}\0{doc_id}\0{criterion}\0{page}".encode()).hexdigest()[:10]
+
+
+def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One queue item per page that any repeat flagged for review."""
+    items: dict[str, dict[str, Any]] = {}
+    for row in judgments:
+        if not row.get("review"):
+            continue
+        item_id = review_item_id(run_id, row["doc_id"], row["criterion"], row["page"])
+        if item_id in items:
+            items[item_id]["repeats"] += 1
+            continue
+        items[item_id] = {"run_id": run_id, "item_id": item_id, "judge": row["judge"], "doc_id": row["doc_id"],
+                          "criterion": row["criterion"], "page": row["page"], "label": row.get("label"),
+                          "tier_labels": row.get("tier_labels"), "reason": row["review"], "repeats": 1,
+                          "issues": row.get("issues")}
+    return list(items.values())
 
 
 def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> list[dict[str, Any]]:
@@ -72,6 +113,8 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
             "raw_response": result.raw_response,
             "prompt_hash": result.prompt_hash,
             "flags": json.dumps(result.flags, sort_keys=True) if result.flags else None,
+            "review": result.review,
+            "tier_labels": json.dumps(result.tier_labels, sort_keys=True) if result.tier_labels else None,
             "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
             "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
         })
@@ -110,15 +153,17 @@ def judge_body(io: StageIO) -> dict[str, Any]:
             batch, batch_docs = [], []
     if batch:
         units.append(("+".join(batch_docs), batch))
-    return io.per_key(units, lambda items: {"judgments": judge_rows(cfg.run_id, judge, items)},
-                      f"judge ({cfg.judge})")
+    tables = io.per_key(units, lambda items: {"judgments": judge_rows(cfg.run_id, judge, items)},
+                        f"judge ({cfg.judge})")
+    queue = review_queue(cfg.run_id, tables["judgments"].to_pylist())
+    return {**tables, "review_queue": queue}
 
 
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
     config_keys=("judge", "repeats", "api_base", "temperature", "max_tokens"),
-    tables=(JUDGMENTS,),
+    tables=(JUDGMENTS, REVIEW_QUEUE),
     body=judge_body,
     code=("judges",),
 )

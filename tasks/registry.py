@@ -13,6 +13,7 @@ from tasks.render import RENDER
 from tasks.runner import ERRORS_SCHEMA, Stage
 from tasks.transcript import TRANSCRIPT
 from warehouse.catalog import TableSpec
+from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA
 
 STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, INPUTS, JUDGE, AGGREGATE,
                                     METRICS)
@@ -21,6 +22,7 @@ STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 ALL_TABLES: tuple[TableSpec, ...] = (
     *(spec for stage in STAGE_LIST for spec in stage.tables),
     TableSpec("errors", "*", ERRORS_SCHEMA),
+    TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
 )
 
 

@@ -35,10 +35,12 @@ class TableSpec:
     name: str
     stage: str
     schema: pa.Schema
+    pattern: str | None = None  # files under artifacts/, when not `<stage>/run=*/<name>.parquet`
 
     def glob(self, artifacts: Path) -> str:
-        stage = "*" if self.stage == "*" else self.stage
-        return str(artifacts / stage / "run=*" / f"{self.name}.parquet")
+        if self.pattern:
+            return str(artifacts / self.pattern)
+        return str(artifacts / self.stage / "run=*" / f"{self.name}.parquet")
 
 
 STATE_TABLES = (
@@ -89,7 +91,7 @@ def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     tables = list(tables)
     ddl = [_view_sql(s.name, _state_glob(s, artifacts), s.schema) for s in STATE_TABLES]
     ddl += [_view_sql(s.name, s.glob(artifacts), s.schema) for s in tables]
-    if METRIC_INPUTS <= {spec.name for spec in tables}:
+    if {spec.name for spec in tables} >= METRIC_INPUTS:
         ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in METRIC_VIEWS]
     return ddl
 

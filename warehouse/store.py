@@ -251,8 +251,8 @@ class ArtifactStore:
     def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
         """Any run that completed `stage` for exactly these inputs and config."""
         for row in self.stage_runs():
-            done = row.status in {"completed", "reused"}
-            if row.stage == stage and row.input_hash == input_hash and done and self.run_dir(stage, row.run_id).exists():
+            done = row.status in {"completed", "reused"} and self.run_dir(stage, row.run_id).exists()
+            if row.stage == stage and row.input_hash == input_hash and done:
                 return row
         return None
 

@@ -1,0 +1,99 @@
+"""`accessbench review list|show|resolve`: work through the hybrid judge's human-review queue."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from judges.labels import parse_label
+from tasks.context import RunConfig
+from tasks.registry import STAGES
+from tasks.runner import execute
+from warehouse.review import add_resolution, latest_resolutions
+from warehouse.store import ArtifactStore
+
+
+def add_parser(sub: Any) -> None:
+    review = sub.add_parser("review", help="the human-review queue of the hybrid judge")
+    actions = review.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="items waiting for (or given) a decision")
+    listing.add_argument("--run", help="run id (default: the latest run with a queue)")
+    listing.add_argument("--status", choices=("open", "resolved", "all"), default="open")
+    show = actions.add_parser("show", help="one item: what each tier said and why")
+    show.add_argument("item")
+    resolve = actions.add_parser("resolve", help="decide an item; doc_labels gain a <judge>+human tier")
+    resolve.add_argument("item")
+    resolve.add_argument("--label", required=True, help="passed | failed | not_present | cannot_tell")
+    resolve.add_argument("--note", help="why (kept with the decision)")
+    resolve.add_argument("--by", dest="reviewer", help="who decided")
+
+
+def _queue(store: ArtifactStore, run: str | None) -> tuple[str | None, list[dict[str, Any]]]:
+    runs = [run] if run else [r["run_id"] for r in reversed(store.runs())]
+    for run_id in runs:
+        rows = store.read_rows("judge", run_id, "review_queue")
+        if rows or run:
+            return run_id, rows
+    return None, []
+
+
+def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
+    for run in reversed(store.runs()):
+        for row in store.read_rows("judge", run["run_id"], "review_queue"):
+            if row["item_id"] == item:
+                return row
+    return None
+
+
+def run_review(home: Path, args: argparse.Namespace) -> int:
+    store = ArtifactStore(home)
+    if args.action == "list":
+        run_id, rows = _queue(store, args.run)
+        if run_id is None:
+            print("the review queue is empty (only the hybrid judge fills it: accessbench run --judge hybrid:<model>)")
+            return 0
+        decided = latest_resolutions(store, run_id)
+        table = Table("item", "criterion", "doc", "page", "label", "tiers", "reason", "decision",
+                      title=f"review queue of run {run_id}")
+        shown = 0
+        for row in rows:
+            decision = decided.get(row["item_id"])
+            if (args.status == "open" and decision) or (args.status == "resolved" and not decision):
+                continue
+            shown += 1
+            table.add_row(row["item_id"], row["criterion"], row["doc_id"], str(row["page"]), row["label"] or "-",
+                          row["tier_labels"] or "-", row["reason"], decision["label"] if decision else "")
+        Console(width=200).print(table)
+        print(f"{shown} item(s); decide one with: accessbench review resolve ITEM --label failed --note '…'")
+        return 0
+    row = _find(store, args.item)
+    if row is None:
+        print(f"accessbench: error: no review item {args.item!r}; see: accessbench review list", file=sys.stderr)
+        return 3
+    if args.action == "show":
+        decided = latest_resolutions(store, row["run_id"]).get(row["item_id"])
+        print(json.dumps({**row, "issues": json.loads(row["issues"] or "[]"),
+                          "tier_labels": json.loads(row["tier_labels"] or "{}"), "decision": decided},
+                         indent=1, default=str))
+        return 0
+    try:
+        label = parse_label(args.label)
+    except ValueError as exc:
+        print(f"accessbench: error: {exc}", file=sys.stderr)
+        return 2
+    add_resolution(store, {"run_id": row["run_id"], "item_id": row["item_id"], "doc_id": row["doc_id"],
+                           "criterion": row["criterion"], "page": row["page"], "label": label.value,
+                           "note": args.note, "reviewer": args.reviewer})
+    run = store.get_run(row["run_id"])
+    cfg = RunConfig.from_record(json.loads(run["config"]) if run else {"run_id": row["run_id"]}, home=home,
+                                progress=False)
+    for name in ("aggregate", "metrics"):  # the decision flows into doc_labels right away
+        execute(cfg, STAGES[name])
+    print(f"resolved {row['item_id']} as {label.value}; doc_labels now include judge '{row['judge']}+human'")
+    return 0
