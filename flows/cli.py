@@ -76,9 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
+    from flows.corpus_cli import add_parser as add_corpus_parser
     from flows.review import add_parser as add_review_parser
 
     add_review_parser(sub)
+    add_corpus_parser(sub)
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
@@ -94,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
-                   "review": cmd_review}
+                   "review": cmd_review, "corpus": cmd_corpus}
         return int(handler[args.command](home, args))
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -262,6 +264,12 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> st
     console.print(table)
     console.print(f"{len(rows)} row(s)")
     return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def cmd_corpus(home: Path, args: argparse.Namespace) -> int:
+    from flows.corpus_cli import run_corpus
+
+    return run_corpus(home, args)
 
 
 def cmd_review(home: Path, args: argparse.Namespace) -> int:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from corpus.sampling import SAMPLES_SCHEMA
+from corpus.screening import SCREENING_SCHEMA
 from tasks.aggregate import AGGREGATE
+from tasks.common import with_run_id
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
 from tasks.inputs import INPUTS
@@ -23,6 +26,8 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     *(spec for stage in STAGE_LIST for spec in stage.tables),
     TableSpec("errors", "*", ERRORS_SCHEMA),
     TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
+    TableSpec("screening", "sample", with_run_id(SCREENING_SCHEMA)),
+    TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
 )
 
 
