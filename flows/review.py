@@ -62,24 +62,25 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
         table = Table("item", "criterion", "doc", "page", "label", "tiers", "reason", "decision",
                       title=f"review queue of run {run_id}")
         shown = 0
-        for row in rows:
-            decision = decided.get(row["item_id"])
+        for item in rows:
+            decision = decided.get(item["item_id"])
             if (args.status == "open" and decision) or (args.status == "resolved" and not decision):
                 continue
             shown += 1
-            table.add_row(row["item_id"], row["criterion"], row["doc_id"], str(row["page"]), row["label"] or "-",
-                          row["tier_labels"] or "-", row["reason"], decision["label"] if decision else "")
+            table.add_row(item["item_id"], item["criterion"], item["doc_id"], str(item["page"]), item["label"] or "-",
+                          item["tier_labels"] or "-", item["reason"], decision["label"] if decision else "")
         Console(width=200).print(table)
         print(f"{shown} item(s); decide one with: accessbench review resolve ITEM --label failed --note '…'")
         return 0
-    row = _find(store, args.item)
-    if row is None:
+    found = _find(store, args.item)
+    if found is None:
         print(f"accessbench: error: no review item {args.item!r}; see: accessbench review list", file=sys.stderr)
         return 3
+    row = found
     if args.action == "show":
-        decided = latest_resolutions(store, row["run_id"]).get(row["item_id"])
+        decision = latest_resolutions(store, row["run_id"]).get(row["item_id"])
         print(json.dumps({**row, "issues": json.loads(row["issues"] or "[]"),
-                          "tier_labels": json.loads(row["tier_labels"] or "{}"), "decision": decided},
+                          "tier_labels": json.loads(row["tier_labels"] or "{}"), "decision": decision},
                          indent=1, default=str))
         return 0
     try:

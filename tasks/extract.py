@@ -80,7 +80,7 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
 def extract_file(path: Any, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
                  regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """Every evidence table of one PDF file (pages numbered from `page_offset` + 1)."""
-    at = {"doc_id": doc_id, "page_offset": page_offset}
+    at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
     elements = extract_struct_elements(path, **at)
     tables, cells = extract_tables(path, **at, elements=elements, regions=regions)
     figures = extract_figures(path, **at, elements=elements)

@@ -135,7 +135,7 @@ class StageIO:
             return {"errors": [{"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,
                                 "kind": kind, "message": f"{type(result).__name__}: {result}"}]}
         if doc_id is None:
-            return result  # type: ignore[no-any-return]
+            return result
         # Rows computed for an identical document are re-labelled with this document's id.
         return {table: [{**row, "doc_id": doc_id} if "doc_id" in row else row for row in rows]
                 for table, rows in result.items()}

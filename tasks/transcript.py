@@ -57,7 +57,7 @@ def _from_audio(doc: dict[str, Any], files: list[Path]) -> list[dict[str, Any]]:
     bucket = os.environ.get(BUCKET_ENV)
     if not bucket:
         raise TranscriptError(f"set {BUCKET_ENV} to the S3 bucket Amazon Transcribe may read and write")
-    return get_transcriber("aws-transcribe")(audio, doc_id=doc["doc_id"], bucket=bucket)  # type: ignore[call-arg]
+    return get_transcriber("aws-transcribe")(audio, doc_id=doc["doc_id"], bucket=bucket)
 
 
 def transcript_body(io: StageIO) -> dict[str, Any]:

@@ -140,7 +140,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
 
     # Body text must be in block-level tags, not bare Span directly under a grouping element.
     top_level = [e for e in page_elements if e.get("text")
-                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]  # type: ignore[arg-type]
+                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]
     bare = [e for e in top_level if e["type"] == "Span"]
     paragraphs = [e for e in top_level if e["type"] == "P"]
     if len(bare) >= 2 and len(bare) >= 0.3 * (len(bare) + len(paragraphs)):

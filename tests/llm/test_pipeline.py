@@ -24,7 +24,8 @@ def varied(body: dict[str, Any]) -> Reply:
 
 
 def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ACCESSBENCH_HOME": str(home), "OPENAI_API_KEY": SECRET, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home), "OPENAI_API_KEY": SECRET,
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
                             timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
