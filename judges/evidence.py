@@ -221,14 +221,56 @@ def figure_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     return {"figures": figures, "document_figures": sum(1 for f in ev.figures if not f.get("small"))}
 
 
+CAPTION_LIMIT = 300  # alt text is read against its caption: keep more of a caption than of other texts
+
+
 def alt_texts(ev: DocEvidence, page: int) -> dict[str, Any] | None:
+    """Each figure's alternative text beside its caption, plus what the rest of the document says.
+
+    ``alt_words_not_in_text``: the alt text's words (four letters or more) that the document's
+    visible text never uses (compared on their first five letters); ``same_alt_as``: other
+    figures of the document with the identical alt text. Document counts cover figures that
+    are not small (icons, inline glyphs).
+    """
     if ev.extract_failed:
         return None
-    return {"figures": [{"figure": f["figure_index"], "alt": f.get("alt"), "actual_text": f.get("actual_text"),
-                         "tagged_figure": f.get("elem_id") is not None, "is_artifact": f.get("is_artifact"),
-                         "kind": f["kind"], "small": f.get("small"), "caption": _short(f.get("caption"))}
-                        for f in _on(ev.figures, page)],
-            "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+    meaningful = [f for f in ev.figures if not f.get("small")]
+    vocabulary: set[str] | None = None
+    figures = []
+    for f in _on(ev.figures, page):
+        caption = " ".join((f.get("caption") or "").split())
+        item: dict[str, Any] = {
+            "figure": f["figure_index"], "alt": f.get("alt"), "actual_text": f.get("actual_text"),
+            "tagged_figure": f.get("elem_id") is not None, "is_artifact": f.get("is_artifact"), "kind": f["kind"],
+            "small": f.get("small"), "caption": caption[:CAPTION_LIMIT] or None, "caption_words": len(caption.split())}
+        alt = _squash(f.get("alt"))
+        if alt:
+            vocabulary = _text_vocabulary(ev) if vocabulary is None else vocabulary
+            item["alt_words_not_in_text"] = sorted({w for w in alt_words(alt) if w[:5] not in vocabulary})
+            item["same_alt_as"] = [{"figure": o["figure_index"], "page": o.get("page"),
+                                    "caption": _short(o.get("caption"))}
+                                   for o in meaningful if o is not f and _squash(o.get("alt")) == alt]
+        figures.append(item)
+    return {"figures": figures, "tagged": any(s.get("tagged") for s in ev.doc_structure),
+            "document_figures": len(meaningful),
+            "document_figures_with_alt": sum(1 for f in meaningful
+                                             if f.get("alt") is not None or f.get("actual_text") is not None)}
+
+
+def alt_words(text: str) -> list[str]:
+    """Lower-case alphabetic words of four letters or more (shorter ones are mostly function words)."""
+    letters = "".join(c if c.isalpha() else " " for c in text.lower())
+    return [w for w in letters.split() if len(w) >= 4]
+
+
+def _squash(text: str | None) -> str:
+    """Text compared as a reader hears it: control characters dropped, spaces collapsed, case folded."""
+    return " ".join("".join(c for c in (text or "") if c.isprintable()).split()).casefold()
+
+
+def _text_vocabulary(ev: DocEvidence) -> set[str]:
+    """Five-letter stems of every word the document shows (alt texts are not shown, captions are)."""
+    return {w[:5] for span in ev.text_spans for w in alt_words(span.get("text") or "")}
 
 
 def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
@@ -261,15 +303,26 @@ def table_tags(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
     out = []
+    page_cells = [e for e in _on(ev.struct_elements, page) if e["type"] in ("TH", "TD") and e.get("bbox")]
     for table in _on(ev.tables, page):
         cells = [c for c in ev.table_cells if c["table_id"] == table["table_id"]]
         keep = ("table_id", "rows", "cols", "header_rows", "header_cols", "th_count", "td_count", "has_scope",
                 "has_headers_attr", "spans", "tagged", "source", "issues")
-        out.append({**{k: table.get(k) for k in keep}, "cells": [
+        extra: dict[str, Any] = {}
+        if not table.get("tagged") and table.get("bbox"):
+            # A drawn table whose cells are TH/TD of a Table element on another page (a table
+            # continued across pages) is tagged after all: count the cell tags inside its box.
+            extra["tagged_cells_inside"] = sum(1 for e in page_cells if _centre_inside(e["bbox"], table["bbox"]))
+        out.append({**{k: table.get(k) for k in keep}, **extra, "cells": [
             {"row": c["row"], "col": c["col"], "kind": c.get("kind"), "scope": c.get("scope"),
              "text": _short(c.get("text")), "rowspan": c.get("rowspan"), "colspan": c.get("colspan"),
              "headers": c.get("associated_headers")} for c in cells[:200]]})
     return {"tables": out, "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+
+
+def _centre_inside(inner: list[float], outer: list[float]) -> bool:
+    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
 
 
 CONTRAST_FIELDS = ("text", "size", "bold", "color", "background_color", "contrast_ratio", "large_text", "threshold",

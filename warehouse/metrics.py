@@ -7,10 +7,11 @@ among the expected or the predicted labels of a criterion.
 
 from __future__ import annotations
 
+# `model` is '' (not null) for judges without one, so views join on it with plain equality.
 METRIC_INPUTS = frozenset({"doc_labels", "documents"})  # the views below need these tables
 
 DOC_RESULTS = """
-SELECT l.run_id, l.judge, l.model, l.repeat, l.doc_id, l.criterion,
+SELECT l.run_id, l.judge, coalesce(l.model, '') AS model, l.repeat, l.doc_id, l.criterion,
        d.expected_label, l.label, (l.label = d.expected_label) AS correct
 FROM doc_labels l
 JOIN documents d ON d.run_id = l.run_id AND d.doc_id = l.doc_id
