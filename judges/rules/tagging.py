@@ -73,6 +73,10 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     tags = bundle.evidence.get("tag_structure")
     if tags is None:
         return cannot_tell(bundle, "tag structure", SUBS)
+    page = bundle.evidence.get("page_image") or {}
+    if not tags.get("tagged") and page.get("has_text") is False:
+        # A scanned page without a text layer: whether it *should* be tagged cannot be seen here.
+        return cannot_tell(bundle, "text layer (the page is an image without text)", SUBS)
     if not tags.get("tagged") or not tags.get("element_count"):
         return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
                             summary=f"Page {bundle.page}: the document has no tag structure.")
