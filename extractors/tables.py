@@ -486,7 +486,9 @@ def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[
         uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
         if not (uncovered or _caption_count(page) > len(boxes) or (untagged and _ruled(page))):
             continue
-        for found in page.find_tables().tables:
+        # Line-based only: with pymupdf-layout active in this process (the layout stage, in-process
+        # runs) find_tables would rerun the layout model on the page (~0.7 s) and find other tables.
+        for found in page.find_tables(use_layout=False).tables:
             bbox = [round(v, 2) for v in found.bbox]
             if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
                 continue

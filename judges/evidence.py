@@ -205,7 +205,43 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "page_chars": total,
         "small_chars": sum(n for size, n in sizes.items() if size < SMALL_TEXT_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
+        "blocks": _font_blocks(spans),
     }
+
+
+BLOCK_MIN_CHARS = 40  # text blocks shorter than this (labels, page numbers) say nothing about paragraph styling
+ADVANCE_MIN_CHARS = 20  # spans this long average out the widths of individual letters
+
+
+def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per text block, in page order: its dominant font and size, and how wide its characters are set.
+
+    ``em_per_char`` is the block's horizontal advance per character (spaces included) in ems of
+    its type size, over horizontal spans of at least ``ADVANCE_MIN_CHARS`` characters: about 0.4–0.5
+    for ordinary Latin text, less when letters are squeezed together or the face is condensed.
+    """
+    blocks: dict[int, list[dict[str, Any]]] = {}
+    for span in spans:
+        blocks.setdefault(int(span.get("block") or 0), []).append(span)
+    out = []
+    for number, members in blocks.items():
+        fonts: dict[str, int] = {}
+        sizes: dict[float, int] = {}
+        width = ems = 0.0
+        for span in members:
+            chars = int(span.get("char_count") or 0)
+            fonts[span["font_name"]] = fonts.get(span["font_name"], 0) + chars
+            sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+            box, text = span.get("bbox"), span.get("text") or ""
+            if box and len(text.strip()) >= ADVANCE_MIN_CHARS and box[2] - box[0] > box[3] - box[1]:
+                width += box[2] - box[0]
+                ems += len(text) * float(span["size"])
+        chars = sum(fonts.values())
+        if chars >= BLOCK_MIN_CHARS:
+            out.append({"block": number, "font": max(fonts, key=lambda k: fonts[k]),
+                        "size": max(sizes, key=lambda k: sizes[k]), "chars": chars,
+                        "em_per_char": round(width / ems, 3) if ems else None})
+    return out[:200]
 
 
 def _on(rows: list[dict[str, Any]], page: int) -> list[dict[str, Any]]:
@@ -276,10 +312,16 @@ def _text_vocabulary(ev: DocEvidence) -> set[str]:
 def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
+    # The element type tells a judge which units are headings; `chars` (of the first 200 the
+    # record keeps) weighs units by how much text they hold; `bbox` says which share a line.
+    types = {e["elem_id"]: e["type"] for e in ev.struct_elements}
     units = [{k: r.get(k) for k in ("block_index", "struct_rank", "content_rank", "visual_rank", "column", "role",
-                                    "marks")} | {"text": _short(r.get("text"))} for r in _on(ev.reading_order, page)]
+                                    "marks", "bbox")}
+             | {"text": _short(r.get("text")), "chars": len(r.get("text") or ""), "type": types.get(r.get("elem_id"))}
+             for r in _on(ev.reading_order, page)]
     return {"units": units, "agreement": ev.order_agreement.get(page),
-            "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+            "tagged": any(s.get("tagged") for s in ev.doc_structure),
+            "document_units": len(ev.reading_order)}
 
 
 def transcript(ev: DocEvidence, page: int) -> dict[str, Any] | None:
@@ -344,7 +386,29 @@ def color_values(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "visible_chars": chars,
         "failing_chars": sum(int(s.get("char_count") or 0) for s in failing),
         "invisible_chars": sum(int(s.get("char_count") or 0) for s in spans if s.get("invisible")),
+        "failing": _failing_runs(visible),
+        # Figures, for the non-text contrast of graphics (measured on the page image by a judge).
+        "figures": [{"figure": f["figure_index"], "bbox": f.get("bbox"), "kind": f.get("kind"),
+                     "small": f.get("small"), "is_artifact": f.get("is_artifact"), "caption": _short(f.get("caption"))}
+                    for f in _on(ev.figures, page)],
+        "document_visible_chars": sum(int(s.get("char_count") or 0) for s in ev.text_spans
+                                      if s.get("contrast_ratio") is not None and not s.get("invisible")),
     }
+
+
+def _failing_runs(visible: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The failing spans in page order, each with ``run``: spans read one after another (no passing
+    visible span between them) share a run, so a faint sentence is one run and a faint label its own."""
+    out: list[dict[str, Any]] = []
+    run, previous_failed = -1, False
+    for span in sorted(visible, key=lambda s: s.get("span_index") or 0):
+        failed = span.get("passes") is False
+        if failed:
+            run += 0 if previous_failed else 1
+            out.append({k: (round(span[k], 2) if isinstance(span.get(k), float) else span.get(k))
+                        for k in CONTRAST_FIELDS} | {"text": _short(span.get("text")), "run": run})
+        previous_failed = failed
+    return out[:300]
 
 
 def page_image(ev: DocEvidence, page: int) -> dict[str, Any] | None:

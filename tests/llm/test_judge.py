@@ -14,7 +14,7 @@ import pytest
 from judges.base import get_judge
 from judges.evidence import PageBundle
 from judges.labels import Label
-from tasks.judge import judge_document
+from tasks.judge import judge_rows
 from tests.llm.conftest import SECRET, tagging_bundle
 from tests.llm.server import ScriptedServer, chat, error, judgment_json
 
@@ -120,7 +120,7 @@ def test_no_key_in_any_file_under_the_data_home(make_judge: Callable[..., Any], 
     judge = make_judge(max_retries=0)
     rows = [{"doc_id": "d1", "criterion": "semantic_tagging", "page": p, "image_path": None,
              "evidence": json.dumps(tagging_bundle(page=p).evidence)} for p in (1, 2)]
-    judged = judge_document("run-1", judge, 2, rows)
+    judged = judge_rows("run-1", judge, [(row, repeat) for repeat in range(2) for row in rows])
     direct = [asdict(judge.judge_page(tagging_bundle(page=3), 0))]
     (home / "judgments.json").write_text(json.dumps({"rows": judged, "direct": direct}, default=str))
     assert any(r["error"] for r in judged) and any(r["error"] is None for r in judged)
