@@ -12,6 +12,9 @@ from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
 LAYOUT_REGIONS = TableSpec("layout_regions", "layout", with_run_id(LAYOUT_SCHEMA))
+# Regions feed figure and table evidence (untagged tables, crops); other criteria never read them,
+# and the model costs ~0.4 s a page, so only these documents are laid out.
+LAYOUT_CRITERIA = frozenset({"alt_text_quality", "table_structure"})
 
 
 def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[str, Any]
@@ -33,7 +36,7 @@ def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[st
 def layout_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
     get_backend(cfg.layout_backend, cfg.layout_weights)  # a misconfigured backend fails the stage up front
-    docs = good_documents(io)
+    docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
     work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
     return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
                       isolated=True, same=content_key)
