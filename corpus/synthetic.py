@@ -34,7 +34,7 @@ SUPPORTED_CRITERIA: tuple[str, ...] = tuple(CRITERION_MUTATIONS)
 LABELS: tuple[str, ...] = ("passed", "failed", "not_present", "cannot_tell")
 DATASET_NAME = "AccessBench-Synthetic"
 # Bump when the generator's output changes, so cached copies (keyed on seed and size) are rebuilt.
-DATASET_VERSION = "2"
+DATASET_VERSION = "3"
 VENUE = "AccessBench synthetic"
 NO_MUTATION = "none"
 

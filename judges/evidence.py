@@ -406,7 +406,9 @@ def _failing_runs(visible: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if failed:
             run += 0 if previous_failed else 1
             out.append({k: (round(span[k], 2) if isinstance(span.get(k), float) else span.get(k))
-                        for k in CONTRAST_FIELDS} | {"text": _short(span.get("text")), "run": run})
+                        for k in CONTRAST_FIELDS}
+                       | {"text": _short(span.get("text")), "run": run,
+                          "glyphs": len("".join((span.get("text") or "").split()))})  # letter-spacing aside
         previous_failed = failed
     return out[:300]
 

@@ -57,8 +57,15 @@ def alt_file_name(pdf: pikepdf.Pdf, rng: random.Random) -> None:
 
 
 def alt_missing(pdf: pikepdf.Pdf, rng: random.Random) -> None:
-    """One figure loses its alt text entirely."""
-    _set_alt(rng.choice(_figures(pdf)), None)
+    """One figure loses its alt text entirely, while others keep theirs.
+
+    With a single figure the document would have no alt text at all, which the benchmark's
+    experts label Not Present rather than Failed; so the mutation needs two figures.
+    """
+    figures = _figures(pdf)
+    if len(figures) < 2:
+        raise NotApplicable("alt_missing needs a second figure that keeps its alt text")
+    _set_alt(rng.choice(figures), None)
 
 
 def alt_empty(pdf: pikepdf.Pdf, rng: random.Random) -> None:

@@ -7,7 +7,9 @@ from typing import Any
 
 from judges.base import PageJudgment, register_judge
 from judges.evidence import PageBundle
+from judges.rules.alt_text import judge_alt_text
 from judges.rules.links import judge_links
+from judges.rules.tables import judge_tables
 from judges.rules.tagging import judge_tagging
 
 PROMPT_VERSION = "rules-1"
@@ -15,6 +17,8 @@ PROMPT_VERSION = "rules-1"
 RULES: dict[str, Callable[[PageBundle], PageJudgment]] = {
     "semantic_tagging": judge_tagging,
     "functional_hyperlinks": judge_links,
+    "alt_text_quality": judge_alt_text,
+    "table_structure": judge_tables,
 }
 
 

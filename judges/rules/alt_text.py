@@ -1,0 +1,296 @@
+"""Alternative text quality (WCAG 2.2 SC 1.1.1; PDF/UA-1 §7.3): does each figure's alt text stand in for it?
+
+A figure is judged when it is meaningful: not small (icons, inline glyphs under 2% of the page)
+and not an artifact, unless a "Figure N" caption shows it carries content. Not Present means no
+alternative text to judge: no meaningful figure on the page, or a document that gives none of
+its figures an alt text (untagged, or every /Alt removed). Once the document does use alt
+text, a meaningful figure left without one fails.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from judges.base import Issue, PageJudgment
+from judges.evidence import PageBundle, alt_words
+from judges.labels import Label
+from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+
+SUBS = ("descriptiveness", "complexity_handling", "decorative_treatment", "clarity", "conciseness",
+        "contextual_appropriateness")
+
+
+@dataclass(frozen=True)
+class AltThresholds:
+    """Where a rule draws its line, and the standard or principle behind each line."""
+
+    # WCAG 2.2 SC 1.1.1 and failure F30: a text alternative must convey what the image does,
+    # which takes a subject and what is shown of it; one or two words ("Stuart, Florida",
+    # "Three panels") name at most the subject. (Technique PDF1: /Alt on Figure elements.)
+    min_words: int = 3
+    # W3C WAI Images Tutorial, "Complex images": a chart's or diagram's short alternative still
+    # identifies the kind of graphic and its subject ("Bar chart of visits by site"), which
+    # takes about five words; anything shorter only labels it.
+    complex_min_words: int = 5
+    # A figure its authors need more than a couple of sentences to caption carries detail a
+    # title cannot convey (multi-panel plots, annotated charts): treat it as complex.
+    complex_caption_words: int = 25
+    # Contextual appropriateness (WCAG 1.1.1 "equivalent purpose"): an alt text that shares no
+    # word with its caption and whose subject words the document hardly uses (under 30%: fewer
+    # than one in three) describes something else. Needs three subject words to be judged at all.
+    mismatch_min_subject_words: int = 3
+    mismatch_max_known_share: float = 0.3
+
+
+THRESHOLDS = AltThresholds()
+
+# WCAG failure F30 (text alternatives that are not alternatives: file names, placeholder text).
+GENERIC_WORDS = frozenset({
+    "figure", "fig", "image", "img", "picture", "pic", "photo", "photograph", "graphic", "graphics", "chart",
+    "graph", "diagram", "illustration", "drawing", "icon", "embedded", "untitled", "placeholder", "alt", "text",
+    "description", "insert", "here", "object", "artwork", "visual", "logo", "screenshot", "plot", "table", "panel",
+})
+FILE_NAME = re.compile(r"\.(png|jpe?g|gif|tiff?|bmp|eps|svg|emf|wmf|webp|heic|pdf|ai|psd)\s*$", re.IGNORECASE)
+CAMERA_NAME = re.compile(r"^(img|dsc|dscn|dcim|pict?|scan|screen ?shot)[\s_-]*\d[\w-]*$",
+                         re.IGNORECASE)
+CAPTION_LABEL = re.compile(r"^\s*(fig(ure)?|plate|scheme|chart|graph|photo)\.?\s*[0-9IVX]+[a-z]?\s*[.:|–-]?\s*",
+                           re.IGNORECASE)
+# Kinds of graphic WAI counts as complex images; a caption or alt naming one signals detail to convey.
+COMPLEX_WORDS = frozenset({
+    "chart", "charts", "graph", "graphs", "plot", "plots", "diagram", "diagrams", "flowchart", "schematic", "map",
+    "maps", "heatmap", "histogram", "histograms", "scatter", "curve", "curves", "axis", "axes", "panel", "panels",
+    "skymap", "infographic", "timeline", "contour", "contours",
+})
+PANEL_MARK = re.compile(r"\(\s*[A-Da-d]\s*\)")
+# Words that say how a graphic looks, or when and how much, rather than what it is about: they
+# fit any figure, so they say nothing about whether an alt text fits its document.
+NON_SUBJECT_WORDS = COMPLEX_WORDS | GENERIC_WORDS | frozenset({
+    "line", "lines", "dots", "points", "boxes", "arrows", "arrow", "bars", "cells", "colour", "color", "colours",
+    "colors", "dark", "darker", "light", "lighter", "left", "right", "bottom", "middle", "centre", "center",
+    "shows", "showing", "shown", "depicting", "depicts", "labelled", "labeled", "connected", "marked", "sloping",
+    "upwards", "downwards", "above", "below", "next", "beside", "aerial", "view", "photo", "close", "heat", "bar",
+    "with", "that", "this", "from", "into", "over", "each", "which", "their", "there", "these", "those", "between",
+    "about", "after", "before", "under", "while", "where", "have", "been", "were", "they", "them", "than", "then",
+    "also", "more", "most", "some", "such", "only", "very", "other", "every", "across", "along", "three", "four",
+    "five", "highest", "lowest", "value", "values", "green", "blue", "black", "white", "grey", "gray", "yellow",
+    "orange", "purple", "brown", "pink", "daily", "weekly", "monthly", "yearly", "annual", "hourly", "months", "years",
+    "weeks", "days", "percent", "average", "mean", "total", "number", "group", "groups",
+})
+STEM = 5  # letters compared, as the evidence builder stems the document's words
+
+
+@dataclass
+class Figure:
+    """One figure of the page as the rules see it."""
+
+    position: int  # 1-based, top to bottom on the page
+    alt: str | None
+    caption: str | None
+    caption_words: int
+    is_artifact: bool | None
+    unknown_words: set[str]
+    same_alt_as: list[dict[str, Any]]
+
+    @property
+    def where(self) -> str:
+        label = f"“{_clip(self.caption, 50)}” caption" if self.caption else "no caption"
+        return f"figure {self.position} ({label})"
+
+
+def _clip(text: str | None, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clean(text: str | None) -> str | None:
+    """The alt text as a screen reader speaks it (None stays None: no /Alt at all)."""
+    if text is None:
+        return None
+    return " ".join("".join(c for c in text if c.isprintable()).split())
+
+
+def _figures(alts: dict[str, Any]) -> list[Figure]:
+    figures: list[Figure] = []
+    for raw in alts["figures"]:
+        if raw.get("small"):
+            continue  # icons, logos, inline formula images: no figure content to describe
+        alt = _clean(raw.get("alt"))
+        if alt is None:
+            alt = _clean(raw.get("actual_text"))
+        figures.append(Figure(len(figures) + 1, alt, raw.get("caption"), raw.get("caption_words") or 0,
+                              raw.get("is_artifact"), set(raw.get("alt_words_not_in_text") or ()),
+                              raw.get("same_alt_as") or []))
+    return figures
+
+
+def caption_title(caption: str | None) -> str:
+    """The caption without its "Figure 2." label, up to its first full stop: the figure's title."""
+    body = CAPTION_LABEL.sub("", caption or "", count=1)
+    return re.split(r"(?<=[a-z0-9)])\.\s|\.$", body, maxsplit=1)[0]
+
+
+def is_generic(alt: str) -> bool:
+    """Only placeholder words and numbers ("Figure 3", "image", "Picture 1", "Embedded Image")."""
+    words = re.findall(r"[a-z]+", alt.lower())
+    return not words or all(w in GENERIC_WORDS for w in words)
+
+
+def is_file_name(alt: str) -> bool:
+    return bool(FILE_NAME.search(alt) or CAMERA_NAME.match(alt.strip()))
+
+
+def is_complex(figure: Figure, thresholds: AltThresholds = THRESHOLDS) -> bool:
+    """Charts, diagrams, maps and multi-panel figures: what the caption or alt says the figure is."""
+    text = f"{figure.caption or ''} {figure.alt or ''}"
+    words = set(re.findall(r"[a-z]+", text.lower()))
+    return (figure.caption_words >= thresholds.complex_caption_words or bool(words & COMPLEX_WORDS)
+            or len(PANEL_MARK.findall(figure.caption or "")) >= 1)
+
+
+def restates_title(figure: Figure) -> bool:
+    """The alt text says nothing the caption's title does not already say."""
+    title = {w[:STEM] for w in alt_words(caption_title(figure.caption))}
+    words = {w[:STEM] for w in alt_words(figure.alt or "")}
+    caption_says_more = figure.caption_words > len(caption_title(figure.caption).split()) + 3
+    return bool(title) and bool(words) and words <= title and caption_says_more
+
+
+def out_of_context(figure: Figure, thresholds: AltThresholds = THRESHOLDS) -> bool:
+    """The alt text's subject matches neither its caption nor what the document talks about."""
+    subject = {w for w in alt_words(figure.alt or "") if w not in NON_SUBJECT_WORDS}
+    if len(subject) < thresholds.mismatch_min_subject_words:
+        return False
+    if _shares_words(figure.alt or "", figure.caption):
+        return False
+    known = [w for w in subject if w not in figure.unknown_words]
+    return len(known) / len(subject) < thresholds.mismatch_max_known_share
+
+
+def _shares_words(alt: str, caption: str | None) -> bool:
+    subject = {w[:STEM] for w in alt_words(alt) if w not in NON_SUBJECT_WORDS}
+    return bool(subject & {w[:STEM] for w in alt_words(caption or "")})
+
+
+def duplicated_elsewhere(figure: Figure) -> dict[str, Any] | None:
+    """Another captioned figure, with a different caption, carries this very alt text.
+
+    When the alt text fits this figure's caption and not the other one, it is this figure's own
+    and the other figure is the one that borrowed it; otherwise both are reported.
+    """
+    if not figure.caption or not figure.alt:
+        return None
+    mine = caption_title(figure.caption).casefold()
+    for other in figure.same_alt_as:
+        theirs = other.get("caption")
+        if not theirs or caption_title(theirs).casefold() == mine:
+            continue
+        if _shares_words(figure.alt, figure.caption) and not _shares_words(figure.alt, theirs):
+            continue
+        return other
+    return None
+
+
+def _check(figure: Figure, where: str, subs: dict[str, str], issues: list[Issue], thresholds: AltThresholds,
+           described: set[str]) -> None:
+    """Apply every sub-criterion to one meaningful figure, recording failures.
+
+    ``described``: captions of the page's figures that have an alt text. A picture without one
+    whose caption is among them is a piece of a figure described as a whole (panels, a raster
+    plot under vector axes, a Figure tag holding the alt apart from its image).
+    """
+    at = f"{where}, {figure.where}"
+
+    def fail(sub: str, problem: str, fix: str) -> None:
+        subs[sub] = FAILED
+        issues.append(Issue(sub, at, problem, fix))
+
+    if figure.alt is None:
+        if figure.caption in described:
+            return
+        if figure.is_artifact:
+            if figure.caption:  # a numbered figure is content, not decoration
+                fail("decorative_treatment", "the captioned figure is marked as an artifact, so screen readers "
+                     "skip it", "tag the image as a Figure element with an /Alt that describes it")
+            return
+        # PDF/UA-1 §7.3 and Matterhorn 13-004: a Figure needs /Alt (WCAG technique PDF1).
+        fail("descriptiveness", "the figure has no alternative text (/Alt) although other figures of the "
+             "document have one", "add an /Alt to the Figure element describing what the figure shows")
+        return
+    if not figure.alt:
+        # An empty /Alt hides a Figure; decorative content belongs in an Artifact (WCAG technique PDF4).
+        fail("decorative_treatment", "the figure has an empty alt text, as if it were decorative",
+             "describe the figure in /Alt, or, if it is purely decorative, mark it as an Artifact instead of "
+             "a Figure")
+        return
+    quoted = f"alt text “{_clip(figure.alt, 60)}”"
+    if is_file_name(figure.alt):
+        fail("clarity", f"the {quoted} is a file name, not a description",
+             "replace it with a sentence saying what the figure shows")
+        return
+    if is_generic(figure.alt):
+        fail("descriptiveness", f"the {quoted} is a generic placeholder that says nothing about the content",
+             "describe the figure's subject and what it shows")
+        return
+    words = len(figure.alt.split())
+    complex_figure = is_complex(figure, thresholds)
+    if words < thresholds.min_words:
+        fail("descriptiveness", f"the {quoted} ({words} word{'s' if words != 1 else ''}) is too terse to describe "
+             "the figure", "say what the figure shows: its subject and the details a reader needs")
+    elif complex_figure and words < thresholds.complex_min_words:
+        fail("complexity_handling", f"the {quoted} is too short for a chart or diagram",
+             "name the kind of graphic and its subject, then summarise the data, trend or structure it shows")
+    elif complex_figure and restates_title(figure):
+        fail("complexity_handling", f"the {quoted} only repeats the caption's title",
+             "describe what the chart or diagram shows (axes, trends, key values, panels), not its title")
+    other = duplicated_elsewhere(figure)
+    if other is not None:
+        fail("contextual_appropriateness", f"the {quoted} is also the alt text of another figure, captioned "
+             f"“{_clip(other.get('caption'), 40)}” (page {other.get('page')})",
+             "write an alt text for this figure that matches its own content and caption")
+    elif out_of_context(figure, thresholds):
+        fail("contextual_appropriateness", f"the {quoted} shares nothing with the figure's caption or the "
+             "document's text: it appears to describe something else",
+             "rewrite the alt text so it describes this figure")
+
+
+def _scanned(bundle: PageBundle) -> bool:
+    image = bundle.evidence.get("page_image") or {}
+    return image.get("has_text") is False
+
+
+def judge_alt_text(bundle: PageBundle, thresholds: AltThresholds = THRESHOLDS) -> PageJudgment:
+    """Label one page: Cannot Tell without alt texts where figures are, Not Present without
+    figures or without any alt text in the document, else Failed on any sub-criterion."""
+    crops = bundle.evidence.get("figure_crops")
+    alts = bundle.evidence.get("alt_texts")
+    where = f"Page {bundle.page}"
+    seen = (alts or crops or {}).get("figures")
+    if seen is None:
+        return cannot_tell(bundle, "figure evidence", SUBS)
+    if not any(not f.get("small") for f in seen):
+        return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
+                            summary=f"{where}: no figures that need alternative text.")
+    if alts is None:
+        return cannot_tell(bundle, "alt texts", SUBS)
+    if not alts.get("tagged") and _scanned(bundle):
+        return cannot_tell(bundle, "text layer (the page is a scanned image)", SUBS)
+    if not alts.get("tagged") or not alts.get("document_figures_with_alt"):
+        return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
+                            summary=f"{where}: the document gives none of its figures an alternative text "
+                                    "(alt text is absent, so its quality cannot be assessed).")
+    figures = _figures(alts)
+    subs = {s: PASSED for s in SUBS}
+    # Length is not held against an alt text: complex figures need long descriptions and
+    # nothing in WCAG or PDF/UA caps them, so conciseness is left to visual judges.
+    subs["conciseness"] = NA
+    issues: list[Issue] = []
+    described = {f.caption for f in figures if f.alt and f.caption}
+    for figure in figures:
+        _check(figure, where, subs, issues, thresholds, described)
+    with_alt = sum(1 for f in figures if f.alt)
+    decorative = sum(1 for f in figures if f.alt is None and f.is_artifact)
+    return verdict(bundle, subs, issues,
+                   f"{with_alt} figure(s) have specific alt texts that fit their captions"
+                   + (f"; {decorative} decorative image(s) are artifacts." if decorative else "."))
