@@ -206,6 +206,8 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "small_chars": sum(n for size, n in sizes.items() if size < SMALL_TEXT_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
         "blocks": _font_blocks(spans),
+        # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).
+        "document_chars": sum(int(s.get("char_count") or 0) for s in ev.text_spans if not s.get("render_invisible")),
     }
 
 

@@ -8,7 +8,10 @@ from typing import Any
 from judges.base import PageJudgment, register_judge
 from judges.evidence import PageBundle
 from judges.rules.alt_text import judge_alt_text
+from judges.rules.contrast import judge_contrast
+from judges.rules.fonts import judge_fonts
 from judges.rules.links import judge_links
+from judges.rules.reading_order import judge_reading_order
 from judges.rules.tables import judge_tables
 from judges.rules.tagging import judge_tagging
 
@@ -17,6 +20,9 @@ PROMPT_VERSION = "rules-1"
 RULES: dict[str, Callable[[PageBundle], PageJudgment]] = {
     "semantic_tagging": judge_tagging,
     "functional_hyperlinks": judge_links,
+    "logical_reading_order": judge_reading_order,
+    "color_contrast": judge_contrast,
+    "fonts_readability": judge_fonts,
     "alt_text_quality": judge_alt_text,
     "table_structure": judge_tables,
 }

@@ -1,0 +1,219 @@
+"""Fonts and readability (PDF/UA-1 §7.21 fonts; WCAG 2.2 SC 1.4.4/1.4.12 and the benchmark's 9 pt floor).
+
+The evidence is the page's font dictionaries (type, embedding, ToUnicode, encoding), its text by
+size and by font, the count of characters without a Unicode mapping, and per text block the
+dominant font, size and how wide its characters are set.
+
+Sub-criteria decided here: embedding, unicode_mapping, size, legibility (letters squeezed
+together), consistency and meaningful_font_changes (running text rotating between typefaces).
+typography (hierarchy, emphasis, alignment) needs the rendered page and is left to visual
+judges (not applicable).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from judges.base import Issue, PageJudgment
+from judges.evidence import PageBundle
+from judges.labels import Label
+from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+
+SUBS = ("embedding", "legibility", "typography", "size", "unicode_mapping", "meaningful_font_changes", "consistency")
+
+
+@dataclass(frozen=True)
+class FontThresholds:
+    """Where the rules draw their lines, and why.
+
+    - ``body_floor_pt`` 9.0: the benchmark's floor for body text. ``size_tolerance_pt`` 0.25:
+      sizes are measured after the text matrix, and a nominal 9 pt face scaled by a layout tool
+      measures 8.8–8.9 pt; below 8.75 pt the text is set smaller than the floor.
+    - ``max_small_share`` 0.20: footnotes, superscripts, captions, affiliations and figure labels
+      are legitimately smaller; on published pages they are up to about an eighth of the text.
+      When more than a fifth of a page's characters sit below the floor, body text does.
+    - ``min_page_chars`` 300: a page with less text (a figure page) has no body text to measure.
+    - ``max_unmapped_share`` 0.05: PDF/UA-1 §7.21.7 asks every glyph to map to Unicode. A few
+      unmapped glyphs (math extension pieces, icon fonts) garble a symbol; above 5% of the page's
+      characters a font without a mapping is setting words, which a screen reader reads as garbage.
+    - Embedding has no tolerance: PDF/UA-1 §7.21.4.1 requires every font used for visible text to
+      be embedded, since a substitute font changes shapes, widths and legibility.
+    - ``min_em_per_char`` 0.34: ordinary Latin text advances 0.40–0.50 em per character (spaces
+      included); below 0.34 em letters touch or overlap, unless the face is condensed by design
+      (its name says so: Condensed, Narrow, Compressed), which is judged on its own terms and
+      skipped. Measured on body-size blocks in ``min_measured_chars`` characters or more.
+    - ``min_family_share`` 0.10 and ``min_families`` 3: a page sets its running text in one
+      face, often with a second for a distinct role (sidebars, code, display). Body-size
+      paragraphs spread over three or more families, each carrying at least a tenth of them,
+      change typeface without a meaning a reader could follow (math and symbol fonts excluded).
+    """
+
+    body_floor_pt: float = 9.0
+    size_tolerance_pt: float = 0.25
+    max_small_share: float = 0.20
+    min_page_chars: int = 300
+    max_unmapped_share: float = 0.05
+    min_em_per_char: float = 0.34
+    min_measured_chars: int = 200
+    min_family_share: float = 0.10
+    min_families: int = 3
+
+
+THRESHOLDS = FontThresholds()
+CONDENSED = re.compile(r"condens|narrow|compress|cond\b|cn\b", re.IGNORECASE)
+SYMBOL_FONTS = re.compile(r"math|symbol|dingbat|wingding|^cm(sy|mi|ex)|^msb|^msa", re.IGNORECASE)
+STYLE_SUFFIX = re.compile(
+    r"(bold|italic|oblique|regular|roman|medium|light|semibold|demi|black|heavy|book|it|bd|psmt|mt|ps|std|pro|lt|"
+    r"\d+)+$", re.IGNORECASE)
+
+
+def judge_fonts(bundle: PageBundle, limits: FontThresholds = THRESHOLDS) -> PageJudgment:
+    meta = bundle.evidence.get("font_metadata")
+    if meta is None:
+        return cannot_tell(bundle, "font metadata", SUBS)
+    where = f"Page {bundle.page}"
+    if not meta.get("page_chars"):
+        if not meta.get("document_chars", meta.get("body_size")):  # no visible text in the document: a scan
+            return cannot_tell(bundle, "text layer", SUBS)
+        return PageJudgment(Label.PASSED, {s: NA for s in SUBS}, [], f"{where}: no text on this page.")
+    subs = {s: PASSED for s in SUBS} | {"typography": NA}
+    issues = (_embedding(meta, where) + _unicode(meta, where, limits) + _size(meta, where, limits)
+              + _crowding(meta, where, limits) + _font_rotation(meta, where, limits))
+    for issue in issues:
+        subs[issue.sub_criterion] = FAILED
+        if issue.sub_criterion == "consistency":
+            subs["meaningful_font_changes"] = FAILED
+    if meta["page_chars"] < limits.min_page_chars:
+        subs["size"] = subs["consistency"] = subs["meaningful_font_changes"] = NA
+    fonts = meta.get("fonts") or []
+    body = _page_body_size(meta)
+    summary = (f"{len(fonts)} fonts, all embedded with Unicode mappings; text at {body} pt"
+               f" (floor {limits.body_floor_pt} pt), evenly spaced, in a consistent face.")
+    return verdict(bundle, subs, issues, summary)
+
+
+def _used(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """Fonts that set visible text on this page (a second font object of the same name that set
+    nothing is a leftover resource, not a font anyone sees)."""
+    chars = meta.get("chars_by_font") or {}
+    return [f for f in meta.get("fonts") or [] if chars.get(f["font_name"]) and f.get("char_count")]
+
+
+def _embedding(meta: dict[str, Any], where: str) -> list[Issue]:
+    missing = [f for f in _used(meta) if not f.get("embedded")]
+    if not missing:
+        return []
+    chars = meta.get("chars_by_font") or {}
+    names = ", ".join(f"{f['font_name']} ({f.get('font_type')}, {chars.get(f['font_name'], 0)} characters)"
+                      for f in missing[:3])
+    return [Issue("embedding", f"{where}, font {names}",
+                  "the font program is not embedded, so viewers substitute another font with other shapes and widths "
+                  "(PDF/UA-1 7.21.4.1)",
+                  "embed all fonts when exporting (e.g. 'Embed all fonts' in the PDF settings, or Ghostscript "
+                  "-dEmbedAllFonts=true -dSubsetFonts=true)")]
+
+
+def _unicode(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
+    unmapped, total = int(meta.get("unmapped_chars") or 0), int(meta.get("page_chars") or 0)
+    if not total or unmapped <= limits.max_unmapped_share * total:
+        return []
+    suspects = [f["font_name"] for f in _used(meta) if not f.get("has_tounicode")
+                and (f.get("font_type") in ("Type0", "Type3") or not f.get("encoding"))]
+    fonts = ", ".join(suspects[:3]) or "the page's fonts"
+    return [Issue("unicode_mapping", f"{where}, text set in {fonts}",
+                  f"{unmapped} of {total} characters ({unmapped / total:.0%}) have no Unicode mapping: copied or "
+                  "read aloud, they come out as garbage (PDF/UA-1 7.21.7)",
+                  f"add a ToUnicode CMap to {fonts} (re-export with a current PDF library, or repair with "
+                  "a preflight 'Map glyphs to Unicode' fix)")]
+
+
+def _page_body_size(meta: dict[str, Any]) -> float | None:
+    sizes = meta.get("chars_by_size") or []
+    return max(sizes, key=lambda kv: kv[1])[0] if sizes else None
+
+
+def _size(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
+    total = int(meta.get("page_chars") or 0)
+    if total < limits.min_page_chars:
+        return []
+    floor = limits.body_floor_pt - limits.size_tolerance_pt
+    small = {size: n for size, n in meta.get("chars_by_size") or [] if size < floor}
+    share = sum(small.values()) / total
+    if share <= limits.max_small_share:
+        return []
+    common = max(small, key=lambda k: small[k])
+    body = _page_body_size(meta)
+    return [Issue("size", f"{where}, text set at {common} pt ({small[common]} characters)",
+                  f"{share:.0%} of the page's text is below the {limits.body_floor_pt} pt floor "
+                  f"(most of it at {common} pt; the page's main size is {body} pt)",
+                  f"set body text at {limits.body_floor_pt} pt or more (10–12 pt is usual); keep smaller sizes for "
+                  "footnotes, captions and labels only")]
+
+
+def _crowding(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
+    """Letters squeezed together (negative tracking): the advance per character of body-size text."""
+    body = _page_body_size(meta)
+    blocks = [b for b in meta.get("blocks") or [] if b.get("em_per_char") and body
+              and abs(b["size"] - body) <= 0.5 and not CONDENSED.search(b["font"])]
+    measured = sum(b["chars"] for b in blocks)
+    if measured < limits.min_measured_chars:
+        return []
+    ordered = sorted(blocks, key=lambda b: b["em_per_char"])
+    half, seen, median = measured / 2, 0, ordered[-1]["em_per_char"]
+    for block in ordered:  # character-weighted median
+        seen += block["chars"]
+        if seen >= half:
+            median = block["em_per_char"]
+            break
+    if median >= limits.min_em_per_char:
+        return []
+    font = Counter(b["font"] for b in blocks).most_common(1)[0][0]
+    return [Issue("legibility", f"{where}, body text in {font} at {body} pt",
+                  f"characters advance only {median:.2f} em on average (ordinary text: 0.40–0.50 em): letters touch "
+                  "or overlap, which breaks word shapes for low-vision and dyslexic readers (WCAG 1.4.12)",
+                  "remove the negative letter-spacing (tracking/kerning set to 0 or positive) and let lines wrap")]
+
+
+def family(font_name: str) -> str:
+    """The typeface family of a font name: subset tag, style and foundry suffixes removed, lower case."""
+    name = font_name.split("+")[-1]
+    name = re.split(r"[-,_ ]", name)[0]
+    stripped = STYLE_SUFFIX.sub("", name)
+    return (stripped or name).lower()
+
+
+def _family_roots(names: list[str]) -> dict[str, str]:
+    """Each family name mapped to its root: a family whose name extends another's (Minion, MinionMM;
+    Klavika, KlavikaBasic) is the same typeface."""
+    roots: dict[str, str] = {}
+    for name in sorted(set(names), key=len):
+        roots[name] = next((root for root in roots.values() if name.startswith(root)), name)
+    return roots
+
+
+def _font_rotation(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
+    """Body paragraphs spread over three or more typefaces, each setting a real share of them."""
+    if int(meta.get("page_chars") or 0) < limits.min_page_chars:
+        return []
+    body = _page_body_size(meta)
+    paragraphs = [b for b in meta.get("blocks") or []
+                  if body and abs(b["size"] - body) <= 0.5 and not SYMBOL_FONTS.search(b["font"])]
+    roots = _family_roots([family(b["font"]) for b in paragraphs])
+    sequence = [roots[family(b["font"])] for b in paragraphs]
+    by_family: Counter[str] = Counter()
+    for root, b in zip(sequence, paragraphs, strict=True):
+        by_family[root] += b["chars"]
+    total = sum(by_family.values())
+    major = [(name, n) for name, n in by_family.most_common() if total and n >= limits.min_family_share * total]
+    if len(major) < limits.min_families:
+        return []
+    switches = sum(1 for a, b in zip(sequence, sequence[1:], strict=False) if a != b)
+    faces = ", ".join(f"{name} ({n / total:.0%})" for name, n in major)
+    return [Issue("consistency", f"{where}, body paragraphs set in {faces}",
+                  f"running text changes typeface {switches} times between paragraphs, across {len(major)} families, "
+                  "without a role a reader could follow",
+                  f"set all body paragraphs in one family ({major[0][0]}); keep other faces for distinct roles "
+                  "such as code or captions, used consistently")]

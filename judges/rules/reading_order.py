@@ -1,0 +1,343 @@
+"""Logical reading order (WCAG 2.2 SC 1.3.2 Meaningful Sequence; PDF/UA-1 §7.2): is the page read as it is seen?
+
+Assistive technology reads a tagged PDF in structure-tree order and an untagged one in
+content-stream order, so the order judged is the structure order when the document is tagged
+and the content order when it is not. Each page's text units carry three ranks (structure,
+content, visual); the visual rank comes from a geometric reading of the page (running headers,
+then each column top to bottom, then footers). Running headers and footers, footnotes, captions
+and text inside figures have more than one acceptable reading position, so they are left out of
+the order checks (as in the extractor's agreement statistics); footnotes are checked on their own.
+
+Sub-criteria decided here: visual_flow, hierarchy, multi_column, inline_elements, hidden_content.
+contextual_logic, element_positioning and no_disruptions need the meaning of the text (does this
+caption belong here, is this aside an interruption) and are left to semantic judges (not_applicable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from judges.base import Issue, PageJudgment
+from judges.evidence import PageBundle
+from judges.labels import Label
+from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+
+SUBS = ("visual_flow", "contextual_logic", "element_positioning", "hierarchy", "no_disruptions", "multi_column",
+        "inline_elements", "hidden_content")
+SEMANTIC_SUBS = ("contextual_logic", "element_positioning", "no_disruptions")
+
+
+@dataclass(frozen=True)
+class OrderThresholds:
+    """Where the rules draw their lines, and why.
+
+    - ``max_out_of_sequence``: SC 1.3.2 asks for *a* correct reading sequence, and the visual
+      order is itself an estimate (two are tried: the geometric segment order and plain column
+      order). Pull quotes, sidebars, marginal notes and floats read after the main text, or an
+      author block read before its affiliations, are acceptable sequences that neither estimate
+      predicts; on published pages they move up to about a fifth of the running text. A page
+      fails when more than 30% of its running text (by characters) would have to move to follow
+      the page: the main text itself is shuffled.
+    - ``min_coverage``: PDF/UA-1 §7.1 puts all real content in the structure tree. Watermarks,
+      cover notes and figure labels are legitimately artifacts, and a paragraph continued
+      from the previous page is sometimes not matched to its element, so a page fails only when
+      less than half of its running text (by characters) is reachable in the tree: then the body
+      itself is hidden from assistive technology.
+    - ``min_text_chars``: a page with less running text than this (a figure page, a title page
+      stub) has too little text to measure coverage on.
+    - ``min_unit_chars``: order is judged between units of running text; chart labels, table
+      cells and page furniture shorter than this have no sentence flow to break (tables and
+      figures have their own criteria). Headings count whatever their length.
+    - ``max_column_switches``: reading order may change column this many times more than the
+      visual order does before the columns count as interleaved (the extractor's default);
+      counted on running text only, since a table straddling the gutter is read row by row.
+    - Headings have no tolerance: a heading must be read after the text printed just above it,
+      before the text printed just below it, and the text printed under it in its column must be
+      heard after it and before the next heading. These compare geometric neighbours only, so
+      they hold whatever order a page's stories or columns are read in.
+    """
+
+    max_out_of_sequence: float = 0.3
+    min_coverage: float = 0.5
+    min_text_chars: int = 200
+    max_column_switches: int = 3
+    min_unit_chars: int = 20
+
+
+THRESHOLDS = OrderThresholds()
+# Placed apart from the running text, with more than one acceptable reading position.
+UNRANKED_ROLES = frozenset({"header", "footer", "footnote", "caption", "figure"})
+HEADING_TYPES = frozenset({"H", "H1", "H2", "H3", "H4", "H5", "H6", "Title"})
+TABLE_TYPES = frozenset({"TD", "TH", "TR", "Table", "THead", "TBody", "TFoot"})
+LIST_AND_NOTE_TYPES = frozenset({"L", "LI", "Lbl", "LBody", "Note", "FENote", "BibEntry"})
+
+
+def judge_reading_order(bundle: PageBundle, limits: OrderThresholds = THRESHOLDS) -> PageJudgment:
+    order = bundle.evidence.get("reading_order")
+    if order is None:
+        return cannot_tell(bundle, "reading order", SUBS)
+    units: list[dict[str, Any]] = order.get("units") or []
+    where = f"Page {bundle.page}"
+    if not units:
+        if not order.get("document_units"):  # no text layer anywhere: a scan, nothing to order
+            return cannot_tell(bundle, "text layer", SUBS)
+        return PageJudgment(Label.PASSED, {s: NA for s in SUBS}, [],
+                            f"{where}: no text on this page to read out of order.")
+    tagged = bool(order.get("tagged"))
+    key = "struct_rank" if tagged else "content_rank"
+    subs = {s: PASSED for s in SUBS} | {s: NA for s in SEMANTIC_SUBS}
+    issues: list[Issue] = []
+    ranked = sorted((u for u in units if u["role"] not in UNRANKED_ROLES and u.get(key) is not None
+                     and not _vertical(u)), key=lambda u: u[key])
+
+    if tagged:
+        issues += _hidden_content(units, where, limits)
+    else:
+        subs["hidden_content"] = NA  # untagged: everything is read, in content order
+    issues += _out_of_sequence(ranked, where, tagged, limits)
+    # One hierarchy finding per page is enough: the neighbour check names the heading, the section
+    # check catches text read inside another section where the neighbours happen to be in order.
+    headings = _misplaced_headings(ranked, where, tagged, limits)
+    issues += headings or _text_under_wrong_heading(ranked, where, tagged, limits)
+    issues += _interleaved_columns(ranked, where, limits)
+    if tagged:
+        issues += _footnotes_in_body(order, units, where, limits)
+    else:
+        subs["inline_elements"] = NA  # notes are only placed by the structure tree
+    for issue in issues:
+        subs[issue.sub_criterion] = FAILED
+    agreement = order.get("agreement") or {}
+    tau = agreement.get("tau_struct_visual") if tagged else agreement.get("tau_content_visual")
+    source = "structure" if tagged else "content-stream"
+    summary = (f"{len(ranked)} text units read in {source} order follow the visual order"
+               + (f" (Kendall tau {tau:.2f})" if tau is not None else "")
+               + "; headings precede their text, columns are read in turn and notes are placed apart.")
+    return verdict(bundle, subs, issues, summary)
+
+
+def _quote(unit: dict[str, Any], limit: int = 40) -> str:
+    text = " ".join((unit.get("text") or "").split())
+    return f"“{text[:limit]}{'…' if len(text) > limit else ''}”"
+
+
+def _hidden_content(units: list[dict[str, Any]], where: str, limits: OrderThresholds) -> list[Issue]:
+    """Running text outside the structure tree is skipped by assistive technology (PDF/UA-1 §7.1).
+    Short fragments (chart labels, stamps) are left out: they are often legitimate artifacts."""
+    running = [u for u in units if u["role"] not in ("header", "footer") and _running_text(u, limits)]
+    total = sum(u.get("chars") or len(u.get("text") or "") for u in running)
+    hidden = [u for u in running if u.get("struct_rank") is None]
+    reachable = total - sum(u.get("chars") or len(u.get("text") or "") for u in hidden)
+    if total < limits.min_text_chars or reachable >= limits.min_coverage * total:
+        return []
+    names = ", ".join(_quote(u) for u in hidden[:3])
+    return [Issue("hidden_content", f"{where}, {names}",
+                  f"only {reachable / total:.0%} of the page's text is in the structure tree; "
+                  f"{len(hidden)} blocks are untagged or marked as artifacts, so screen readers skip them",
+                  "tag these blocks (P, H1–H6, L…) in reading order under the Document element; "
+                  "keep only page furniture (running heads, page numbers, watermarks) as artifacts")]
+
+
+def _column_major(units: list[dict[str, Any]]) -> dict[int, int]:
+    """A second plausible visual order: each column top to bottom, left to right; full-width text above
+    the columns first, full-width text between or below them (floats, captions) after the columns."""
+    in_columns = [u for u in units if u.get("column") is not None]
+    top = min((u["bbox"][1] for u in in_columns if u.get("bbox")), default=0.0)
+
+    def key(u: dict[str, Any]) -> tuple[float, float]:
+        y = (u.get("bbox") or [0, 0, 0, 0])[1]
+        if u.get("column") is None:
+            return (-1.0 if y <= top else float("inf"), y)
+        return (float(u["column"]), y)
+
+    return {id(u): rank for rank, u in enumerate(sorted(units, key=key))}
+
+
+def _in_sequence(ranks: list[int], weights: list[int]) -> list[int]:
+    """Indices of the heaviest subsequence whose ranks increase: the text already in visual order."""
+    best = [0] * len(ranks)
+    back = [-1] * len(ranks)
+    for i, rank in enumerate(ranks):
+        best[i] = weights[i]
+        for j in range(i):
+            if ranks[j] < rank and best[j] + weights[i] > best[i]:
+                best[i], back[i] = best[j] + weights[i], j
+    i = max(range(len(ranks)), key=lambda k: best[k], default=-1)
+    kept = []
+    while i >= 0:
+        kept.append(i)
+        i = back[i]
+    return kept[::-1]
+
+
+def _kept_in_sequence(ranked: list[dict[str, Any]], limits: OrderThresholds) -> list[int]:
+    """Indices into ``ranked`` of the running text read in visual sequence, against whichever of the
+    two plausible visual orders the reading order follows best."""
+    running = [i for i, u in enumerate(ranked) if _running_text(u, limits)]
+    weights = [ranked[i].get("chars") or len(ranked[i].get("text") or "") for i in running]
+    best: tuple[int, list[int]] = (-1, [])
+    for ranks in ({id(u): u["visual_rank"] for u in ranked}, _column_major(ranked)):
+        kept = _in_sequence([ranks[id(ranked[i])] for i in running], weights)
+        best = max(best, (sum(weights[k] for k in kept), [running[k] for k in kept]), key=lambda b: b[0])
+    return best[1]
+
+
+def _out_of_sequence(ranked: list[dict[str, Any]], where: str, tagged: bool, limits: OrderThresholds) -> list[Issue]:
+    """How much running text must move for the reading order to follow the page (a weighted
+    longest-increasing-subsequence distance, against the better of the two visual orders)."""
+    kept = set(_kept_in_sequence(ranked, limits))
+    running = [i for i, u in enumerate(ranked) if _running_text(u, limits)]
+    total = sum(ranked[i].get("chars") or 0 for i in running)
+    moved = [i for i in running if i not in kept]
+    share = sum(ranked[i].get("chars") or 0 for i in moved) / total if total else 0.0
+    if total < limits.min_text_chars or share <= limits.max_out_of_sequence:
+        return []
+    first = moved[0]
+    after = ranked[first - 1] if first > 0 else None
+    order = "structure tree" if tagged else "content stream"
+    context = f" right after {_quote(after)}" if after is not None else " first"
+    return [Issue("visual_flow", f"{where}, {_quote(ranked[first])}",
+                  f"{share:.0%} of the page's running text ({len(moved)} blocks) is read out of visual sequence; "
+                  f"this block is read{context}",
+                  f"reorder the {order} to follow the page (columns top to bottom, left to right)"
+                  + (": move the misplaced elements among the Document's kids" if tagged else
+                     ": re-export the PDF from a tool that writes content in reading order, or tag it"))]
+
+
+def _vertical(unit: dict[str, Any]) -> bool:
+    """Text set up the margin (arXiv stamps, photo credits, "Author Manuscript" bands) has no place
+    in the flow of the page: any reading position is acceptable."""
+    box = unit.get("bbox")
+    if not box:
+        return False
+    return (box[3] - box[1]) > 2 * (box[2] - box[0]) and len(unit.get("text") or "") > 3
+
+
+def _running_text(unit: dict[str, Any], limits: OrderThresholds) -> bool:
+    """A unit long enough to carry a sentence: chart labels and table cells have no flow to break."""
+    return (unit.get("chars") or len(unit.get("text") or "")) >= limits.min_unit_chars
+
+
+def _is_heading(unit: dict[str, Any], tagged: bool) -> bool:
+    """Tagged: what assistive technology announces as a heading. Untagged: large type with words
+    in it (not a drop cap, a figure number or a table cell)."""
+    if tagged:
+        return unit.get("type") in HEADING_TYPES
+    letters = sum(c.isalpha() for c in unit.get("text") or "")
+    return unit["role"] == "title" and letters >= 3
+
+
+def _neighbour(heading: dict[str, Any], candidates: list[dict[str, Any]], below: bool) -> dict[str, Any] | None:
+    """The running text printed right below (or right above) a heading, in the columns it spans."""
+    x0, y0, x1, y1 = heading["bbox"]
+    near = [u for u in candidates if u is not heading and u.get("bbox")
+            and min(x1, u["bbox"][2]) - max(x0, u["bbox"][0]) > 0
+            and (u["bbox"][1] >= y1 - 1 if below else u["bbox"][3] <= y0 + 1)]
+    if not near:
+        return None
+    return min(near, key=lambda u: u["bbox"][1]) if below else max(near, key=lambda u: u["bbox"][3])
+
+
+def _misplaced_headings(ranked: list[dict[str, Any]], where: str, tagged: bool,
+                        limits: OrderThresholds) -> list[Issue]:
+    """A heading is read after the text printed just above it and before the text printed just below
+    it. Otherwise its section's first paragraph is heard before the heading (a heading placed after
+    its paragraph) or the previous section's end is heard under it (a section moved). Only the
+    geometric neighbours count: which of several stories or columns a page reads first is free."""
+    running = [u for u in ranked if _running_text(u, limits) and u.get("type") not in TABLE_TYPES]
+    position = {id(u): i for i, u in enumerate(ranked)}
+    issues = []
+    for heading in (u for u in ranked if _is_heading(u, tagged) and u.get("bbox")):
+        after = _neighbour(heading, running, below=True)
+        before = _neighbour(heading, running, below=False)
+        if after is not None and position[id(after)] < position[id(heading)]:
+            problem = f"the text printed under it, {_quote(after)}, is read before the heading"
+        elif before is not None and position[id(before)] > position[id(heading)]:
+            problem = f"the text printed above it, {_quote(before)}, is read after the heading, under the wrong section"
+        else:
+            continue
+        issues.append(Issue("hierarchy", f"{where}, heading {_quote(heading)}", problem,
+                            "order the structure tree as the page reads: each heading directly before the text "
+                            "of its section, sections in the order they are printed"))
+    return issues[:3]
+
+
+def _heading_above(unit: dict[str, Any], headings: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The nearest heading printed above a unit in its own column (full-width headings are left out:
+    text at the top of the next column continues whatever section the previous column ended in)."""
+    x0, y0, x1, _ = unit["bbox"]
+    above = [h for h in headings if h.get("column") is not None and h["column"] == unit.get("column")
+             and h["bbox"][3] <= y0 + 1 and min(x1, h["bbox"][2]) - max(x0, h["bbox"][0]) > 0]
+    return max(above, key=lambda h: h["bbox"][3]) if above else None
+
+
+def _text_under_wrong_heading(ranked: list[dict[str, Any]], where: str, tagged: bool,
+                              limits: OrderThresholds) -> list[Issue]:
+    """Running text must be heard under the heading printed above it in its column: the last heading
+    read before it. Catches text of one section read inside another (columns read across, sections
+    interleaved) that the neighbour check misses."""
+    headings = [u for u in ranked if _is_heading(u, tagged) and u.get("bbox")]
+    last: dict[str, Any] | None = None
+    wrong = []
+    for unit in ranked:
+        if _is_heading(unit, tagged):
+            last = unit
+            continue
+        if not unit.get("bbox") or not _running_text(unit, limits) or unit.get("type") in TABLE_TYPES:
+            continue
+        printed = _heading_above(unit, headings)
+        if printed is not None and printed is not last:
+            wrong.append((unit, printed, last))
+    if not wrong:
+        return []
+    unit, printed, heard = wrong[0]
+    under = f"after {_quote(heard)}" if heard is not None else "before any heading"
+    return [Issue("hierarchy", f"{where}, {_quote(unit)}",
+                  f"{len(wrong)} block(s) of text printed under the heading {_quote(printed)} are read {under}, "
+                  "so they are heard in the wrong section",
+                  "order the structure tree so that each section's text follows its own heading, column by column")]
+
+
+def _interleaved_columns(ranked: list[dict[str, Any]], where: str, limits: OrderThresholds) -> list[Issue]:
+    """Reading across the gutter line by line instead of down one column, then the next. Only running
+    text counts: a table straddling the gutter is read row by row, as it should be."""
+    running = [u for u in ranked if _running_text(u, limits) and u.get("type") not in TABLE_TYPES]
+
+    def switches(seq: list[dict[str, Any]]) -> int:
+        columns = [u["column"] for u in seq if u.get("column") is not None]
+        return sum(1 for a, b in zip(columns, columns[1:], strict=False) if a != b)
+
+    read = switches(running)
+    seen = switches(sorted(running, key=lambda u: u["visual_rank"]))
+    if read - seen <= limits.max_column_switches:
+        return []
+    columns = len({u["column"] for u in running if u.get("column") is not None})
+    return [Issue("multi_column", f"{where}, the {columns} text columns",
+                  f"reading switches column {read} times where the layout needs {seen}: the columns are read "
+                  "across the gutter, mixing lines of both",
+                  "order the structure tree column by column: all of the left column's blocks, then the right's")]
+
+
+def _footnotes_in_body(order: dict[str, Any], units: list[dict[str, Any]], where: str,
+                       limits: OrderThresholds) -> list[Issue]:
+    """A note read in the middle of unrelated running text interrupts it. The extractor counts such
+    notes against the whole document's structure order (a note moved into a paragraph on another
+    page is found too). Notes followed on their page only by list items and other notes are a
+    reference list partly tagged as notes: they interrupt nothing and are not held against the page."""
+    misplaced = (order.get("agreement") or {}).get("footnotes_in_body") or 0
+    if not misplaced:
+        return []
+    tagged = sorted((u for u in units if u.get("struct_rank") is not None), key=lambda u: u["struct_rank"])
+    notes = [i for i, u in enumerate(tagged) if u["role"] == "footnote"]
+    interrupting = []
+    for i in notes:
+        following = [u for u in tagged[i + 1:] if u["role"] != "footnote" and _running_text(u, limits)]
+        if not following or any(u.get("type") not in LIST_AND_NOTE_TYPES for u in following):
+            interrupting.append(tagged[i])
+    if notes and not interrupting:
+        return []
+    named = ", ".join(_quote(u) for u in interrupting[:2]) or "a footnote"
+    return [Issue("inline_elements", f"{where}, footnote {named}",
+                  f"{misplaced} footnote(s) on this page are read in the middle of a paragraph that does not cite them",
+                  "move the Note element right after the paragraph that cites its marker (or to the end of the "
+                  "page's text), not inside another paragraph")]

@@ -1,0 +1,133 @@
+"""Decision rules of the rules judge for logical reading order: a failing and a passing case per rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judges.evidence import PageBundle
+from judges.labels import Label
+from judges.rules.reading_order import judge_reading_order
+
+PARAGRAPH = "Body text that runs on long enough to be a sentence of the page."
+
+
+def unit(visual: int, rank: int | None, text: str = PARAGRAPH, *, role: str = "body", column: int | None = 0,
+         type_: str | None = "P", y: float | None = None, x: float = 50.0, width: float = 240.0) -> dict[str, Any]:
+    top = 60.0 + 40 * visual if y is None else y
+    return {"block_index": visual, "struct_rank": rank, "content_rank": visual, "visual_rank": visual,
+            "column": column, "role": role, "marks": [], "bbox": [x, top, x + width, top + 30], "text": text,
+            "chars": len(text), "type": type_ if rank is not None else None}
+
+
+def bundle(units: list[dict[str, Any]], *, tagged: bool = True, **agreement: Any) -> PageBundle:
+    payload = {"units": units, "tagged": tagged, "document_units": len(units) or 40,
+               "agreement": {"tau_struct_visual": 1.0, "footnotes_in_body": 0, **agreement}}
+    return PageBundle("logical_reading_order", 2, {"reading_order": payload})
+
+
+def in_order(n: int = 8) -> list[dict[str, Any]]:
+    return [unit(0, 0, "Results", role="title", type_="H1")] + [unit(i, i) for i in range(1, n)]
+
+
+def test_page_read_as_printed_passes_with_a_justification() -> None:
+    result = judge_reading_order(bundle(in_order()))
+    assert result.label is Label.PASSED and "follow the visual order" in result.summary
+    assert result.sub_criteria["contextual_logic"] == "not_applicable"
+
+
+def test_withheld_or_scanned_cannot_tell_and_empty_page_passes() -> None:
+    assert judge_reading_order(PageBundle("logical_reading_order", 1, {})).label is Label.CANNOT_TELL
+    scan = PageBundle("logical_reading_order", 1, {"reading_order": {"units": [], "tagged": False,
+                                                                      "document_units": 0}})
+    assert judge_reading_order(scan).label is Label.CANNOT_TELL
+    blank = PageBundle("logical_reading_order", 1, {"reading_order": {"units": [], "tagged": True,
+                                                                       "document_units": 30}})
+    assert judge_reading_order(blank).label is Label.PASSED
+
+
+def test_body_text_outside_the_structure_tree_fails_hidden_content() -> None:
+    units = [unit(0, 0)] + [unit(i, None) for i in range(1, 8)]
+    result = judge_reading_order(bundle(units))
+    assert result.label is Label.FAILED and result.sub_criteria["hidden_content"] == "failed"
+    assert "Page 2" in result.issues[0].location and "tag" in result.issues[0].remediation
+
+
+def test_a_few_untagged_fragments_are_tolerated() -> None:
+    units = in_order() + [unit(8, None, "Author Manuscript watermark band")]
+    assert judge_reading_order(bundle(units)).sub_criteria["hidden_content"] == "passed"
+
+
+def test_shuffled_text_fails_visual_flow() -> None:
+    ranks = [0, 5, 2, 7, 1, 6, 3, 4]
+    units = [unit(i, r, f"Paragraph number {i} with enough words in it.") for i, r in enumerate(ranks)]
+    result = judge_reading_order(bundle(units))
+    assert result.sub_criteria["visual_flow"] == "failed"
+    assert "out of visual sequence" in result.issues[0].problem
+
+
+def test_a_pull_quote_read_after_the_text_is_an_acceptable_sequence() -> None:
+    units = [unit(i, i if i < 4 else i + 1) for i in range(8)]
+    units[4] = unit(4, 9, "A short pull quote set in the column")  # read last, printed mid-column
+    assert judge_reading_order(bundle(units)).label is Label.PASSED
+
+
+def test_heading_read_after_its_paragraph_fails_hierarchy() -> None:
+    units = [unit(0, 1, "Introduction", role="title", type_="H1"), unit(1, 0)] + [unit(i, i) for i in range(2, 6)]
+    result = judge_reading_order(bundle(units))
+    assert result.sub_criteria["hierarchy"] == "failed"
+    assert "Introduction" in result.issues[0].location and "read before the heading" in result.issues[0].problem
+
+
+def test_previous_section_read_under_the_next_heading_fails_hierarchy() -> None:
+    units = [unit(0, 0), unit(1, 2), unit(2, 1, "Discussion", role="title", type_="H1"), unit(3, 3)]
+    result = judge_reading_order(bundle(units))
+    assert result.sub_criteria["hierarchy"] == "failed" and "wrong section" in result.issues[0].problem
+
+
+def two_columns(read_across: bool) -> list[dict[str, Any]]:
+    left = [unit(i, None, y=60 + 60 * i, x=50) for i in range(6)]
+    right = [unit(6 + i, None, column=1, y=60 + 60 * i, x=320) for i in range(6)]
+    order = [u for pair in zip(left, right, strict=True) for u in pair] if read_across else left + right
+    for rank, u in enumerate(order):
+        u["struct_rank"], u["type"] = rank, "P"
+    return left + right
+
+
+def test_columns_read_across_the_gutter_fail_multi_column() -> None:
+    result = judge_reading_order(bundle(two_columns(read_across=True)))
+    assert result.sub_criteria["multi_column"] == "failed"
+
+
+def test_columns_read_one_after_the_other_pass() -> None:
+    assert judge_reading_order(bundle(two_columns(read_across=False))).sub_criteria["multi_column"] == "passed"
+
+
+def test_footnote_read_inside_body_text_fails_inline_elements() -> None:
+    units = in_order(5) + [unit(5, 3, "1 Counts were rounded before the analysis.", role="footnote", type_="Note")]
+    units[3]["struct_rank"], units[4]["struct_rank"] = 4, 5
+    result = judge_reading_order(bundle(units, footnotes_in_body=1))
+    assert result.sub_criteria["inline_elements"] == "failed" and "Note" in result.issues[0].remediation
+
+
+def test_notes_followed_only_by_list_items_are_a_reference_list() -> None:
+    units = in_order(4) + [unit(4, 4, "1. Smith J. A reference tagged as a note.", role="footnote", type_="Note"),
+                           unit(5, 5, "2. Jones K. The next reference, a list item.", type_="LI")]
+    assert judge_reading_order(bundle(units, footnotes_in_body=1)).sub_criteria["inline_elements"] == "passed"
+
+
+def test_untagged_page_is_judged_in_content_order() -> None:
+    units = [unit(i, None) for i in range(6)]
+    for u, content in zip(units, [0, 4, 1, 5, 2, 3], strict=True):
+        u["content_rank"] = content
+    result = judge_reading_order(bundle(units, tagged=False))
+    assert result.sub_criteria["hidden_content"] == "not_applicable"
+    assert result.sub_criteria["visual_flow"] == "failed" and "content stream" in result.issues[0].remediation
+
+
+def test_text_read_inside_another_section_fails_hierarchy() -> None:
+    intro = unit(0, 0, "1 Introduction", role="title", type_="H1", y=60, x=50)
+    results = unit(3, 1, "3 Results", role="title", type_="H1", column=1, y=60, x=320)
+    left = [unit(1, 2, y=100, x=50), unit(2, 4, y=140, x=50)]
+    right = [unit(4, 3, column=1, y=100, x=320)]
+    result = judge_reading_order(bundle([intro, *left, results, *right]))
+    assert result.sub_criteria["hierarchy"] == "failed" and "wrong section" in result.issues[0].problem
