@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from judges.labels import CRITERIA
+
 pytestmark = pytest.mark.slow
 
 
@@ -32,10 +34,10 @@ def sql(home: Path, query: str) -> list[dict[str, object]]:
 
 def test_default_run_then_sql_report_runs_and_rerun(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    result = cli(home, "run", "--run-id", "demo", cwd=tmp_path)
+    result = cli(home, "run", "--run-id", "demo", "--base-docs", "1", cwd=tmp_path)
     assert "accuracy" in result.stdout
     labels = sql(home, "select criterion, label, count(*) as n from doc_labels group by all")
-    assert {row["criterion"] for row in labels} == {"semantic_tagging", "functional_hyperlinks"}
+    assert {row["criterion"] for row in labels} == set(CRITERIA)  # the default: every criterion
     assert {row["label"] for row in labels} >= {"passed", "failed", "not_present", "cannot_tell"}
     # Prefect's database lives in the data home; nothing lands in the working directory.
     assert (home / "prefect").is_dir()
