@@ -17,34 +17,13 @@ from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle, alt_words
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import ALT_TEXT, AltThresholds
 
 SUBS = ("descriptiveness", "complexity_handling", "decorative_treatment", "clarity", "conciseness",
         "contextual_appropriateness")
 
 
-@dataclass(frozen=True)
-class AltThresholds:
-    """Where a rule draws its line, and the standard or principle behind each line."""
-
-    # WCAG 2.2 SC 1.1.1 and failure F30: a text alternative must convey what the image does,
-    # which takes a subject and what is shown of it; one or two words ("Stuart, Florida",
-    # "Three panels") name at most the subject. (Technique PDF1: /Alt on Figure elements.)
-    min_words: int = 3
-    # W3C WAI Images Tutorial, "Complex images": a chart's or diagram's short alternative still
-    # identifies the kind of graphic and its subject ("Bar chart of visits by site"), which
-    # takes about five words; anything shorter only labels it.
-    complex_min_words: int = 5
-    # A figure its authors need more than a couple of sentences to caption carries detail a
-    # title cannot convey (multi-panel plots, annotated charts): treat it as complex.
-    complex_caption_words: int = 25
-    # Contextual appropriateness (WCAG 1.1.1 "equivalent purpose"): an alt text that shares no
-    # word with its caption and whose subject words the document hardly uses (under 30%: fewer
-    # than one in three) describes something else. Needs three subject words to be judged at all.
-    mismatch_min_subject_words: int = 3
-    mismatch_max_known_share: float = 0.3
-
-
-THRESHOLDS = AltThresholds()
+THRESHOLDS = ALT_TEXT  # see judges/rules/thresholds.py: every line and its source
 
 # WCAG failure F30 (text alternatives that are not alternatives: file names, placeholder text).
 GENERIC_WORDS = frozenset({

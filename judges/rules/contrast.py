@@ -16,7 +16,6 @@ image and is left to visual judges (not applicable).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,44 +24,12 @@ import numpy as np
 from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.rules.common import CT, FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import CONTRAST, ContrastThresholds
 
 SUBS = ("small_text", "large_text", "graphics", "decorative_exempt", "text_in_images")
 
 
-@dataclass(frozen=True)
-class ContrastThresholds:
-    """Where the rules draw their lines, and why.
-
-    - ``normal_ratio`` 4.5 and ``large_ratio`` 3.0: WCAG 2.2 SC 1.4.3 (large text: ≥ 18 pt, or
-      ≥ 14 pt bold); the extractor applies them per span, these are quoted in reports.
-    - ``graphic_ratio`` 3.0: WCAG 2.2 SC 1.4.11, graphical objects needed to understand content.
-    - ``min_run_chars`` 20: failing small text is judged by *runs* — spans read one after another,
-      all failing. A run shorter than this (a one-word section label in a brand colour, a stray
-      syllable) is a speck: a reader loses a word at most, and published pages that experts pass
-      carry such labels. A failing phrase, line, caption or paragraph is a run of 20 characters
-      or more and fails the page.
-    - ``min_large_run_chars`` 4: large text is titles and headings, short by nature yet carrying
-      the page's structure, so a failing word of large text already fails.
-    - ``max_speck_share`` 0.05: specks still fail the page when together they exceed 5% of its
-      visible characters (many faint labels add up to lost content).
-    - ``min_mark_share`` 0.005 and ``figure_pad_pt`` 4: a figure passes SC 1.4.11 when at least
-      0.5% of the pixels in its box (padded to take in the page around it) reach 3:1 against the
-      box's lightest tone; any legible line, bar or label covers that much, while a washed-out
-      image has none. The 99th percentile stands for the lightest tone, so a few bright specks
-      do not set it.
-    """
-
-    normal_ratio: float = 4.5
-    large_ratio: float = 3.0
-    graphic_ratio: float = 3.0
-    min_run_chars: int = 20
-    min_large_run_chars: int = 4
-    max_speck_share: float = 0.05
-    min_mark_share: float = 0.005
-    figure_pad_pt: float = 4.0
-
-
-THRESHOLDS = ContrastThresholds()
+THRESHOLDS = CONTRAST  # see judges/rules/thresholds.py: every line and its source
 
 
 def judge_contrast(bundle: PageBundle, limits: ContrastThresholds = THRESHOLDS) -> PageJudgment:

@@ -14,55 +14,18 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import FONTS, FontThresholds
 
 SUBS = ("embedding", "legibility", "typography", "size", "unicode_mapping", "meaningful_font_changes", "consistency")
 
 
-@dataclass(frozen=True)
-class FontThresholds:
-    """Where the rules draw their lines, and why.
-
-    - ``body_floor_pt`` 9.0: the benchmark's floor for body text. ``size_tolerance_pt`` 0.25:
-      sizes are measured after the text matrix, and a nominal 9 pt face scaled by a layout tool
-      measures 8.8–8.9 pt; below 8.75 pt the text is set smaller than the floor.
-    - ``max_small_share`` 0.20: footnotes, superscripts, captions, affiliations and figure labels
-      are legitimately smaller; on published pages they are up to about an eighth of the text.
-      When more than a fifth of a page's characters sit below the floor, body text does.
-    - ``min_page_chars`` 300: a page with less text (a figure page) has no body text to measure.
-    - ``max_unmapped_share`` 0.05: PDF/UA-1 §7.21.7 asks every glyph to map to Unicode. A few
-      unmapped glyphs (math extension pieces, icon fonts) garble a symbol; above 5% of the page's
-      characters a font without a mapping is setting words, which a screen reader reads as garbage.
-    - Embedding has no tolerance: PDF/UA-1 §7.21.4.1 requires every font used for visible text to
-      be embedded, since a substitute font changes shapes, widths and legibility.
-    - ``min_em_per_char`` 0.34: ordinary Latin text advances 0.40–0.50 em per character (spaces
-      included); below 0.34 em letters touch or overlap, unless the face is condensed by design
-      (its name says so: Condensed, Narrow, Compressed), which is judged on its own terms and
-      skipped. Measured on body-size blocks in ``min_measured_chars`` characters or more.
-    - ``min_family_share`` 0.10 and ``min_families`` 3: a page sets its running text in one
-      face, often with a second for a distinct role (sidebars, code, display). Body-size
-      paragraphs spread over three or more families, each carrying at least a tenth of them,
-      change typeface without a meaning a reader could follow (math and symbol fonts excluded).
-    """
-
-    body_floor_pt: float = 9.0
-    size_tolerance_pt: float = 0.25
-    max_small_share: float = 0.20
-    min_page_chars: int = 300
-    max_unmapped_share: float = 0.05
-    min_em_per_char: float = 0.34
-    min_measured_chars: int = 200
-    min_family_share: float = 0.10
-    min_families: int = 3
-
-
-THRESHOLDS = FontThresholds()
+THRESHOLDS = FONTS  # see judges/rules/thresholds.py: every line and its source
 CONDENSED = re.compile(r"condens|narrow|compress|cond\b|cn\b", re.IGNORECASE)
 SYMBOL_FONTS = re.compile(r"math|symbol|dingbat|wingding|^cm(sy|mi|ex)|^msb|^msa", re.IGNORECASE)
 STYLE_SUFFIX = re.compile(

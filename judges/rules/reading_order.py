@@ -15,57 +15,20 @@ caption belong here, is this aside an interruption) and are left to semantic jud
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import READING_ORDER, OrderThresholds
 
 SUBS = ("visual_flow", "contextual_logic", "element_positioning", "hierarchy", "no_disruptions", "multi_column",
         "inline_elements", "hidden_content")
 SEMANTIC_SUBS = ("contextual_logic", "element_positioning", "no_disruptions")
 
 
-@dataclass(frozen=True)
-class OrderThresholds:
-    """Where the rules draw their lines, and why.
-
-    - ``max_out_of_sequence``: SC 1.3.2 asks for *a* correct reading sequence, and the visual
-      order is itself an estimate (two are tried: the geometric segment order and plain column
-      order). Pull quotes, sidebars, marginal notes and floats read after the main text, or an
-      author block read before its affiliations, are acceptable sequences that neither estimate
-      predicts; on published pages they move up to about a fifth of the running text. A page
-      fails when more than 30% of its running text (by characters) would have to move to follow
-      the page: the main text itself is shuffled.
-    - ``min_coverage``: PDF/UA-1 §7.1 puts all real content in the structure tree. Watermarks,
-      cover notes and figure labels are legitimately artifacts, and a paragraph continued
-      from the previous page is sometimes not matched to its element, so a page fails only when
-      less than half of its running text (by characters) is reachable in the tree: then the body
-      itself is hidden from assistive technology.
-    - ``min_text_chars``: a page with less running text than this (a figure page, a title page
-      stub) has too little text to measure coverage on.
-    - ``min_unit_chars``: order is judged between units of running text; chart labels, table
-      cells and page furniture shorter than this have no sentence flow to break (tables and
-      figures have their own criteria). Headings count whatever their length.
-    - ``max_column_switches``: reading order may change column this many times more than the
-      visual order does before the columns count as interleaved (the extractor's default);
-      counted on running text only, since a table straddling the gutter is read row by row.
-    - Headings have no tolerance: a heading must be read after the text printed just above it,
-      before the text printed just below it, and the text printed under it in its column must be
-      heard after it and before the next heading. These compare geometric neighbours only, so
-      they hold whatever order a page's stories or columns are read in.
-    """
-
-    max_out_of_sequence: float = 0.3
-    min_coverage: float = 0.5
-    min_text_chars: int = 200
-    max_column_switches: int = 3
-    min_unit_chars: int = 20
-
-
-THRESHOLDS = OrderThresholds()
+THRESHOLDS = READING_ORDER  # see judges/rules/thresholds.py: every line and its source
 # Placed apart from the running text, with more than one acceptable reading position.
 UNRANKED_ROLES = frozenset({"header", "footer", "footnote", "caption", "figure"})
 HEADING_TYPES = frozenset({"H", "H1", "H2", "H3", "H4", "H5", "H6", "Title"})

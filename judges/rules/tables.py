@@ -17,28 +17,12 @@ from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import TABLES, TableThresholds
 
 SUBS = ("tagging", "header_semantics", "contextual_clarity", "appropriate_usage", "navigability", "complex_tables")
 
 
-@dataclass(frozen=True)
-class TableThresholds:
-    """Where a rule draws its line, and the standard or principle behind each line."""
-
-    # A drawn table must have at least two rows and two columns to be a data table needing
-    # Table/TR/TH/TD tags (WCAG 2.2 SC 1.3.1; PDF/UA-1 §7.5); a single row or column of ruled
-    # boxes is a layout device (a framed equation, a boxed note), so it is not held against the page.
-    min_drawn_rows: int = 2
-    min_drawn_cols: int = 2
-    # Scope is required on TH in tables that do not use Headers/IDs (PDF/UA-1 §7.5, Matterhorn
-    # checkpoint 15-003; WCAG technique PDF6). An empty corner TH heads nothing, so a table whose
-    # only unscoped headers are empty is not failed for it.
-    max_unscoped_headers: int = 0
-    # Every non-empty data cell must reach at least one header (WCAG 1.3.1; technique PDF6).
-    max_orphan_data_cells: int = 0
-
-
-THRESHOLDS = TableThresholds()
+THRESHOLDS = TABLES  # see judges/rules/thresholds.py: every line and its source
 
 
 @dataclass

@@ -9,6 +9,7 @@ from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.thresholds import HEADING_SIZE_RATIO, MAX_BARE_SPAN_SHARE, MAX_HEADING_WORDS
 
 SUBS = ("structural_hierarchy", "heading_nesting", "list_structure", "proper_tag_usage", "artifacts")
 GROUPING = {"Document", "Part", "Art", "Sect", "Div", "NonStruct", "Private", "DocumentFragment", "Aside"}
@@ -16,8 +17,6 @@ GROUPING = {"Document", "Part", "Art", "Sect", "Div", "NonStruct", "Private", "D
 LIST_PARTS = {"LBody"}
 # A line that starts like a list item: "1.", "2)", "(a)", "•", "–".
 LIST_MARKER = re.compile(r"^\s*(\(?[0-9a-zA-Z]{1,3}[.)]|[•▪◦‣●■–\-*])\s+\S")
-HEADING_SIZE_RATIO = 1.4  # text this much larger than the body text reads as a heading
-MAX_HEADING_WORDS = 15
 
 
 def _level(kind: str) -> int | None:
@@ -147,7 +146,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
                  and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]
     bare = [e for e in top_level if e["type"] == "Span"]
     paragraphs = [e for e in top_level if e["type"] == "P"]
-    if len(bare) >= 2 and len(bare) >= 0.3 * (len(bare) + len(paragraphs)):
+    if len(bare) >= 2 and len(bare) >= MAX_BARE_SPAN_SHARE * (len(bare) + len(paragraphs)):
         subs["proper_tag_usage"] = FAILED
         issues.append(Issue("proper_tag_usage", f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)",
                             "paragraph text is tagged as Span directly under a grouping element",
