@@ -9,6 +9,7 @@ from it with pikepdf, so each test states exactly what it changed.
 from __future__ import annotations
 
 import io
+import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -146,3 +147,18 @@ def truncated_pdf(tagged_pdf: Path, fixture_dir: Path) -> Path:
     path = fixture_dir / "truncated.pdf"
     path.write_bytes(data[: len(data) // 3])
     return path
+
+
+def first_mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Random], Any], out: Path) -> Path:
+    """The first paper the (corpus) mutation applies to, mutated and saved as ``out``; skip if none."""
+    from corpus.mutations import NotApplicable
+
+    for paper in papers:
+        with pikepdf.open(paper) as pdf:
+            try:
+                mutation(pdf, random.Random(0))
+            except NotApplicable:
+                continue
+            pdf.save(out)
+            return out
+    pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")

@@ -17,13 +17,13 @@ import pikepdf
 import pymupdf
 import pytest
 
-from corpus.mutations import NotApplicable
 from corpus.mutations import reading_order as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
 from extractors.structure import extract_struct_elements
 from tests.extractors.conftest import assert_fits, compile_typst
+from tests.extractors.conftest import first_mutated as mutated
 
 PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
 
@@ -68,17 +68,6 @@ def passed_papers(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return sorted((root / "data" / "processed" / "logical_reading_order" / "passed").glob("*.pdf"))
 
 
-def mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Random], None], out: Path) -> Path:
-    """The first passing paper the mutation applies to, mutated and saved as ``out``."""
-    for paper in papers:
-        with pikepdf.open(paper) as pdf:
-            try:
-                mutation(pdf, random.Random(0))
-            except NotApplicable:
-                continue
-            pdf.save(out)
-            return out
-    pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")
 
 
 def test_two_column_page_reads_each_column_top_to_bottom(two_columns: Path) -> None:

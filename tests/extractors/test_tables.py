@@ -17,13 +17,13 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from corpus.mutations import NotApplicable
 from corpus.mutations import tables as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.structure import extract_struct_elements
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tests.extractors.conftest import assert_fits, compile_typst, struct_elements_of
+from tests.extractors.conftest import first_mutated as mutated
 
 PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
 
@@ -67,16 +67,6 @@ def passed_papers(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return sorted((root / "data" / "processed" / "table_structure" / "passed").glob("*.pdf"))
 
 
-def mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Random], None], out: Path) -> Path:
-    for paper in papers:
-        with pikepdf.open(paper) as pdf:
-            try:
-                mutation(pdf, random.Random(0))
-            except NotApplicable:
-                continue
-            pdf.save(out)
-            return out
-    pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")
 
 
 def test_tagged_grid_places_spans_and_associates_headers(spanning: Path) -> None:
