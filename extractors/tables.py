@@ -28,6 +28,7 @@ covers. Coordinates are PDF points, top-left origin, unrotated page space.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -39,6 +40,7 @@ from typing import Any
 
 import pyarrow as pa
 import pymupdf
+import pymupdf.table
 
 from extractors.errors import open_pdf, reading
 from extractors.pages import _folder_name
@@ -486,9 +488,7 @@ def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[
         uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
         if not (uncovered or _caption_count(page) > len(boxes) or (untagged and _ruled(page))):
             continue
-        # Line-based only: with pymupdf-layout active in this process (the layout stage, in-process
-        # runs) find_tables would rerun the layout model on the page (~0.7 s) and find other tables.
-        for found in page.find_tables(use_layout=False).tables:
+        for found in page.find_tables(**_LINE_BASED).tables:
             bbox = [round(v, 2) for v in found.bbox]
             if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
                 continue
@@ -497,6 +497,12 @@ def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[
             tables.append(record)
             cells.extend(table_cells)
     return tables, cells
+
+
+# Line-based only. With pymupdf-layout active in the process (after the layout stage in an in-process
+# run) find_tables would rerun the layout model on the page (~0.7 s) and find other tables than in
+# a worker process. PyMuPDF releases without the layout model lack the flag and are line-based anyway.
+_LINE_BASED = {"use_layout": False} if "use_layout" in inspect.signature(pymupdf.table.find_tables).parameters else {}
 
 
 def _ruled(page: pymupdf.Page) -> bool:
@@ -596,6 +602,8 @@ def render_crops(pdf: str | Path, records: Sequence[dict], out_dir: Path, dpi: i
                  prefix: str, id_key: str, margin: float = 4.0) -> list[str | None]:
     """Crops of ``records``' boxes, written under ``out_dir/<doc folder>/`` (atomically, as page renders are)."""
     paths: list[str | None] = []
+    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
+    cached: tuple[int, pymupdf.DisplayList] | None = None  # pages often hold several crops, in a row
     with open_pdf(pdf) as doc, reading(pdf, "page content"):
         for record in records:
             page_no = record["page"] - 1 - page_offset if record["page"] is not None else -1
@@ -614,7 +622,11 @@ def render_crops(pdf: str | Path, records: Sequence[dict], out_dir: Path, dpi: i
             identifier = str(record[id_key]).replace("-", "m")
             path = folder / f"{prefix}-p{record['page']:04d}-{identifier}.png"
             partial = path.with_suffix(".png.partial")
-            page.get_pixmap(dpi=dpi, clip=clip, alpha=False).save(str(partial), output="png")
+            if cached is None or cached[0] != page_no:
+                cached = (page_no, page.get_displaylist())  # annotations included, as page.get_pixmap
+            pixmap = cached[1].get_pixmap(matrix=zoom, clip=clip, alpha=False)
+            pixmap.set_dpi(dpi, dpi)
+            pixmap.save(str(partial), output="png")
             os.replace(partial, path)
             paths.append(str(path))
     return paths

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from flows.paper_numbers import CITATION, MODELS, Published, PublishedModel
 from judges.labels import Label, labels_for
 from tasks.registry import ALL_TABLES
 from warehouse import catalog
@@ -60,10 +61,69 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
                           _pm(row["macro_f1"], None, 1), "", *([""] * len(Label)))
         out.print(table)
         if not brief:
+            _published(con, out, run_id, acc, overall)
             _confusion(con, out, run_id)
     finally:
         con.close()
     return out.file.getvalue()  # type: ignore[attr-defined]
+
+
+def _cell(number: Published | None) -> str:
+    if number is None:
+        return "-"
+    return f"{number.value:.3f}" + ("*" if number.secondary else "")
+
+
+def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], overall: list[dict[str, Any]]) -> None:
+    """Our accuracy beside the paper's, per criterion and per expected label; models without numbers left out."""
+    ours = list(dict.fromkeys((r["judge"], r["model"] or "") for r in acc))
+    names = [f"{judge} {model}".strip() for judge, model in ours]
+    criteria = list(dict.fromkeys(r["criterion"] for r in acc))
+    by_criterion = {(r["judge"], r["model"] or "", r["criterion"]): r for r in acc}
+    totals = {(r["judge"], r["model"] or ""): r for r in overall}
+    by_label = {(r["judge"], r["model"] or "", r["expected_label"]): r for r in _rows(con, """
+        WITH per_repeat AS (
+            SELECT judge, model, expected_label, repeat, avg(correct::INT) AS acc
+            FROM doc_results WHERE run_id = $run GROUP BY ALL)
+        SELECT judge, model, expected_label, avg(acc) AS accuracy,
+               coalesce(stddev_samp(acc), 0) AS accuracy_sd, count(*) AS repeats
+        FROM per_repeat GROUP BY ALL""", run_id)}
+    labels = [label.value for label in Label if any(key[2] == label.value for key in by_label)]
+
+    rows: list[tuple[str, list[str], list[Published | None]]] = []
+    for criterion in criteria:
+        mine = [by_criterion.get((*key, criterion)) for key in ours]
+        rows.append((criterion, [_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine],
+                     [m.by_criterion.get(criterion) for m in MODELS]))
+    mine = [totals.get(key) for key in ours]
+    rows.append(("[bold]overall[/bold] accuracy",
+                 [_pm(r["accuracy"], r["accuracy_sd"], 2 if r["accuracy_sd"] else 1) if r else "-" for r in mine],
+                 [m.accuracy for m in MODELS]))
+    rows.append(("[bold]overall[/bold] macro F1", [_pm(r["macro_f1"], None, 1) if r else "-" for r in mine],
+                 [m.macro_f1 for m in MODELS]))
+    _side_by_side(out, f"published ({CITATION}) beside run {run_id}: accuracy by criterion", "criterion", names,
+                  rows)
+
+    rows = []
+    for label in labels:
+        mine = [by_label.get((*key, label)) for key in ours]
+        rows.append((label, [_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine],
+                     [m.by_label.get(label) for m in MODELS]))
+    _side_by_side(out, f"published ({CITATION}) beside run {run_id}: accuracy by expected label", "expected label",
+                  names, rows)
+    missing = [m.name for m in MODELS if not m.has_numbers()]
+    out.print("* read in a page quoting the paper, not in the paper itself; sources: flows/paper_numbers.py"
+              + (f"\nno published numbers recorded for: {', '.join(missing)}" if missing else ""))
+
+
+def _side_by_side(out: Console, title: str, first: str, ours: list[str],
+                  rows: list[tuple[str, list[str], list[Published | None]]]) -> None:
+    shown = [i for i, _ in enumerate(MODELS) if any(published[i] is not None for _, _, published in rows)]
+    models: list[PublishedModel] = [MODELS[i] for i in shown]
+    table = Table(first, *(f"ours: {name}" for name in ours), *(m.name for m in models), title=title)
+    for name, mine, published in rows:
+        table.add_row(name, *mine, *(_cell(published[i]) for i in shown))
+    out.print(table)
 
 
 def _confusion(con: Any, out: Console, run_id: str) -> None:
