@@ -96,7 +96,7 @@ def steps(dpi: int, crop_dpi: int) -> dict[str, Step]:
 
     def figures(p: Path, s: FileState) -> None:
         found = extract_figures(p, doc_id=DOC, elements=s.elements)
-        render_figure_crops(p, found, s.out / "crops", crop_dpi)
+        render_figure_crops(p, [f for f in found if not f.get("small")], s.out / "crops", crop_dpi)  # as the stage
 
     return {
         "structure": structure,

@@ -221,7 +221,10 @@ def _pixel_boxes(page: pymupdf.Page, spans: list[_Span], shape: tuple[int, int],
 
 def _drawn_pixel_counts(full: np.ndarray, background: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """How many pixels inside each box the text changed, via one summed-area table."""
-    drawn = (np.abs(full.astype(np.int16) - background.astype(np.int16)).max(axis=2) > _DRAWN_DELTA)
+    # |full - background| per channel without widening to int16 (uint8 max - min cannot overflow).
+    diff = np.maximum(full, background)
+    diff -= np.minimum(full, background)
+    drawn = (diff > _DRAWN_DELTA).any(axis=2)
     table = np.zeros((drawn.shape[0] + 1, drawn.shape[1] + 1), dtype=np.int64)
     table[1:, 1:] = drawn.cumsum(axis=0).cumsum(axis=1)
     x0, y0, x1, y1 = boxes.T

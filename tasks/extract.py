@@ -84,7 +84,9 @@ def extract_file(path: Any, doc_id: str, page_offset: int, id_offset: int, crops
     elements = extract_struct_elements(path, **at)
     tables, cells = extract_tables(path, **at, elements=elements, regions=regions)
     figures = extract_figures(path, **at, elements=elements)
-    for record, crop in zip(figures, render_figure_crops(path, figures, crops, crop_dpi, page_offset=page_offset),
+    # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
+    judged = [f for f in figures if not f.get("small")]
+    for record, crop in zip(judged, render_figure_crops(path, judged, crops, crop_dpi, page_offset=page_offset),
                             strict=True):
         record["crop_path"] = crop
     table_crops = render_table_crops(path, tables, crops, crop_dpi, page_offset=page_offset)
