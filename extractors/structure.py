@@ -839,3 +839,12 @@ def _count_orphan_mcids(doc: pymupdf.Document, tree: StructTree) -> int:
         used = {int(m) for m in _MCID_IN_CONTENT.findall(page.read_contents())}
         orphans += len(used - cited[page.number])
     return orphans
+
+
+def record_attributes(record: dict) -> dict[str, Any]:
+    """The attribute dict of a struct_elements record (its JSON `attributes`), {} when unreadable."""
+    try:
+        value = json.loads(record["attributes"] or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -29,7 +29,6 @@ covers. Coordinates are PDF points, top-left origin, unrotated page space.
 from __future__ import annotations
 
 import inspect
-import json
 import os
 import re
 from collections import defaultdict
@@ -44,7 +43,7 @@ import pymupdf.table
 
 from extractors.errors import open_pdf, reading
 from extractors.pages import _folder_name
-from extractors.structure import extract_struct_elements
+from extractors.structure import extract_struct_elements, record_attributes
 
 _BBOX = pa.list_(pa.float32())
 
@@ -159,14 +158,6 @@ class StructIndex:
         return " ".join(" ".join(parts).split())
 
 
-def _attributes(e: dict) -> dict[str, Any]:
-    try:
-        value = json.loads(e["attributes"] or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _span(value: Any) -> int:
     try:
         return max(1, min(int(value), 1000))  # a corrupt span must not allocate a huge grid
@@ -228,7 +219,7 @@ def _tagged_table(table: dict, tree: StructIndex, doc_id: str) -> tuple[dict, li
 
 
 def _cell(e: dict, tree: StructIndex) -> _Cell:
-    attrs = _attributes(e)
+    attrs = record_attributes(e)
     headers = attrs.get("Headers")
     scope = attrs.get("Scope")
     return _Cell(

@@ -35,7 +35,7 @@ import pymupdf
 
 from extractors.errors import ExtractionError, open_pdf, reading
 from extractors.links import extract_links
-from extractors.structure import extract_struct_elements
+from extractors.structure import extract_struct_elements, record_attributes
 
 TRANSCRIPT_SCHEMA = pa.schema(
     [
@@ -508,7 +508,7 @@ class _Table:
                 self.rows.append(self._cells(item))
             elif item["type"] in ("THead", "TBody", "TFoot"):
                 self.rows += [self._cells(tr) for tr in reader.kids[item["elem_id"]] if tr["type"] == "TR"]
-        self.attributes = {c["elem_id"]: _attributes(c) for row in self.rows for c in row}
+        self.attributes = {c["elem_id"]: record_attributes(c) for row in self.rows for c in row}
         self.position: dict[int, tuple[int, int]] = {}  # cell -> (row, column), 0-based
         self.width = self._place()
         self.by_key = {c["elem_key"]: c for row in self.rows for c in row if c["elem_key"]}
@@ -610,14 +610,6 @@ def _block_has_text(block: dict) -> bool:
 
 def _interrupts(kind: str) -> bool:
     return kind in _ANNOUNCED or kind in _CONTAINERS or _HEADING.fullmatch(kind) is not None
-
-
-def _attributes(e: dict) -> dict[str, Any]:
-    try:
-        value = json.loads(e["attributes"] or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _span(value: Any) -> int:
