@@ -17,7 +17,7 @@ import pikepdf
 import pytest
 
 from corpus.mutations import CRITERION_MUTATIONS
-from corpus.synthetic import SUPPORTED_CRITERIA, build_synthetic_benchmark, labels_for
+from corpus.synthetic import DATASET_VERSION, SUPPORTED_CRITERIA, build_synthetic_benchmark, labels_for
 from corpus.typst_docs import BaseDoc, compile_base_doc, make_base_doc
 from tests.corpus import evidence as ev
 
@@ -65,7 +65,7 @@ def test_manifest_matches_upstream_layout(bench: Path, manifest: dict[str, Any])
     out = bench.parent.parent
     assert bench == out / "data" / "dataset.json"
     assert {k: manifest[k] for k in ("name", "version", "seed", "split")} == {
-        "name": "AccessBench-Synthetic", "version": "2", "seed": 0, "split": "synthetic"}
+        "name": "AccessBench-Synthetic", "version": DATASET_VERSION, "seed": 0, "split": "synthetic"}
     assert tuple(manifest["tasks"]) == SUPPORTED_CRITERIA
     assert set(SUPPORTED_CRITERIA) == set(ALL_CRITERIA)
     for criterion, labels in manifest["tasks"].items():
