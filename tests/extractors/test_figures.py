@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pikepdf
-import pymupdf
 import pytest
 from PIL import Image
 
@@ -24,9 +23,7 @@ from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.structure import extract_struct_elements
-from tests.extractors.conftest import assert_fits, compile_typst
-
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
 
 FIGURES = """#set document(title: "Figures")
 #set text(lang: "en", size: 10pt)
@@ -153,20 +150,11 @@ def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
 
 @pytest.mark.benchmark_data
 def test_every_processed_pdf_yields_figures() -> None:
-    pdfs = sorted(PROCESSED.rglob("*.pdf"))
-    if not pdfs:
-        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
-    seconds, pages = 0.0, 0
-    for pdf in pdfs:
-        doc_id = str(pdf.relative_to(PROCESSED))
-        try:
-            elements = extract_struct_elements(pdf, doc_id=doc_id)
-        except ExtractionError:
-            continue
-        with pymupdf.open(pdf) as doc:
-            pages += doc.page_count
+    files = readable_benchmark_files()
+    seconds, pages = 0.0, sum(f.pages for f in files)
+    for f in files:
         start = time.perf_counter()
-        figures = extract_figures(pdf, doc_id=doc_id, elements=elements)
+        figures = extract_figures(f.path, doc_id=f.doc_id, elements=f.elements)
         seconds += time.perf_counter() - start
         assert_fits(figures, FIGURES_SCHEMA)
-    print(f"\nfigures: {len(pdfs)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")
+    print(f"\nfigures: {len(files)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")

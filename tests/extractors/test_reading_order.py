@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pikepdf
-import pymupdf
 import pytest
 
 from corpus.mutations import reading_order as mutations
@@ -22,10 +21,8 @@ from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
 from extractors.structure import extract_struct_elements
-from tests.extractors.conftest import assert_fits, compile_typst
+from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
 from tests.extractors.conftest import first_mutated as mutated
-
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
 
 TWO_COLUMNS = """#set document(title: "Two columns")
 #set text(lang: "en", size: 10pt)
@@ -177,21 +174,12 @@ def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
 
 @pytest.mark.benchmark_data
 def test_every_processed_pdf_yields_reading_order() -> None:
-    pdfs = sorted(PROCESSED.rglob("*.pdf"))
-    if not pdfs:
-        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
-    seconds, pages = 0.0, 0
-    for pdf in pdfs:
-        doc_id = str(pdf.relative_to(PROCESSED))
-        try:
-            elements = extract_struct_elements(pdf, doc_id=doc_id)
-        except ExtractionError:
-            continue
-        with pymupdf.open(pdf) as doc:
-            pages += doc.page_count
+    files = readable_benchmark_files()
+    seconds, pages = 0.0, sum(f.pages for f in files)
+    for f in files:
         start = time.perf_counter()
-        records = extract_reading_order(pdf, doc_id=doc_id, elements=elements)
+        records = extract_reading_order(f.path, doc_id=f.doc_id, elements=f.elements)
         seconds += time.perf_counter() - start
         assert_fits(records, READING_ORDER_SCHEMA)
         order_agreement(records)
-    print(f"\nreading_order: {len(pdfs)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")
+    print(f"\nreading_order: {len(files)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")

@@ -13,19 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pikepdf
-import pymupdf
 import pytest
 from PIL import Image
 
 from corpus.mutations import tables as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
-from extractors.structure import extract_struct_elements
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
-from tests.extractors.conftest import assert_fits, compile_typst, struct_elements_of
+from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files, struct_elements_of
 from tests.extractors.conftest import first_mutated as mutated
-
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
 
 SPANNING_TABLE = """#set document(title: "Tables")
 #set text(lang: "en", size: 10pt)
@@ -195,24 +191,15 @@ def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
 
 @pytest.mark.benchmark_data
 def test_every_processed_pdf_yields_tables() -> None:
-    pdfs = sorted(PROCESSED.rglob("*.pdf"))
-    if not pdfs:
-        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
+    files = readable_benchmark_files()
     seconds = {"tags": 0.0, "tags+visual": 0.0}
-    pages = 0
-    for pdf in pdfs:
-        doc_id = str(pdf.relative_to(PROCESSED))
-        try:
-            elements = extract_struct_elements(pdf, doc_id=doc_id)
-        except ExtractionError:
-            continue
-        with pymupdf.open(pdf) as doc:
-            pages += doc.page_count
+    pages = sum(f.pages for f in files)
+    for f in files:
         for name, visual in (("tags", False), ("tags+visual", True)):
             start = time.perf_counter()
-            tables, cells = extract_tables(pdf, doc_id=doc_id, elements=elements, visual=visual)
+            tables, cells = extract_tables(f.path, doc_id=f.doc_id, elements=f.elements, visual=visual)
             seconds[name] += time.perf_counter() - start
             assert_fits(tables, TABLES_SCHEMA)
             assert_fits(cells, TABLE_CELLS_SCHEMA)
-    print(f"\ntables: {len(pdfs)} PDFs, {pages} pages, "
+    print(f"\ntables: {len(files)} PDFs, {pages} pages, "
           + ", ".join(f"{name} {1000 * s / max(pages, 1):.1f} ms/page" for name, s in seconds.items()))
