@@ -17,17 +17,8 @@ from pathlib import Path
 
 import pymupdf
 
-from benchmarks.sample_pdfs import DEV_BENCHMARK, benchmark_pdfs, synthetic_pdfs
+from benchmarks.sample_pdfs import DEV_BENCHMARK, bare_pass, benchmark_pdfs, synthetic_pdfs
 from extractors.contrast import DEFAULT_DPI, extract_contrast
-
-
-def bare_pass(path: Path, dpi: int) -> int:
-    """Open, extract text as a dict and render every page once; returns the page count."""
-    with pymupdf.open(path) as doc:
-        for page in doc:
-            page.get_text("dict")
-            page.get_pixmap(dpi=dpi)
-        return int(doc.page_count)
 
 
 def _page_count(path: Path) -> int:

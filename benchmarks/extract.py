@@ -27,9 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-import pymupdf
-
-from benchmarks.sample_pdfs import DEV_BENCHMARK
+from benchmarks.sample_pdfs import DEV_BENCHMARK, bare_pass
 from extractors.contrast import extract_contrast
 from extractors.figures import extract_figures, render_figure_crops
 from extractors.fonts import extract_fonts, extract_text_spans
@@ -70,15 +68,6 @@ def dev_pdfs(root: Path, limit: int | None) -> list[Path]:
             seen.add(digest)
             paths.append(path)
     return paths[:limit]
-
-
-def bare_pass(path: Path, dpi: int) -> int:
-    """Open, extract text as a dict and render every page once; returns the page count."""
-    with pymupdf.open(path) as doc:
-        for page in doc:
-            page.get_text("dict")
-            page.get_pixmap(dpi=dpi)
-        return int(doc.page_count)
 
 
 def steps(dpi: int, crop_dpi: int) -> dict[str, Step]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pymupdf
+
 from corpus.typst_docs import compile_base_doc, make_base_doc
 
 DEV_BENCHMARK = Path(__file__).resolve().parents[2] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
@@ -39,3 +41,12 @@ def synthetic_pdfs(folder: Path, count: int, seed: int = 0) -> list[tuple[str, P
         path.write_bytes(compile_base_doc(doc))
         out.append((f"synthetic/{doc.doc_id}", path))
     return out
+
+
+def bare_pass(path: Path, dpi: int) -> int:
+    """Open, extract text as a dict and render every page once; returns the page count."""
+    with pymupdf.open(path) as doc:
+        for page in doc:
+            page.get_text("dict")
+            page.get_pixmap(dpi=dpi)
+        return int(doc.page_count)
