@@ -1,17 +1,22 @@
 """Text colour contrast: one record per visible text span, scored with the WCAG 2.2 formula.
 
 The text colour comes from the PDF itself (the span's fill colour, blended by its opacity).
-The background is measured on a rendering of the page *with all text removed*: a copy of the
-page has its text stripped by a full-page redaction that keeps images and vector graphics, so
-the pixels under a span are exactly what the text is drawn on — a table cell fill, a coloured
-box, a photograph — with no glyph pixels to separate out.
+The background is measured on a rendering of the page *with all text removed*, so the pixels
+under a span are exactly what the text is drawn on — a table cell fill, a coloured box, a
+photograph — with no glyph pixels to separate out. That rendering replays the page's display
+list (shared with the other extractors) through a device that passes every drawing call on
+to MuPDF's draw device except those that paint text. Pages where MuPDF reports text it does
+not paint as text (``ignore_text``: invisible text, and Type3 glyphs it draws as plain paths,
+which a device cannot tell from other drawings) are instead stripped on a private copy by a
+full-page redaction that removes text and keeps images and vector graphics.
 
 Comparing that rendering with the normal one also says whether a span is seen at all: a span
 whose box shows no drawn pixels (white on white, covered by an image, clipped away) is
 recorded with ``invisible=True`` and ``passes`` null, like render-mode-3 and fully transparent
 text, so hidden text never counts for or against contrast.
 
-Each page is rendered twice at ``dpi``; all sampling is vectorised over the page's spans.
+Each page is rendered twice at ``dpi``, both times from its display list; all sampling is
+vectorised over the page's spans.
 Bounding boxes are PDF points with a top-left origin in the unrotated page space, as PyMuPDF's
 text extraction reports them.
 """
@@ -25,8 +30,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pymupdf
+from pymupdf import mupdf
 
 from extractors.errors import open_pdf
+from extractors.source import PdfSource, pdf_source
 
 CONTRAST_SCHEMA = pa.schema(
     [
@@ -57,8 +64,8 @@ LARGE_THRESHOLD = 3.0  # WCAG 1.4.3, large text
 MAX_TEXT_CHARS = 200
 
 # No ligature expansion or image blocks (images are not needed and make extraction slower);
-# no mediabox clip and an infinite clip rectangle, so text placed off the page is reported as
-# invisible instead of vanishing.
+# no mediabox clip (shared text pages have no clip rectangle either), so text placed off the
+# page is reported as invisible instead of vanishing.
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_PRESERVE_WHITESPACE
 # Per-span char flags from MuPDF: how the glyphs were painted, and whether MuPDF saw them
 # emboldened (filled and stroked) or outside the clip path.
@@ -89,11 +96,18 @@ class _Span:
     invisible_reason: str | None  # decided from the PDF alone, before looking at pixels
 
 
+_LUMA = np.array([0.2126, 0.7152, 0.0722])  # WCAG 2.2 channel weights
+
+
 def relative_luminance(rgb: np.ndarray) -> np.ndarray:
     """WCAG 2.2 relative luminance of sRGB colours given as 0..255 values in the last axis."""
     c = np.asarray(rgb, dtype=np.float64) / 255.0
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return linear @ np.array([0.2126, 0.7152, 0.0722])
+    return linear @ _LUMA
+
+
+_SRGB = np.arange(256) / 255.0
+_LINEAR = np.where(_SRGB <= 0.04045, _SRGB / 12.92, ((_SRGB + 0.055) / 1.055) ** 2.4)  # 0..255 -> linear light
 
 
 def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -108,19 +122,19 @@ def is_large_text(size: float, bold: bool) -> bool:
 
 
 def extract_contrast(
-    pdf: str | Path, *, doc_id: str, page_offset: int = 0, dpi: int = DEFAULT_DPI
+    pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0, dpi: int = DEFAULT_DPI
 ) -> list[dict[str, Any]]:
     """Contrast records (``CONTRAST_SCHEMA``) for every non-blank text span of ``pdf``.
 
     Raises :class:`extractors.errors.ExtractionError` when the file cannot be opened.
     """
     records: list[dict[str, Any]] = []
-    with open_pdf(pdf) as doc, open_pdf(pdf) as text_free:
-        for page, bare in zip(doc, text_free, strict=True):
-            spans = _page_spans(page)
+    with pdf_source(pdf) as source, _RedactedCopy(source.path) as copy:
+        for number in range(source.page_count):
+            spans = _page_spans(source, number)
             if spans:  # image-only pages need no rendering at all
-                number = page.number + 1 + page_offset
-                records += _page_records(page, bare, spans, doc_id=doc_id, page_number=number, dpi=dpi)
+                records += _page_records(source, number, copy, spans, doc_id=doc_id,
+                                         page_number=number + 1 + page_offset, dpi=dpi)
     return records
 
 
@@ -150,9 +164,9 @@ def _summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _page_spans(page: pymupdf.Page) -> list[_Span]:
+def _page_spans(source: PdfSource, number: int) -> list[_Span]:
     spans = []
-    for block in page.get_text("dict", flags=_TEXT_FLAGS, clip=pymupdf.INFINITE_RECT())["blocks"]:
+    for block in source.text_dict(number, _TEXT_FLAGS, unclipped=True)["blocks"]:
         for line in block.get("lines", ()):
             for raw in line["spans"]:
                 if raw["text"].strip():
@@ -181,12 +195,102 @@ def _span(raw: dict[str, Any]) -> _Span:
     )
 
 
-def _render(page: pymupdf.Page, dpi: int) -> np.ndarray:
-    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+def _render(pix: pymupdf.Pixmap) -> np.ndarray:
     # `samples` copies the pixels: a view (`samples_mv`) would dangle once `pix` is freed.
     return np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)[:, : pix.w * 3].reshape(
         pix.h, pix.w, 3
     )
+
+
+# Every device call that draws, clips or groups, forwarded as is; text painting is left out.
+_FORWARDED_CALLS = (
+    "fill_path", "stroke_path", "clip_path", "clip_stroke_path", "clip_text", "clip_stroke_text", "fill_shade",
+    "fill_image", "fill_image_mask", "clip_image_mask", "pop_clip", "begin_mask", "begin_group", "end_group",
+    "end_tile", "render_flags", "set_default_colorspaces", "begin_layer", "end_layer",
+)
+
+
+class _TextFreeDevice(mupdf.FzDevice2):
+    """Passes every call on to ``draw`` except text painting (``fill_text``, ``stroke_text``).
+
+    Text used as a clip path paints nothing itself and is passed on, so clips stay balanced.
+    ``hidden_text`` counts ``ignore_text`` calls: text MuPDF did not paint as text.
+    """
+
+    def __init__(self, draw: Any) -> None:
+        super().__init__()
+        for call in (*_FORWARDED_CALLS, "fill_text", "stroke_text", "ignore_text", "end_mask", "begin_tile"):
+            getattr(self, "use_virtual_" + call)()
+        self.draw = draw  # low-level fz_device*
+        self.hidden_text = 0
+
+    def fill_text(self, ctx: Any, *args: Any) -> None:
+        pass
+
+    def stroke_text(self, ctx: Any, *args: Any) -> None:
+        pass
+
+    def ignore_text(self, ctx: Any, *args: Any) -> None:
+        self.hidden_text += 1
+
+    def end_mask(self, ctx: Any, function: Any) -> None:
+        mupdf.ll_fz_end_mask_tr(self.draw, function)
+
+    def begin_tile(self, ctx: Any, *args: Any) -> int:
+        return int(mupdf.ll_fz_begin_tile_tid(self.draw, *args))
+
+
+def _forwarder(call: str) -> Any:
+    forward = getattr(mupdf, "ll_fz_" + call)
+
+    def method(self: _TextFreeDevice, ctx: Any, *args: Any) -> Any:
+        return forward(self.draw, *args)
+
+    method.__name__ = call
+    return method
+
+
+for _call in _FORWARDED_CALLS:
+    setattr(_TextFreeDevice, _call, _forwarder(_call))
+
+
+def _draw_without_text(display_list: pymupdf.DisplayList, zoom: pymupdf.Matrix) -> tuple[pymupdf.Pixmap, bool]:
+    """The page drawn as ``DisplayList.get_pixmap`` draws it (RGB, white, no alpha), minus its text;
+    and whether MuPDF reported text it did not paint as text (see the module doc)."""
+    matrix = mupdf.FzMatrix(zoom.a, zoom.b, zoom.c, zoom.d, zoom.e, zoom.f)
+    area = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_display_list(display_list.this), matrix))
+    pixels = mupdf.fz_new_pixmap_with_bbox(mupdf.FzColorspace(mupdf.FzColorspace.Fixed_RGB), area,
+                                           mupdf.FzSeparations(), 0)
+    mupdf.fz_clear_pixmap_with_value(pixels, 0xFF)
+    draw = mupdf.fz_new_draw_device(matrix, pixels)
+    device = _TextFreeDevice(draw.m_internal)
+    mupdf.fz_run_display_list(display_list.this, device, mupdf.FzMatrix(),
+                              mupdf.FzRect(mupdf.FzRect.Fixed_INFINITE), mupdf.FzCookie())
+    mupdf.fz_close_device(device)
+    mupdf.fz_close_device(draw)
+    return pymupdf.Pixmap("raw", pixels), device.hidden_text > 0
+
+
+class _RedactedCopy:
+    """A private copy of the file, opened on first use, whose pages lose their text by redaction."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.doc: pymupdf.Document | None = None
+
+    def __enter__(self) -> _RedactedCopy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.doc is not None:
+            self.doc.close()
+
+    def render(self, number: int, zoom: pymupdf.Matrix) -> pymupdf.Pixmap:
+        if self.doc is None:
+            self.doc = open_pdf(self.path)
+        page = self.doc[number]
+        _strip_text(page)
+        return page.get_pixmap(matrix=zoom, colorspace=pymupdf.csRGB, alpha=False)
 
 
 def _strip_text(page: pymupdf.Page) -> None:
@@ -224,7 +328,8 @@ def _drawn_pixel_counts(full: np.ndarray, background: np.ndarray, boxes: np.ndar
     # |full - background| per channel without widening to int16 (uint8 max - min cannot overflow).
     diff = np.maximum(full, background)
     diff -= np.minimum(full, background)
-    drawn = (diff > _DRAWN_DELTA).any(axis=2)
+    # Channel by channel: numpy's any() over a short last axis is several times slower.
+    drawn = (diff[:, :, 0] > _DRAWN_DELTA) | (diff[:, :, 1] > _DRAWN_DELTA) | (diff[:, :, 2] > _DRAWN_DELTA)
     table = np.zeros((drawn.shape[0] + 1, drawn.shape[1] + 1), dtype=np.int64)
     table[1:, 1:] = drawn.cumsum(axis=0).cumsum(axis=1)
     x0, y0, x1, y1 = boxes.T
@@ -243,7 +348,8 @@ def _background_colours(background: np.ndarray, boxes: np.ndarray) -> np.ndarray
     rows = (y0 + (np.maximum(y1 - y0, 1)) * (np.arange(_GRID_ROWS) + 0.5) / _GRID_ROWS).astype(np.int64)
     cols, rows = np.clip(cols, 0, width - 1), np.clip(rows, 0, height - 1)
     samples = background[rows[:, :, None], cols[:, None, :]].reshape(len(boxes), -1, 3)
-    order = np.argsort(relative_luminance(samples), axis=1)
+    luminance = _LINEAR[samples] @ _LUMA  # relative_luminance() of 0..255 values, by table look-up
+    order = np.argsort(luminance, axis=1)
     middle = order[:, order.shape[1] // 2]
     return samples[np.arange(len(boxes)), middle]
 
@@ -259,10 +365,12 @@ class _Measured:
     ratio: np.ndarray
 
 
-def _measure(page: pymupdf.Page, bare: pymupdf.Page, spans: list[_Span], dpi: int) -> _Measured:
-    full = _render(page, dpi)
-    _strip_text(bare)
-    background = _render(bare, dpi)
+def _measure(source: PdfSource, number: int, copy: _RedactedCopy, spans: list[_Span], dpi: int) -> _Measured:
+    page = source.page(number)
+    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
+    full = _render(source.pixmap(number, zoom))
+    text_free, hidden_text = _draw_without_text(source.display_list(number), zoom)
+    background = _render(copy.render(number, zoom) if hidden_text else text_free)
     boxes = _pixel_boxes(page, spans, full.shape[:2], dpi)
     bg = _background_colours(background, boxes).astype(np.float64)
     alpha = np.array([[s.alpha] for s in spans])
@@ -287,9 +395,10 @@ def _invisible_reason(span: _Span, on_page: bool, drawn: int) -> str | None:
 
 
 def _page_records(
-    page: pymupdf.Page, bare: pymupdf.Page, spans: list[_Span], *, doc_id: str, page_number: int, dpi: int
+    source: PdfSource, number: int, copy: _RedactedCopy, spans: list[_Span], *, doc_id: str, page_number: int,
+    dpi: int,
 ) -> list[dict[str, Any]]:
-    m = _measure(page, bare, spans, dpi)
+    m = _measure(source, number, copy, spans, dpi)
     records = []
     for i, span in enumerate(spans):
         on_page = bool(m.on_page[i])

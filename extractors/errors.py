@@ -112,9 +112,13 @@ def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
 
 
 @contextmanager
-def reading(path: str | Path, what: str) -> Iterator[None]:
-    """Turn qpdf or MuPDF failures while reading ``what`` into a "corrupt" ExtractionError."""
+def reading(path: str | Path | object, what: str) -> Iterator[None]:
+    """Turn qpdf or MuPDF failures while reading ``what`` into a "corrupt" ExtractionError.
+
+    ``path`` may also be an ``extractors.source.PdfSource`` (its ``path`` is used).
+    """
     try:
         yield
     except (pikepdf.PdfError, mupdf.FzErrorBase) as exc:
-        raise ExtractionError("corrupt", f"cannot read the {what} ({exc})", path=path) from exc
+        file = str(getattr(path, "path", path))
+        raise ExtractionError("corrupt", f"cannot read the {what} ({exc})", path=file) from exc

@@ -35,7 +35,8 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import open_pdf, reading
+from extractors.errors import reading
+from extractors.source import PdfSource, pdf_source
 from extractors.structure import extract_struct_elements
 from extractors.tables import StructIndex, render_crops
 
@@ -90,15 +91,20 @@ class _PageElements:
     owners: list[tuple[dict, Box]] = field(default_factory=list)  # elements with own content
 
 
-def extract_figures(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
+def extract_figures(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
                     elements: Sequence[dict] | None = None) -> list[dict]:
     """Figure records (``FIGURES_SCHEMA``), page by page, top to bottom; ``crop_path`` is left null.
 
     ``elements`` are this file's struct_elements records (extracted here when None).
     Raises ExtractionError for unreadable input.
     """
-    if elements is None:
-        elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
+    with pdf_source(pdf) as source:
+        return _figures(source, doc_id, page_offset,
+                        extract_struct_elements(source, doc_id=doc_id, page_offset=page_offset)
+                        if elements is None else elements)
+
+
+def _figures(source: PdfSource, doc_id: str, page_offset: int, elements: Sequence[dict]) -> list[dict]:
     tagged = bool(elements)
     index = StructIndex(elements)
     by_page: dict[int | None, _PageElements] = defaultdict(_PageElements)
@@ -114,9 +120,9 @@ def extract_figures(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
         if e["bbox"]:
             by_page[page].owners.append((e, tuple(e["bbox"])))
     records: list[dict] = []
-    with open_pdf(pdf) as doc, reading(pdf, "figures"):
-        for page in doc:
-            records += _page_figures(page, by_page[page.number], index, tagged, doc_id, page_offset)
+    with reading(source, "figures"):
+        for page in source.pages():
+            records += _page_figures(source, page, by_page[page.number], index, tagged, doc_id, page_offset)
     # Figure elements with no content anywhere still carry an alt text worth judging.
     records += [_record(doc_id, None, None, "figure_tag_only", e, False, index.caption(e["elem_id"]), None)
                 for e in by_page[None].figures]
@@ -125,8 +131,8 @@ def extract_figures(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
     return records
 
 
-def _page_figures(page: pymupdf.Page, elements: _PageElements, index: StructIndex, tagged: bool, doc_id: str,
-                  page_offset: int) -> list[dict]:
+def _page_figures(source: PdfSource, page: pymupdf.Page, elements: _PageElements, index: StructIndex,
+                  tagged: bool, doc_id: str, page_offset: int) -> list[dict]:
     area = abs(page.rect.width * page.rect.height) or 1.0
     images = _images(page)
     vectors = _vector_clusters(page, area, [c.bbox for c in images] + elements.tables)
@@ -140,7 +146,7 @@ def _page_figures(page: pymupdf.Page, elements: _PageElements, index: StructInde
         else:
             owner = _owner(candidate.bbox, elements.owners)
             candidate.elem, candidate.referenced = owner, owner is not None
-    texts = _text_blocks(page) if candidates else []
+    texts = _text_blocks(source, page.number) if candidates else []
     for candidate in candidates:
         figure_caption = index.caption(candidate.elem["elem_id"]) if candidate.elem is not None else None
         candidate.caption = figure_caption or _caption_nearby(candidate.bbox, texts)
@@ -332,8 +338,8 @@ def _owner(box: Box, owners: list[tuple[dict, Box]]) -> dict | None:
     return None
 
 
-def _text_blocks(page: pymupdf.Page) -> list[tuple[Box, str]]:
-    return [((b[0], b[1], b[2], b[3]), b[4]) for b in page.get_text("blocks", flags=0) if b[6] == 0]
+def _text_blocks(source: PdfSource, page_no: int) -> list[tuple[Box, str]]:
+    return [((b[0], b[1], b[2], b[3]), b[4]) for b in source.text_blocks(page_no, 0) if b[6] == 0]
 
 
 def _caption_nearby(box: Box, blocks: list[tuple[Box, str]]) -> str | None:
@@ -385,7 +391,7 @@ def _union(a: Box, b: Box) -> Box:
 # --------------------------------------------------------------------------- crops
 
 
-def render_figure_crops(pdf: str | Path, figures: Sequence[dict], out_dir: Path, dpi: int = 110, *,
+def render_figure_crops(pdf: str | Path | PdfSource, figures: Sequence[dict], out_dir: Path, dpi: int = 110, *,
                         page_offset: int = 0) -> list[str | None]:
     """Write one PNG per figure with a box; paths in ``figures`` order (None without a box).
 

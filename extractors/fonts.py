@@ -18,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import open_pdf, reading
+from extractors.errors import reading
+from extractors.source import PdfSource, pdf_source
 
 FONTS_SCHEMA = pa.schema(
     [
@@ -82,19 +83,19 @@ def mupdf_font_name(xref: int, font_type: str, base_font: str) -> str:
 # --------------------------------------------------------------------------- spans
 
 
-def extract_text_spans(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+def extract_text_spans(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """One record per non-blank text span, in MuPDF's reading order per page."""
-    with open_pdf(pdf) as doc, reading(pdf, "text"):
+    with pdf_source(pdf) as source, reading(source, "text"):
         return [
-            {"doc_id": doc_id, "page": page.number + 1 + page_offset, **span}
-            for page in doc
-            for span in _page_spans(page)
+            {"doc_id": doc_id, "page": number + 1 + page_offset, **span}
+            for number in range(source.page_count)
+            for span in _page_spans(source, number)
         ]
 
 
-def _page_spans(page: pymupdf.Page) -> Iterator[dict]:
+def _page_spans(source: PdfSource, number: int) -> Iterator[dict]:
     index = 0
-    for block in page.get_text("dict", flags=_DICT_FLAGS)["blocks"]:
+    for block in source.text_dict(number, _DICT_FLAGS)["blocks"]:
         for line_no, line in enumerate(block.get("lines", ())):
             for span in line["spans"]:
                 text = span["text"]
@@ -140,23 +141,24 @@ class _FontUse:
     sizes: set[float] = field(default_factory=set)
 
 
-def extract_fonts(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+def extract_fonts(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """One record per font object used by some page, with how much text it sets.
 
     When two font objects share a name on a page (two subsets of one font), the
     page's text counts towards the first of them.
     """
-    with open_pdf(pdf) as doc, reading(pdf, "fonts"):
+    with pdf_source(pdf) as source, reading(source, "fonts"):
+        doc = source.doc
         fonts: dict[int, _FontUse] = {}
-        for page in doc:
+        for number in range(source.page_count):
             by_name: dict[str, _FontUse] = {}
-            for xref, ext, font_type, base_font, _, encoding, *_ in doc.get_page_fonts(page.number, full=True):
+            for xref, ext, font_type, base_font, _, encoding, *_ in doc.get_page_fonts(number, full=True):
                 if xref not in fonts:
                     fonts[xref] = _FontUse(_font_record(doc, xref, ext, font_type, base_font, encoding))
                 use = fonts[xref]
-                use.pages.add(page.number + 1 + page_offset)
+                use.pages.add(number + 1 + page_offset)
                 by_name.setdefault(use.record["font_name"], use)
-            for span in _page_spans(page):
+            for span in _page_spans(source, number):
                 setter = by_name.get(span["font_name"])
                 if setter is not None:
                     setter.char_count += len("".join(span["text"].split()))

@@ -20,8 +20,9 @@ import pikepdf
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import open_pdf, open_pikepdf, reading
-from extractors.structure import ObjGen, StructTree, annotation_index, read_struct_tree
+from extractors.errors import reading
+from extractors.source import PdfSource, pdf_source
+from extractors.structure import ObjGen, StructTree, source_annotation_index, source_struct_tree
 
 LINKS_SCHEMA = pa.schema(
     [
@@ -66,18 +67,19 @@ _DOI = re.compile(r"10\.\d{4,9}/\S+")
 _MAX_DEST_HOPS = 4  # a named destination may point at a dict with /D, and so on
 
 
-def extract_links(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+def extract_links(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """One record per link annotation, in page then /Annots order."""
-    with open_pikepdf(pdf) as qpdf, open_pdf(pdf) as doc, reading(pdf, "annotations"):
-        context = _LinkContext(qpdf, read_struct_tree(qpdf), page_offset)
+    with pdf_source(pdf) as source, reading(source, "annotations"):
+        qpdf = source.qpdf
+        context = _LinkContext(qpdf, source_struct_tree(source), page_offset)
         records = []
-        for page_no, page in enumerate(qpdf.pages[: doc.page_count]):
+        for page_no, page in enumerate(qpdf.pages[: source.page_count]):
             annots = _as_list(page.obj.get("/Annots"))
             links = [(i, a) for i, a in enumerate(annots) if _is_link(a)]
             if not links:
                 continue
-            fitz_page = doc[page_no]
-            words = _Words(fitz_page.get_text("words"))  # get_textbox per link is far slower
+            fitz_page = source.page(page_no)
+            words = _Words(source.text_words(page_no))  # get_textbox per link is far slower
             for index, annot in links:
                 records.append({
                     "doc_id": doc_id,
@@ -88,11 +90,12 @@ def extract_links(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list
         return records
 
 
-def extract_orphan_link_elements(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+def extract_orphan_link_elements(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """Link structure elements that reference no usable link annotation."""
-    with open_pikepdf(pdf) as qpdf, reading(pdf, "tag tree"):
-        tree = read_struct_tree(qpdf)
-        annots = annotation_index(qpdf)
+    with pdf_source(pdf) as source, reading(source, "tag tree"):
+        qpdf = source.qpdf
+        tree = source_struct_tree(source)
+        annots = source_annotation_index(source)
         records = []
         for elem_id, node in enumerate(tree.nodes):
             if tree.type_of(node.raw_type) != "Link":

@@ -18,7 +18,8 @@ import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
-from extractors.errors import open_pdf, reading
+from extractors.errors import reading
+from extractors.source import PdfSource, pdf_source
 
 PAGES_SCHEMA = pa.schema(
     [
@@ -41,25 +42,27 @@ MAX_SIDE_PX = 4000  # enormous pages (posters, maps) are rendered at a lower dpi
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP
 
 
-def render_pages(pdf: str | Path, *, doc_id: str, out_dir: Path, dpi: int = 100,
+def render_pages(pdf: str | Path | PdfSource, *, doc_id: str, out_dir: Path, dpi: int = 100,
                  page_offset: int = 0) -> list[dict]:
     """Render every page to ``out_dir/<doc folder>/page-NNNN.png``; one record per page."""
     folder = Path(out_dir).resolve() / _folder_name(doc_id)
     folder.mkdir(parents=True, exist_ok=True)
-    with open_pdf(pdf) as doc, reading(pdf, "page content"):
-        return [_render(page, doc_id, folder, dpi, page.number + 1 + page_offset) for page in doc]
+    with pdf_source(pdf) as source, reading(source, "page content"):
+        return [_render(source, number, doc_id, folder, dpi, number + 1 + page_offset)
+                for number in range(source.page_count)]
 
 
-def _render(page: pymupdf.Page, doc_id: str, folder: Path, dpi: int, page_no: int) -> dict:
+def _render(source: PdfSource, number: int, doc_id: str, folder: Path, dpi: int, page_no: int) -> dict:
+    page = source.page(number)
     rect = page.rect
     scale = min(dpi / 72, MAX_SIDE_PX / max(rect.width, rect.height, 1.0))
-    display_list = page.get_displaylist()  # annotations included: they are visible
-    pixmap = display_list.get_pixmap(matrix=pymupdf.Matrix(scale, scale), alpha=False)
+    display_list = source.display_list(number)  # annotations included: they are visible
+    pixmap = source.pixmap(number, pymupdf.Matrix(scale, scale))
     path = folder / f"page-{page_no:04d}.png"
     partial = path.with_suffix(".png.partial")
     pixmap.save(str(partial), output="png")
     os.replace(partial, path)
-    text = pymupdf.TextPage(display_list.get_textpage(flags=_TEXT_FLAGS)).extractText()
+    text = source.text_page(number, _TEXT_FLAGS).extractText()
     char_count = len("".join(text.split()))
     return {
         "doc_id": doc_id,

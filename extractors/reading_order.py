@@ -35,7 +35,8 @@ import numpy as np
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import open_pdf, reading
+from extractors.errors import reading
+from extractors.source import PdfSource, pdf_source
 from extractors.structure import extract_struct_elements
 
 READING_ORDER_SCHEMA = pa.schema(
@@ -148,7 +149,7 @@ class _Page:
     units: list[_Unit] = field(default_factory=list)
 
 
-def extract_reading_order(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
+def extract_reading_order(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
                           elements: Sequence[dict] | None = None) -> list[dict]:
     """Reading-order records (``READING_ORDER_SCHEMA``), page by page, units in ``block_index`` order.
 
@@ -158,8 +159,8 @@ def extract_reading_order(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
     if elements is None:
         elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
     index = _ElementIndex(elements, page_offset)
-    with open_pdf(pdf) as doc, reading(pdf, "text"):
-        pages = [_read_page(page, index) for page in doc]
+    with pdf_source(pdf) as source, reading(source, "text"):
+        pages = [_read_page(source, number, index) for number in range(source.page_count)]
     body_size = _body_size(pages)
     repeated = _repeated_edge_texts(pages)
     records: list[dict] = []
@@ -170,11 +171,12 @@ def extract_reading_order(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
     return records
 
 
-def _read_page(page: pymupdf.Page, index: _ElementIndex) -> _Page:
+def _read_page(source: PdfSource, number: int, index: _ElementIndex) -> _Page:
+    page = source.page(number)
     rect = page.rect * page.derotation_matrix  # unrotated page space, as get_text() reports it
     out = _Page(page.number, abs(rect.width), abs(rect.height))
     blocks: list[tuple[int, list[_Line]]] = []
-    for block in page.get_text("dict", flags=_DICT_FLAGS)["blocks"]:
+    for block in source.text_dict(number, _DICT_FLAGS)["blocks"]:
         lines = [line for line in map(_line, block.get("lines", ())) if line is not None]
         if lines:
             blocks.append((block["number"], lines))

@@ -26,7 +26,8 @@ import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
-from extractors.errors import ExtractionError, open_pdf, open_pikepdf, reading
+from extractors.errors import ExtractionError, open_pdf, reading
+from extractors.source import PdfSource, pdf_source
 
 MAX_ELEMENTS = 200_000
 
@@ -648,19 +649,29 @@ def _add_text(own: _Content, page: int, blocks: list[dict]) -> None:
 # --------------------------------------------------------------------------- records
 
 
-def extract_struct_elements(pdf: str | Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+def extract_struct_elements(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """One record per structure element, in preorder; [] for an untagged PDF.
 
     Raises ExtractionError for unreadable input.
     """
-    with open_pikepdf(pdf) as qpdf, reading(pdf, "tag tree"):
-        tree = read_struct_tree(qpdf)
+    with pdf_source(pdf) as source, reading(source, "tag tree"):
+        tree = source_struct_tree(source)
         if not tree.nodes:
             return []
-        annot_index = annotation_index(qpdf)
-        with open_pdf(pdf) as doc:
-            content = _collect_content(doc, qpdf, tree.nodes)
-        return _records(tree, content, annot_index, doc_id, page_offset)
+        # A private PyMuPDF copy: _collect_content edits it in memory, other extractors must not see that.
+        with open_pdf(source.path) as doc:
+            content = _collect_content(doc, source.qpdf, tree.nodes)
+        return _records(tree, content, source_annotation_index(source), doc_id, page_offset)
+
+
+def source_struct_tree(source: PdfSource) -> StructTree:
+    """The tag tree of ``source``, read once however many extractors ask for it."""
+    return source.memo("struct_tree", lambda: read_struct_tree(source.qpdf))
+
+
+def source_annotation_index(source: PdfSource) -> dict[ObjGen, tuple[int, int]]:
+    """:func:`annotation_index` of ``source``, computed once."""
+    return source.memo("annotation_index", lambda: annotation_index(source.qpdf))
 
 
 def annotation_index(pdf: pikepdf.Pdf) -> dict[ObjGen, tuple[int, int]]:
@@ -768,7 +779,7 @@ def _rounded(box: Box | None) -> Box | None:
 _MCID_IN_CONTENT = re.compile(rb"/MCID\s+(\d+)")
 
 
-def struct_summary(pdf: str | Path) -> dict:
+def struct_summary(pdf: str | Path | PdfSource) -> dict:
     """Document-level tagging facts (one PDF file); never raises for bad input (see ``error``)."""
     summary: dict[str, Any] = {
         "tagged": False, "marked": None, "has_rolemap": False,
@@ -776,12 +787,11 @@ def struct_summary(pdf: str | Path) -> dict:
         "lang": None, "has_title": False, "display_doc_title": None, "pages": None, "error": None,
     }
     try:
-        with open_pikepdf(pdf) as qpdf:
-            tree = read_struct_tree(qpdf)
-            summary.update(_summarise(qpdf, tree))
+        with pdf_source(pdf) as source:
+            tree = source_struct_tree(source)
+            summary.update(_summarise(source.qpdf, tree))
             if tree.nodes:
-                with open_pdf(pdf) as doc:
-                    summary["orphan_mcids"] = _count_orphan_mcids(doc, tree)
+                summary["orphan_mcids"] = _count_orphan_mcids(source, tree)
     except ExtractionError as exc:
         summary["error"] = str(exc)
     except (pikepdf.PdfError, mupdf.FzErrorBase) as exc:
@@ -823,7 +833,7 @@ def _has_title(qpdf: pikepdf.Pdf) -> bool:
     return False
 
 
-def _count_orphan_mcids(doc: pymupdf.Document, tree: StructTree) -> int:
+def _count_orphan_mcids(source: PdfSource, tree: StructTree) -> int:
     """MCIDs in page content streams that no element cites for that page.
 
     A regex over the decoded content is enough here and costs well under a
@@ -835,7 +845,7 @@ def _count_orphan_mcids(doc: pymupdf.Document, tree: StructTree) -> int:
             if page_no is not None:
                 cited[page_no].add(mcid)
     orphans = 0
-    for page in doc.pages():
+    for page in source.pages():
         used = {int(m) for m in _MCID_IN_CONTENT.findall(page.read_contents())}
         orphans += len(used - cited[page.number])
     return orphans

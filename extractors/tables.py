@@ -41,8 +41,9 @@ import pyarrow as pa
 import pymupdf
 import pymupdf.table
 
-from extractors.errors import open_pdf, reading
+from extractors.errors import reading
 from extractors.pages import _folder_name
+from extractors.source import PdfSource, pdf_source
 from extractors.structure import extract_struct_elements, record_attributes
 
 _BBOX = pa.list_(pa.float32())
@@ -429,8 +430,9 @@ def _cell_record(cell: _Cell, doc_id: str, table_id: int) -> dict:
 # --------------------------------------------------------------------------- entry point
 
 
-def extract_tables(pdf: str | Path, *, doc_id: str, page_offset: int = 0, elements: Sequence[dict] | None = None,
-                   visual: bool = True, regions: Sequence[dict] | None = None) -> tuple[list[dict], list[dict]]:
+def extract_tables(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
+                   elements: Sequence[dict] | None = None, visual: bool = True,
+                   regions: Sequence[dict] | None = None) -> tuple[list[dict], list[dict]]:
     """Table records (``TABLES_SCHEMA``) and cell records (``TABLE_CELLS_SCHEMA``) of ``pdf``.
 
     ``elements`` are this file's struct_elements records (extracted here when None).
@@ -438,31 +440,33 @@ def extract_tables(pdf: str | Path, *, doc_id: str, page_offset: int = 0, elemen
     records of this file) point that search at pages with ``table`` regions. Raises
     ExtractionError for unreadable input.
     """
-    if elements is None:
-        elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
-    tree = StructIndex(elements)
-    tables: list[dict] = []
-    cells: list[dict] = []
-    for e in elements:
-        if e["type"] == "Table":
-            record, table_cells = _tagged_table(e, tree, doc_id)
-            tables.append(record)
-            cells.extend(table_cells)
-    with open_pdf(pdf) as doc, reading(pdf, "tables"):
-        for record in tables:
-            if record["caption"] is None and record["page"] is not None and record["bbox"] is not None:
-                record["caption"] = _caption_nearby(doc[record["page"] - 1 - page_offset], record["bbox"])
-        if visual:
-            found, found_cells = _visual_tables(doc, tables, regions or (), doc_id, page_offset, not elements)
-            tables.extend(found)
-            cells.extend(found_cells)
+    with pdf_source(pdf) as source:
+        if elements is None:
+            elements = extract_struct_elements(source, doc_id=doc_id, page_offset=page_offset)
+        tree = StructIndex(elements)
+        tables: list[dict] = []
+        cells: list[dict] = []
+        for e in elements:
+            if e["type"] == "Table":
+                record, table_cells = _tagged_table(e, tree, doc_id)
+                tables.append(record)
+                cells.extend(table_cells)
+        with reading(source, "tables"):
+            for record in tables:
+                page_no = record["page"] - 1 - page_offset if record["page"] is not None else -1
+                if record["caption"] is None and 0 <= page_no < source.page_count and record["bbox"] is not None:
+                    record["caption"] = _caption_nearby(_blocks(source, page_no), record["bbox"])
+            if visual:
+                found, found_cells = _visual_tables(source, tables, regions or (), doc_id, page_offset, not elements)
+                tables.extend(found)
+                cells.extend(found_cells)
     return tables, cells
 
 
 # --------------------------------------------------------------------------- drawn tables
 
 
-def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[dict], doc_id: str,
+def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict], doc_id: str,
                    page_offset: int, untagged: bool) -> tuple[list[dict], list[dict]]:
     tagged_boxes: dict[int, list[Sequence[float]]] = defaultdict(list)
     for t in tagged:
@@ -474,17 +478,18 @@ def _visual_tables(doc: pymupdf.Document, tagged: list[dict], regions: Iterable[
             hinted[region["page"] - 1 - page_offset].append(region["bbox"])
     tables: list[dict] = []
     cells: list[dict] = []
-    for page in doc.pages():
+    for page in source.pages():
         boxes = tagged_boxes[page.number]
         uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
-        if not (uncovered or _caption_count(page) > len(boxes) or (untagged and _ruled(page))):
+        blocks = _blocks(source, page.number)
+        if not (uncovered or _caption_count(blocks) > len(boxes) or (untagged and _ruled(page))):
             continue
         for found in page.find_tables(**_LINE_BASED).tables:
             bbox = [round(v, 2) for v in found.bbox]
             if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
                 continue
             table_id = -(len(tables) + 1)
-            record, table_cells = _visual_table(found, bbox, page, doc_id, table_id, page_offset)
+            record, table_cells = _visual_table(found, bbox, page, blocks, doc_id, table_id, page_offset)
             tables.append(record)
             cells.extend(table_cells)
     return tables, cells
@@ -505,8 +510,13 @@ def _ruled(page: pymupdf.Page) -> bool:
     return any(len(ys) >= 3 for ys in rules.values())
 
 
-def _caption_count(page: pymupdf.Page) -> int:
-    return sum(1 for block in page.get_text("blocks", flags=0) if _CAPTION.match(block[4]))
+def _blocks(source: PdfSource, page_no: int) -> list[tuple[Any, ...]]:
+    """The page's text blocks as ``page.get_text("blocks", flags=0)`` gives them (shared with figures)."""
+    return source.text_blocks(page_no, 0)
+
+
+def _caption_count(blocks: list[tuple[Any, ...]]) -> int:
+    return sum(1 for block in blocks if block[6] == 0 and _CAPTION.match(block[4]))
 
 
 def _covers(a: Sequence[float], b: Sequence[float]) -> bool:
@@ -517,7 +527,8 @@ def _covers(a: Sequence[float], b: Sequence[float]) -> bool:
     return w > 0 and h > 0 and area > 0 and w * h >= 0.5 * area
 
 
-def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, doc_id: str, table_id: int,
+def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, blocks: list[tuple[Any, ...]], doc_id: str,
+                  table_id: int,
                   page_offset: int) -> tuple[dict, list[dict]]:
     texts = found.extract()
     xs = sorted({round(c[0], 1) for c in found.cells if c} | {round(c[2], 1) for c in found.cells if c})
@@ -561,16 +572,16 @@ def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, doc_id: str
         "spans": sum(1 for c in cells if c["rowspan"] > 1 or c["colspan"] > 1),
         "tagged": False,
         "source": "visual",
-        "caption": _caption_nearby(page, bbox),
+        "caption": _caption_nearby(blocks, bbox),
         "issues": issues,
     }
     return record, cells
 
 
-def _caption_nearby(page: pymupdf.Page, bbox: Sequence[float]) -> str | None:
+def _caption_nearby(blocks: list[tuple[Any, ...]], bbox: Sequence[float]) -> str | None:
     """The nearest "Table N" text block above or below ``bbox`` within _CAPTION_DISTANCE points."""
     best: tuple[float, str] | None = None
-    for x0, y0, x1, y1, text, *_ in page.get_text("blocks", flags=0):
+    for x0, y0, x1, y1, text, *_ in blocks:
         if not _CAPTION.match(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
             continue
         distance = max(bbox[1] - y1, y0 - bbox[3])
@@ -582,26 +593,25 @@ def _caption_nearby(page: pymupdf.Page, bbox: Sequence[float]) -> str | None:
 # --------------------------------------------------------------------------- crops
 
 
-def render_table_crops(pdf: str | Path, tables: Sequence[dict], out_dir: Path, dpi: int = 110, *,
+def render_table_crops(pdf: str | Path | PdfSource, tables: Sequence[dict], out_dir: Path, dpi: int = 110, *,
                        page_offset: int = 0) -> list[str | None]:
     """Write one PNG per table (its bbox plus a small margin); paths in ``tables`` order, None without a box."""
     return render_crops(pdf, tables, out_dir, dpi, page_offset=page_offset, prefix="table",
                         id_key="table_id")
 
 
-def render_crops(pdf: str | Path, records: Sequence[dict], out_dir: Path, dpi: int, *, page_offset: int,
+def render_crops(pdf: str | Path | PdfSource, records: Sequence[dict], out_dir: Path, dpi: int, *, page_offset: int,
                  prefix: str, id_key: str, margin: float = 4.0) -> list[str | None]:
     """Crops of ``records``' boxes, written under ``out_dir/<doc folder>/`` (atomically, as page renders are)."""
     paths: list[str | None] = []
     zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
-    cached: tuple[int, pymupdf.DisplayList] | None = None  # pages often hold several crops, in a row
-    with open_pdf(pdf) as doc, reading(pdf, "page content"):
+    with pdf_source(pdf) as source, reading(source, "page content"):
         for record in records:
             page_no = record["page"] - 1 - page_offset if record["page"] is not None else -1
-            if record["bbox"] is None or not 0 <= page_no < doc.page_count:
+            if record["bbox"] is None or not 0 <= page_no < source.page_count:
                 paths.append(None)
                 continue
-            page = doc[page_no]
+            page = source.page(page_no)
             # Boxes are in unrotated page space; the clip wants displayed space.
             clip = (pymupdf.Rect(record["bbox"]) + (-margin, -margin, margin, margin)) * page.rotation_matrix
             clip &= page.rect
@@ -613,9 +623,7 @@ def render_crops(pdf: str | Path, records: Sequence[dict], out_dir: Path, dpi: i
             identifier = str(record[id_key]).replace("-", "m")
             path = folder / f"{prefix}-p{record['page']:04d}-{identifier}.png"
             partial = path.with_suffix(".png.partial")
-            if cached is None or cached[0] != page_no:
-                cached = (page_no, page.get_displaylist())  # annotations included, as page.get_pixmap
-            pixmap = cached[1].get_pixmap(matrix=zoom, clip=clip, alpha=False)
+            pixmap = source.pixmap(page_no, zoom, clip)  # annotations included, as page.get_pixmap
             pixmap.set_dpi(dpi, dpi)
             pixmap.save(str(partial), output="png")
             os.replace(partial, path)

@@ -33,8 +33,9 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import ExtractionError, open_pdf, reading
+from extractors.errors import ExtractionError, reading
 from extractors.links import extract_links
+from extractors.source import PdfSource, pdf_source
 from extractors.structure import extract_struct_elements, record_attributes
 
 TRANSCRIPT_SCHEMA = pa.schema(
@@ -116,8 +117,9 @@ class _Row:
     text: str | None = None
 
 
-def transcribe(pdf: str | Path, *, doc_id: str, page_offset: int = 0, elements: list[dict] | None = None,
-               links: list[dict] | None = None, max_entries_per_page: int = MAX_ENTRIES_PER_PAGE) -> list[dict]:
+def transcribe(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
+               elements: list[dict] | None = None, links: list[dict] | None = None,
+               max_entries_per_page: int = MAX_ENTRIES_PER_PAGE) -> list[dict]:
     """What an emulated screen reader announces for ``pdf``, as TRANSCRIPT_SCHEMA records.
 
     Pass ``elements`` (extract_struct_elements records of this PDF, same ``page_offset``)
@@ -126,22 +128,23 @@ def transcribe(pdf: str | Path, *, doc_id: str, page_offset: int = 0, elements: 
     Each page gets at most ``max_entries_per_page`` entries, then one ``… truncated``
     entry. Raises ExtractionError for unreadable input.
     """
-    if elements is None:
-        elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
-    rows = _ScreenReader(pdf, elements, links, doc_id, page_offset).read() if elements else _read_untagged(
-        pdf, page_offset)
+    with pdf_source(pdf) as source:
+        if elements is None:
+            elements = extract_struct_elements(source, doc_id=doc_id, page_offset=page_offset)
+        rows = _ScreenReader(source, elements, links, doc_id, page_offset).read() if elements else _read_untagged(
+            source, page_offset)
     return _records(rows, doc_id, max_entries_per_page)
 
 
-def _read_untagged(pdf: str | Path, page_offset: int) -> list[_Row]:
+def _read_untagged(source: PdfSource, page_offset: int) -> list[_Row]:
     """Text blocks in content order: with no tags a reader gets text and nothing else."""
     rows = []
-    with open_pdf(pdf) as doc, reading(pdf, "page text"):
-        for page in doc:
-            for block in page.get_text("blocks", sort=False):
+    with reading(source, "page text"):
+        for number in range(source.page_count):
+            for block in source.text_blocks(number, pymupdf.TEXTFLAGS_BLOCKS):
                 text = _clean(block[4])
                 if block[6] == _TEXT_BLOCK and _speakable(text):
-                    rows.append(_Row(page.number + 1 + page_offset, text, "text", None, text=text))
+                    rows.append(_Row(number + 1 + page_offset, text, "text", None, text=text))
     return rows
 
 
@@ -183,9 +186,9 @@ class _Speaker:
 class _ScreenReader:
     """Walks extract_struct_elements records in logical order and says what a reader would."""
 
-    def __init__(self, pdf: str | Path, elements: list[dict], links: list[dict] | None, doc_id: str,
+    def __init__(self, source: PdfSource, elements: list[dict], links: list[dict] | None, doc_id: str,
                  page_offset: int) -> None:
-        self.pdf, self.links, self.doc_id, self.page_offset = pdf, links, doc_id, page_offset
+        self.source, self.links, self.doc_id, self.page_offset = source, links, doc_id, page_offset
         self.elements = elements
         self.kids: dict[int | None, list[dict]] = defaultdict(list)
         for e in elements:
@@ -210,7 +213,7 @@ class _ScreenReader:
         except RecursionError:  # the walk recurses per level; real trees are a few dozen deep
             depth = max(e["depth"] for e in self.elements)
             raise ExtractionError("corrupt", f"the tag tree is nested {depth} levels deep, too deep to read aloud",
-                                  path=self.pdf) from None
+                                  path=self.source.path) from None
         self.flush(final=True)
         return self.rows
 
@@ -345,7 +348,7 @@ class _ScreenReader:
         if self._link_of is None:
             links = self.links
             if links is None:  # only now: most links have text and never need this
-                links = extract_links(self.pdf, doc_id=self.doc_id, page_offset=self.page_offset)
+                links = extract_links(self.source, doc_id=self.doc_id, page_offset=self.page_offset)
             self._link_of = {}
             for link in links:
                 if link.get("element_id") is not None:
@@ -451,11 +454,11 @@ class _ScreenReader:
         if not wanted:
             return orders
         compact = {e["elem_id"]: _compact(e["text"]) for candidates in wanted.values() for e in candidates}
-        with open_pdf(self.pdf) as doc, reading(self.pdf, "page text"):
+        with reading(self.source, "page text"):
             for page_no in sorted({page for page, _ in wanted}):
-                if not 0 <= page_no < doc.page_count:
+                if not 0 <= page_no < self.source.page_count:
                     continue
-                blocks = doc[page_no].get_text("dict", flags=_STEXT_FLAGS)["blocks"]
+                blocks = self.source.text_dict(page_no, _STEXT_FLAGS)["blocks"]
                 for raw, pieces, kid_types in _struct_blocks(blocks):
                     candidates = wanted.get((page_no, raw))
                     if not candidates:

@@ -19,6 +19,7 @@ from extractors.links import (
     extract_orphan_link_elements,
 )
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order
+from extractors.source import PdfSource, pdf_source
 from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
@@ -62,41 +63,68 @@ _ID_COLUMNS = {
 }
 
 
-def _span_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    x0, y0, _, _ = row["bbox"]
-    return row["page"], row["text"].strip(), round(x0), round(y0)
+def _overlap(a: list[float], b: list[float]) -> float:
+    """Shared area of two boxes over the smaller one's area (1.0 for two equal points)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    if smaller <= 0:
+        return 1.0 if abs(a[0] - b[0]) < 1 and abs(a[1] - b[1]) < 1 else 0.0
+    return max(0.0, w) * max(0.0, h) / smaller
 
 
 def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Attach each span's measured contrast (matched on page, text and position)."""
-    measured = {_span_key(row): row for row in contrast if row.get("bbox")}
+    """Attach each span's measured contrast: the measurement of the same text on the same page
+    whose box overlaps the span's most (at least half of the smaller box).
+
+    The two extractions read text with different settings (contrast also sees text off the
+    page), so a span may start with a space in one and not the other: boxes are compared by
+    overlap, not by exact position.
+    """
+    measured: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for row in contrast:
+        if row.get("bbox"):
+            measured.setdefault((row["page"], row["text"].strip()), []).append(row)
     out = []
     for span in spans:
-        match = measured.get(_span_key(span)) if span["text"].strip() else None
+        candidates = measured.get((span["page"], span["text"].strip()), []) if span["text"].strip() else []
+        scored = [(_overlap(span["bbox"], row["bbox"]), row) for row in candidates]
+        best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
+        match = best[1] if best[0] >= 0.5 else None
         out.append({**span, **{c: (match or {}).get(c) for c in _CONTRAST_COLUMNS}})
     return out
 
 
-def extract_file(path: Any, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
-                 regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """Every evidence table of one PDF file (pages numbered from `page_offset` + 1)."""
+def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path,
+                 crop_dpi: int, regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Every evidence table of one PDF file (pages numbered from `page_offset` + 1).
+
+    All extractors share one :class:`PdfSource`: the file is parsed once and each page
+    interpreted once, whatever number of extractors read it.
+    """
+    with pdf_source(pdf) as source:
+        return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions)
+
+
+def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
+                  regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
-    elements = extract_struct_elements(path, **at)
-    tables, cells = extract_tables(path, **at, elements=elements, regions=regions)
-    figures = extract_figures(path, **at, elements=elements)
+    elements = extract_struct_elements(source, **at)
+    tables, cells = extract_tables(source, **at, elements=elements, regions=regions)
+    figures = extract_figures(source, **at, elements=elements)
     # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
     judged = [f for f in figures if not f.get("small")]
-    for record, crop in zip(judged, render_figure_crops(path, judged, crops, crop_dpi, page_offset=page_offset),
+    for record, crop in zip(judged, render_figure_crops(source, judged, crops, crop_dpi, page_offset=page_offset),
                             strict=True):
         record["crop_path"] = crop
-    table_crops = render_table_crops(path, tables, crops, crop_dpi, page_offset=page_offset)
+    table_crops = render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset)
     rows = {
         "struct_elements": elements,
-        "links": extract_links(path, **at),
-        "orphan_link_elements": extract_orphan_link_elements(path, **at),
-        "fonts": extract_fonts(path, **at),
-        "text_spans": with_contrast(extract_text_spans(path, **at), extract_contrast(path, **at)),
-        "reading_order": extract_reading_order(path, **at, elements=elements),
+        "links": extract_links(source, **at),
+        "orphan_link_elements": extract_orphan_link_elements(source, **at),
+        "fonts": extract_fonts(source, **at),
+        "text_spans": with_contrast(extract_text_spans(source, **at), extract_contrast(source, **at)),
+        "reading_order": extract_reading_order(source, **at, elements=elements),
         "tables": [{**t, "crop_path": c} for t, c in zip(tables, table_crops, strict=True)],
         "table_cells": cells,
         "figures": figures,
@@ -120,16 +148,17 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str
     crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
     for index, path in enumerate(document_files(doc)):
         try:
-            summary = struct_summary(path)
-            out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
-            if summary.get("error"):
-                raise ExtractionError("corrupt", summary["error"], path=path)
-            pages = int(summary.get("pages") or 0)
-            mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
-                    if page_offset < r["page"] <= page_offset + pages]
-            for table, rows in extract_file(path, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi,
-                                            mine).items():
-                out[table] += rows
+            with PdfSource(path) as source:
+                summary = struct_summary(source)
+                out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
+                if summary.get("error"):
+                    raise ExtractionError("corrupt", summary["error"], path=path)
+                pages = int(summary.get("pages") or 0)
+                mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
+                        if page_offset < r["page"] <= page_offset + pages]
+                for table, rows in extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops,
+                                                crop_dpi, mine).items():
+                    out[table] += rows
             page_offset += pages
         except ExtractionError as exc:
             errors.append(error_row(run_id, "extract", doc, exc.kind, str(exc)))

@@ -1,0 +1,200 @@
+"""One open PDF shared by every extractor of a file, with each page interpreted once.
+
+Every extractor takes ``pdf: str | Path | PdfSource``. Given a path it opens its own
+:class:`PdfSource` and closes it when done, so each extractor stays a pure function a
+test can call alone. The extract stage instead opens one source per file and hands it
+to all of them: the file is parsed once by PyMuPDF and once by pikepdf, and each page's
+content stream is interpreted once into a display list, from which text pages (one per
+set of text flags), renders and crops are all made. Without sharing, ten extractors
+reopened the file and reinterpreted every page about eight times.
+
+The cache holds the display lists and text extractions of at most ``max_pages`` pages
+(least recently used pages are dropped first), so a 500-page book does not keep every
+page in memory. Cached values are shared: callers must not modify what they get.
+``seconds`` adds up the time spent filling the cache, which benchmarks report as the
+shared cost apart from each extractor's own work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pikepdf
+import pymupdf
+from pymupdf import mupdf
+
+from extractors.errors import open_pdf, open_pikepdf
+
+T = TypeVar("T")
+DEFAULT_MAX_PAGES = 48  # about 5 MB a page for a dense scholarly page: a bounded working set
+
+
+class PdfSource:
+    """A PDF file opened once, its pages' display lists and text pages cached (see module doc)."""
+
+    def __init__(self, path: str | Path, *, max_pages: int = DEFAULT_MAX_PAGES) -> None:
+        self.path = Path(path)
+        self.max_pages = max(1, max_pages)
+        self.seconds = 0.0  # time spent filling the cache
+        self._timing = False
+        self._doc: pymupdf.Document | None = None
+        self._qpdf: pikepdf.Pdf | None = None
+        self._pages: OrderedDict[int, dict[Any, Any]] = OrderedDict()  # page -> cached values, LRU order
+        self._memo: dict[Any, Any] = {}  # document-level values (the tag tree, annotation index)
+
+    def __enter__(self) -> PdfSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __str__(self) -> str:
+        return str(self.path)
+
+    def close(self) -> None:
+        self._pages.clear()
+        self._memo.clear()
+        if self._doc is not None:
+            self._doc.close()
+            self._doc = None
+        if self._qpdf is not None:
+            self._qpdf.close()
+            self._qpdf = None
+
+    # ------------------------------------------------------------------ documents
+
+    @property
+    def doc(self) -> pymupdf.Document:
+        """The PyMuPDF document (raises ExtractionError when unreadable). Do not edit it."""
+        if self._doc is None:
+            self._doc = self._timed(lambda: open_pdf(self.path))
+        return self._doc
+
+    @property
+    def qpdf(self) -> pikepdf.Pdf:
+        """The pikepdf document, for the object-level tag tree. Do not edit it."""
+        if self._qpdf is None:
+            self._qpdf = self._timed(lambda: open_pikepdf(self.path))
+        return self._qpdf
+
+    @property
+    def page_count(self) -> int:
+        return int(self.doc.page_count)
+
+    def memo(self, key: Any, make: Callable[[], T]) -> T:
+        """A document-level value computed once per source (``make()`` on first use)."""
+        if key not in self._memo:
+            self._memo[key] = self._timed(make)
+        return self._memo[key]
+
+    # ------------------------------------------------------------------ pages
+
+    def page(self, number: int) -> pymupdf.Page:
+        """Page ``number`` (0-based), loaded once while it stays cached."""
+        return self._cached(number, "page", lambda: self.doc.load_page(number))
+
+    def pages(self) -> Iterator[pymupdf.Page]:
+        for number in range(self.page_count):
+            yield self.page(number)
+
+    def display_list(self, number: int) -> pymupdf.DisplayList:
+        """The page's content and annotations, interpreted once (what get_pixmap draws)."""
+        return self._cached(number, "display_list", lambda: self.page(number).get_displaylist())
+
+    def text_page(self, number: int, flags: int, *, unclipped: bool = False) -> pymupdf.TextPage:
+        """A MuPDF text page made with ``flags``, in unrotated page space as ``page.get_textpage()``.
+
+        It is made from the page's display list, keeps only characters on the page, and
+        lacks text drawn wholly outside its clip path (MuPDF culls that when it replays a
+        display list; nobody can see such text). With ``unclipped`` the page itself is run
+        once more and all text is kept, off the page or clipped away, as with an infinite
+        clip rectangle: for finding hidden text.
+        """
+        return self._cached(number, ("text_page", flags, unclipped), lambda: self._text_page(number, flags, unclipped))
+
+    def text_dict(self, number: int, flags: int, *, unclipped: bool = False) -> dict[str, Any]:
+        """``page.get_text("dict", flags=flags)``, computed once. Shared: do not modify it."""
+        return self._cached(number, ("dict", flags, unclipped), lambda: self._dict(number, flags, unclipped))
+
+    def text_blocks(self, number: int, flags: int) -> list[tuple[Any, ...]]:
+        """``page.get_text("blocks", flags=flags)`` (unsorted), computed once."""
+        return self._cached(number, ("blocks", flags), lambda: self.text_page(number, flags).extractBLOCKS())
+
+    def text_words(self, number: int, flags: int = pymupdf.TEXTFLAGS_WORDS) -> list[tuple[Any, ...]]:
+        """``page.get_text("words", flags=flags)`` (unsorted), computed once."""
+        return self._cached(number, ("words", flags), lambda: self.text_page(number, flags).extractWORDS())
+
+    def pixmap(self, number: int, matrix: pymupdf.Matrix, clip: pymupdf.Rect | None = None) -> pymupdf.Pixmap:
+        """An RGB rendering (no alpha) of the page, or of ``clip`` in displayed page space; not cached."""
+        dl = self.display_list(number)
+        return dl.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False, clip=clip)
+
+    def _text_page(self, number: int, flags: int, unclipped: bool) -> pymupdf.TextPage:
+        # The display list is drawn in displayed (rotated) space; text is reported in unrotated
+        # page space, as page.get_textpage() reports it. The text page's own rectangle is what
+        # drops off-page characters: the unrotated page, or an infinite one when unclipped.
+        page = self.page(number)
+        ctm = page.derotation_matrix
+        infinite = mupdf.FzRect(mupdf.FzRect.Fixed_INFINITE)
+        options = mupdf.FzStextOptions()
+        options.flags = flags
+        unrotated = page.rect * ctm
+        text_page = mupdf.FzStextPage(infinite if unclipped else mupdf.FzRect(*tuple(unrotated)))
+        device = mupdf.fz_new_stext_device(text_page, options)
+        matrix = mupdf.FzMatrix(ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f)
+        if unclipped:  # contents and annotations, as in the display list, but nothing culled
+            fz_page = page.this.super() if isinstance(page.this, mupdf.PdfPage) else page.this
+            mupdf.fz_run_page(fz_page, device, matrix, mupdf.FzCookie())
+        else:
+            mupdf.fz_run_display_list(self.display_list(number).this, device, matrix, infinite, mupdf.FzCookie())
+        mupdf.fz_close_device(device)
+        return pymupdf.TextPage(text_page)
+
+    def _dict(self, number: int, flags: int, unclipped: bool) -> dict[str, Any]:
+        result = self.text_page(number, flags, unclipped=unclipped).extractDICT()
+        cropbox = self.page(number).cropbox  # as page.get_text("dict") reports width and height
+        result["width"], result["height"] = cropbox.width, cropbox.height
+        return result
+
+    def _cached(self, number: int, key: Any, make: Callable[[], T]) -> T:
+        entries = self._pages.get(number)
+        if entries is None:
+            entries = self._pages[number] = {}
+            while len(self._pages) > self.max_pages:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(number)
+        if key not in entries:
+            entries[key] = self._timed(make)
+        return entries[key]
+
+    def _timed(self, make: Callable[[], T]) -> T:
+        if self._timing:  # a fill inside a fill (a text page for a dict): counted once, by the outer one
+            return make()
+        self._timing = True
+        start = time.perf_counter()
+        try:
+            return make()
+        finally:
+            self._timing = False
+            self.seconds += time.perf_counter() - start
+
+
+@contextmanager
+def pdf_source(pdf: str | Path | PdfSource) -> Iterator[PdfSource]:
+    """``pdf`` itself when it is a source (left open), else a new source closed on exit."""
+    if isinstance(pdf, PdfSource):
+        yield pdf
+        return
+    with PdfSource(pdf) as source:
+        yield source
+
+
+def source_path(pdf: str | Path | PdfSource) -> Path:
+    """The file behind ``pdf``, for error messages and private copies."""
+    return pdf.path if isinstance(pdf, PdfSource) else Path(pdf)
