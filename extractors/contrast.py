@@ -23,6 +23,7 @@ text extraction reports them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -313,8 +314,12 @@ def _pixel_boxes(page: pymupdf.Page, spans: list[_Span], shape: tuple[int, int],
     Text boxes are unrotated page space; the pixmap shows the page as displayed, so boxes go
     through the page's rotation matrix first. Boxes off the page collapse to empty ones.
     """
-    matrix = page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)
-    boxes = np.array([tuple(pymupdf.Rect(s.bbox) * matrix) for s in spans], dtype=np.float64)
+    m = page.rotation_matrix * pymupdf.Matrix(dpi / 72, dpi / 72)
+    spans_boxes = np.array([s.bbox for s in spans], dtype=np.float64)
+    # The four corners of each box through the matrix; the result spans them (as Rect * Matrix).
+    xs, ys = spans_boxes[:, [0, 2, 0, 2]], spans_boxes[:, [1, 1, 3, 3]]
+    tx, ty = xs * m.a + ys * m.c + m.e, xs * m.b + ys * m.d + m.f
+    boxes = np.column_stack([tx.min(axis=1), ty.min(axis=1), tx.max(axis=1), ty.max(axis=1)])
     height, width = shape
     boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
     boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
@@ -399,13 +404,16 @@ def _page_records(
     dpi: int,
 ) -> list[dict[str, Any]]:
     m = _measure(source, number, copy, spans, dpi)
+    # Plain Python values for the whole page at once; colours rounded as _hex() rounds them.
+    on_pages, drawn, ratios = m.on_page.tolist(), m.drawn.tolist(), m.ratio.tolist()
+    fg, bg = np.rint(m.fg).astype(np.int64).tolist(), np.rint(m.bg).astype(np.int64).tolist()
     records = []
     for i, span in enumerate(spans):
-        on_page = bool(m.on_page[i])
-        reason = _invisible_reason(span, on_page, int(m.drawn[i]))
+        on_page = on_pages[i]
+        reason = _invisible_reason(span, on_page, drawn[i])
         large = is_large_text(span.size, span.bold)
         threshold = LARGE_THRESHOLD if large else NORMAL_THRESHOLD
-        ratio = float(m.ratio[i]) if on_page else None
+        ratio = ratios[i] if on_page else None
         records.append({
             "doc_id": doc_id,
             "page": page_number,
@@ -416,19 +424,21 @@ def _page_records(
             "bold": span.bold,
             "bbox": [round(v, 2) for v in span.bbox],
             # Off the page there is nothing beneath to blend with: report the declared colour.
-            "fill_color": _hex(m.fg[i] if on_page else np.array(span.rgb)),
-            "background_color": _hex(m.bg[i]) if on_page else None,
+            "fill_color": _hex(fg[i] if on_page else span.rgb),
+            "background_color": _hex(bg[i]) if on_page else None,
             "contrast_ratio": ratio,
             "large_text": large,
             "threshold": threshold,
             "passes": None if reason or ratio is None else ratio >= threshold,
-            "char_count": sum(not c.isspace() for c in span.text),
+            "char_count": len("".join(span.text.split())),
             "invisible": reason is not None,
             "invisible_reason": reason,
         })
     return records
 
 
-def _hex(rgb: np.ndarray) -> str:
-    r, g, b = (int(round(float(v))) for v in rgb)
-    return f"#{r:02x}{g:02x}{b:02x}"
+_HEX = [f"{v:02x}" for v in range(256)]
+
+
+def _hex(rgb: Sequence[int]) -> str:
+    return "#" + _HEX[rgb[0]] + _HEX[rgb[1]] + _HEX[rgb[2]]

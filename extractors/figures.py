@@ -2,13 +2,13 @@
 
 Three sources are reconciled per page:
 
-- image placements (``page.get_image_info()``; the image object is found through the page's
+- image placements (what ``page.get_image_info()`` reports; the image object is found through the page's
   image list by pixel size, and only when that is ambiguous by PyMuPDF's digest matching);
 - vector figures: clusters of filled or stroked paths (charts, diagrams) found in the page's
-  drawing log (``page.get_bboxlog()``, a few ms a page; ``cluster_drawings`` costs several
-  times more). Table rules and lone boxes do not make a figure: a cluster needs three or more
-  shapes that are not hairlines, and one that mostly covers a tagged table or an image is
-  dropped;
+  drawing log (``page.get_bboxlog()``, read once per page and shared with tables;
+  ``cluster_drawings`` costs several times more). Table rules and lone boxes do not make a
+  figure: a cluster needs three or more shapes that are not hairlines, and one that mostly
+  covers a tagged table or an image is dropped;
 - Figure elements of the tag tree, matched to the image or cluster their box covers (or,
   for a Figure without content of its own, the one its caption labels); one that matches
   none is reported as ``figure_tag_only``.
@@ -134,8 +134,8 @@ def _figures(source: PdfSource, doc_id: str, page_offset: int, elements: Sequenc
 def _page_figures(source: PdfSource, page: pymupdf.Page, elements: _PageElements, index: StructIndex,
                   tagged: bool, doc_id: str, page_offset: int) -> list[dict]:
     area = abs(page.rect.width * page.rect.height) or 1.0
-    images = _images(page)
-    vectors = _vector_clusters(page, area, [c.bbox for c in images] + elements.tables)
+    images = _images(source, page)
+    vectors = _vector_clusters(source.drawing_log(page.number), area, [c.bbox for c in images] + elements.tables)
     candidates = images + vectors
     claimed: set[int] = set()
     for candidate in candidates:
@@ -218,15 +218,16 @@ def _record(doc_id: str, page: int | None, bbox: Sequence[float] | None, kind: s
 # --------------------------------------------------------------------------- images
 
 
-def _images(page: pymupdf.Page) -> list[_Candidate]:
+def _images(source: PdfSource, page: pymupdf.Page) -> list[_Candidate]:
     """Image placements, clipped to the page, with the image object when it can be told."""
     by_size: dict[tuple[int, int], list[int]] = defaultdict(list)
     for xref, _smask, width, height, *_ in page.get_images(full=True):
         if xref not in by_size[(width, height)]:
             by_size[(width, height)].append(xref)
-    infos = page.get_image_info()
+    # What page.get_image_info() returns, from the shared display list.
+    infos = source.text_page(page.number, pymupdf.TEXT_PRESERVE_IMAGES).extractIMGINFO()
     if any(len(by_size.get((i["width"], i["height"]), ())) > 1 for i in infos):
-        infos = page.get_image_info(xrefs=True)  # digests tell same-sized images apart (slower)
+        infos = _with_xrefs(source, page, infos)  # digests tell same-sized images apart (slower)
     found = []
     clip = page.rect * page.derotation_matrix  # image_info boxes are in unrotated page space
     for info in infos:
@@ -240,6 +241,14 @@ def _images(page: pymupdf.Page) -> list[_Candidate]:
             xref = xrefs[0] if len(xrefs) == 1 else None
         found.append(_Candidate(_box(box), "image", xref, info["width"], info["height"]))
     return found
+
+
+def _with_xrefs(source: PdfSource, page: pymupdf.Page, infos: list[dict]) -> list[dict]:
+    """``infos`` with the xref of each placement's image (0 when none matches), found by
+    comparing pixel digests, as ``page.get_image_info(xrefs=True)`` does."""
+    digests = {pymupdf.Pixmap(source.doc, item[0]).digest: item[0] for item in page.get_images()}
+    hashed = source.text_page(page.number, pymupdf.TEXT_PRESERVE_IMAGES).extractIMGINFO(hashes=True)
+    return [{**info, "xref": digests.get(info["digest"], 0)} for info in hashed]
 
 
 def _big_enough(candidate: _Candidate) -> bool:
@@ -261,11 +270,11 @@ def _duplicate(candidate: _Candidate, candidates: list[_Candidate]) -> bool:
 # --------------------------------------------------------------------------- vector drawings
 
 
-def _vector_clusters(page: pymupdf.Page, area: float, taken: list[Box]) -> list[_Candidate]:
+def _vector_clusters(drawing_log: list[tuple[str, Box]], area: float, taken: list[Box]) -> list[_Candidate]:
     """Clusters of three or more non-hairline shapes (plus the hairlines touching them)."""
     shapes: list[Box] = []
     hairlines: list[Box] = []
-    for kind, rect in page.get_bboxlog():
+    for kind, rect in drawing_log:
         if kind not in ("fill-path", "stroke-path"):
             continue
         x0, y0, x1, y1 = rect

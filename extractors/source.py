@@ -129,6 +129,13 @@ class PdfSource:
         """``page.get_text("words", flags=flags)`` (unsorted), computed once."""
         return self._cached(number, ("words", flags), lambda: self.text_page(number, flags).extractWORDS())
 
+    def drawing_log(self, number: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+        """``page.get_bboxlog()``: (kind, box) of every drawing operation, in unrotated page space.
+
+        Replayed from the display list, so operations wholly outside their clip are left out.
+        """
+        return self._cached(number, "drawing_log", lambda: self._drawing_log(number))
+
     def pixmap(self, number: int, matrix: pymupdf.Matrix, clip: pymupdf.Rect | None = None) -> pymupdf.Pixmap:
         """An RGB rendering (no alpha) of the page, or of ``clip`` in displayed page space; not cached."""
         dl = self.display_list(number)
@@ -154,6 +161,16 @@ class PdfSource:
             mupdf.fz_run_display_list(self.display_list(number).this, device, matrix, infinite, mupdf.FzCookie())
         mupdf.fz_close_device(device)
         return pymupdf.TextPage(text_page)
+
+    def _drawing_log(self, number: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+        log: list[tuple[str, tuple[float, float, float, float]]] = []
+        device = pymupdf.JM_new_bbox_device(log, False)
+        ctm = self.page(number).derotation_matrix
+        matrix = mupdf.FzMatrix(ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f)
+        mupdf.fz_run_display_list(self.display_list(number).this, device, matrix,
+                                  mupdf.FzRect(mupdf.FzRect.Fixed_INFINITE), mupdf.FzCookie())
+        mupdf.fz_close_device(device)
+        return log
 
     def _dict(self, number: int, flags: int, unclipped: bool) -> dict[str, Any]:
         result = self.text_page(number, flags, unclipped=unclipped).extractDICT()

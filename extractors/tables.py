@@ -482,7 +482,8 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
         boxes = tagged_boxes[page.number]
         uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
         blocks = _blocks(source, page.number)
-        if not (uncovered or _caption_count(blocks) > len(boxes) or (untagged and _ruled(page))):
+        ruled = untagged and _ruled(source.drawing_log(page.number))
+        if not (uncovered or _caption_count(blocks) > len(boxes) or ruled):
             continue
         for found in page.find_tables(**_LINE_BASED).tables:
             bbox = [round(v, 2) for v in found.bbox]
@@ -501,10 +502,10 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
 _LINE_BASED = {"use_layout": False} if "use_layout" in inspect.signature(pymupdf.table.find_tables).parameters else {}
 
 
-def _ruled(page: pymupdf.Page) -> bool:
+def _ruled(drawing_log: list[tuple[str, tuple[float, float, float, float]]]) -> bool:
     """Three or more horizontal rules of one width (a table's top, header and bottom rules, or a grid)."""
     rules: dict[tuple[int, int], set[int]] = defaultdict(set)
-    for kind, (x0, y0, x1, y1) in page.get_bboxlog():
+    for kind, (x0, y0, x1, y1) in drawing_log:
         if kind in ("fill-path", "stroke-path") and y1 - y0 < 1.5 and x1 - x0 > 30:
             rules[(round(x0 / 4), round(x1 / 4))].add(round(y0))  # 4-point bins: one table's rules match
     return any(len(ys) >= 3 for ys in rules.values())
