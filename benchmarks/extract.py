@@ -99,7 +99,7 @@ def steps(dpi: int, crop_dpi: int) -> dict[str, Step]:
         "links": links,
         "fonts + text spans": lambda p, s: (extract_fonts(s.source, doc_id=DOC),
                                             extract_text_spans(s.source, doc_id=DOC)),
-        "contrast": lambda p, s: extract_contrast(s.source, doc_id=DOC, dpi=dpi),
+        "contrast": lambda p, s: extract_contrast(s.source, doc_id=DOC, dpi=dpi, off_page=False),  # as the stage
         "reading order": lambda p, s: extract_reading_order(s.source, doc_id=DOC, elements=s.elements),
         "tables + crops": tables,
         "tables visual=False": lambda p, s: extract_tables(s.source, doc_id=DOC, elements=s.elements, visual=False),

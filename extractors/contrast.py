@@ -123,16 +123,20 @@ def is_large_text(size: float, bold: bool) -> bool:
 
 
 def extract_contrast(
-    pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0, dpi: int = DEFAULT_DPI
+    pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0, dpi: int = DEFAULT_DPI,
+    off_page: bool = True,
 ) -> list[dict[str, Any]]:
     """Contrast records (``CONTRAST_SCHEMA``) for every non-blank text span of ``pdf``.
 
+    With ``off_page=False`` only text on the page is measured, read exactly as
+    ``extractors.fonts.extract_text_spans`` reads it (one shared text page, the same spans):
+    for callers that attach contrast to those spans, which never include off-page text.
     Raises :class:`extractors.errors.ExtractionError` when the file cannot be opened.
     """
     records: list[dict[str, Any]] = []
     with pdf_source(pdf) as source, _RedactedCopy(source.path) as copy:
         for number in range(source.page_count):
-            spans = _page_spans(source, number)
+            spans = _page_spans(source, number, off_page)
             if spans:  # image-only pages need no rendering at all
                 records += _page_records(source, number, copy, spans, doc_id=doc_id,
                                          page_number=number + 1 + page_offset, dpi=dpi)
@@ -165,9 +169,11 @@ def _summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _page_spans(source: PdfSource, number: int) -> list[_Span]:
+def _page_spans(source: PdfSource, number: int, off_page: bool) -> list[_Span]:
     spans = []
-    for block in source.text_dict(number, _TEXT_FLAGS, unclipped=True)["blocks"]:
+    text = (source.text_dict(number, _TEXT_FLAGS, unclipped=True) if off_page
+            else source.text_dict(number, _TEXT_FLAGS | pymupdf.TEXT_MEDIABOX_CLIP))
+    for block in text["blocks"]:
         for line in block.get("lines", ()):
             for raw in line["spans"]:
                 if raw["text"].strip():

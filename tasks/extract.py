@@ -123,7 +123,8 @@ def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: i
         "links": extract_links(source, **at),
         "orphan_link_elements": extract_orphan_link_elements(source, **at),
         "fonts": extract_fonts(source, **at),
-        "text_spans": with_contrast(extract_text_spans(source, **at), extract_contrast(source, **at)),
+        # text_spans never holds off-page text: measure the very spans it holds.
+        "text_spans": with_contrast(extract_text_spans(source, **at), extract_contrast(source, **at, off_page=False)),
         "reading_order": extract_reading_order(source, **at, elements=elements),
         "tables": [{**t, "crop_path": c} for t, c in zip(tables, table_crops, strict=True)],
         "table_cells": cells,

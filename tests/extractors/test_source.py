@@ -170,3 +170,19 @@ def test_contrast_joins_a_span_whose_box_starts_with_a_space() -> None:
     assert joined["contrast_ratio"] == 21.0
     [alone] = with_contrast([span], [elsewhere])
     assert alone["contrast_ratio"] is None
+
+
+def test_contrast_for_text_spans_measures_exactly_the_spans_they_hold(tagged_pdf: Path, tmp_path: Path) -> None:
+    with PdfSource(tagged_pdf) as source:
+        spans = extract_text_spans(source, doc_id="D")
+        measured = extract_contrast(source, doc_id="D", off_page=False)
+    assert [(r["page"], r["text"][:200], r["bbox"]) for r in measured] == [
+        (s["page"], s["text"][:200], s["bbox"]) for s in spans
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page(width=300, height=200)
+    page.insert_text((20, 40), "on the page", fontsize=11)
+    page.insert_text((400, 140), "off the page", fontsize=11)
+    doc.save(tmp_path / "off.pdf")
+    assert [r["text"] for r in extract_contrast(tmp_path / "off.pdf", doc_id="O")] == ["on the page", "off the page"]
+    assert [r["text"] for r in extract_contrast(tmp_path / "off.pdf", doc_id="O", off_page=False)] == ["on the page"]
