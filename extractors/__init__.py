@@ -12,6 +12,11 @@ records fit exactly (plain Python values, every field present):
 - ``pages``: page renders and page facts (``render_pages``, the one extractor
   that writes files).
 
+Every extractor takes a path or a :class:`PdfSource`. Given a path it opens the file
+itself; given a source (``with PdfSource(path) as source: ...``) it shares the one parse
+of the file, and each page's display list and text pages, with every other extractor
+that source is handed to. The extract stage works that way.
+
 Page numbers are 1-based plus ``page_offset``, because one benchmark document can
 be several PDF files. Unreadable input raises :class:`ExtractionError`, whose
 ``kind`` goes into an error row. Nothing here imports Prefect or writes anything
@@ -28,6 +33,7 @@ from extractors.links import (
     uri_well_formed,
 )
 from extractors.pages import PAGES_SCHEMA, render_pages
+from extractors.source import PdfSource
 from extractors.structure import (
     STRUCT_ELEMENTS_SCHEMA,
     STRUCT_SUMMARY_SCHEMA,
@@ -44,6 +50,7 @@ __all__ = [
     "STRUCT_SUMMARY_SCHEMA",
     "TEXT_SPANS_SCHEMA",
     "ExtractionError",
+    "PdfSource",
     "extract_fonts",
     "extract_links",
     "extract_orphan_link_elements",
