@@ -93,13 +93,13 @@ _STANDARD_TYPES = _PDF17_TYPES | {
 _HEADING_N = re.compile(r"H[1-9][0-9]*")
 
 # Text device flags: our one-level structure blocks, text as drawn, nothing off-page.
-_STEXT_FLAGS = (
+STRUCTURE_TEXT_FLAGS = (
     pymupdf.TEXT_COLLECT_STRUCTURE
     | pymupdf.TEXT_PRESERVE_WHITESPACE
     | pymupdf.TEXT_PRESERVE_LIGATURES
     | pymupdf.TEXT_MEDIABOX_CLIP
 )
-_STRUCT_BLOCK = 2
+STRUCT_BLOCK = 2  # the type of a structure block in MuPDF's text dict
 _MAX_ATTR_DEPTH = 4
 _MAX_ATTR_ITEMS = 256  # Headers of a big table stay whole; pathological arrays do not
 
@@ -618,7 +618,7 @@ def _collect_content(doc: pymupdf.Document, qpdf: pikepdf.Pdf, nodes: list[Struc
     resolver = _Resolver(nodes)
     _prepare_for_mupdf(doc, qpdf, nodes)
     options = mupdf.FzStextOptions()
-    options.flags = _STEXT_FLAGS
+    options.flags = STRUCTURE_TEXT_FLAGS
     for page_no in range(min(doc.page_count, len(qpdf.pages))):
         resolver.last = -1
         page = doc.load_page(page_no)
@@ -632,7 +632,7 @@ def _collect_content(doc: pymupdf.Document, qpdf: pikepdf.Pdf, nodes: list[Struc
         device.close()
         mupdf.fz_close_device(text_device)
         for block in pymupdf.TextPage(text_page).extractDICT()["blocks"]:
-            if block["type"] == _STRUCT_BLOCK:
+            if block["type"] == STRUCT_BLOCK:
                 _add_text(content[block["index"]], page_no, block["blocks"])
     return content
 

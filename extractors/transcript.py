@@ -36,7 +36,7 @@ import pymupdf
 from extractors.errors import ExtractionError, reading
 from extractors.links import extract_links
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import extract_struct_elements, record_attributes
+from extractors.structure import STRUCT_BLOCK, STRUCTURE_TEXT_FLAGS, extract_struct_elements, record_attributes
 
 TRANSCRIPT_SCHEMA = pa.schema(
     [
@@ -94,14 +94,6 @@ _INLINE = frozenset({
 _ANNOUNCED = frozenset({"L", "LI", "Table", "TR", "TH", "TD", "Link", "Figure", "Formula", "Form", "Title"})
 _HEADING = re.compile(r"H([1-9][0-9]*)?")
 _BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·-–—*►▸➢✓")
-# Same text-device flags as extractors.structure, so MuPDF's texts compare equal to its records.
-_STEXT_FLAGS = (
-    pymupdf.TEXT_COLLECT_STRUCTURE
-    | pymupdf.TEXT_PRESERVE_WHITESPACE
-    | pymupdf.TEXT_PRESERVE_LIGATURES
-    | pymupdf.TEXT_MEDIABOX_CLIP
-)
-_STRUCT_BLOCK = 2
 _TEXT_BLOCK = 0
 _SOFT_HYPHEN = re.compile(r"\s*\xad\s*")
 _MIN_PREFIX = 20  # non-space characters; a shorter text can be the prefix of anything
@@ -458,7 +450,8 @@ class _ScreenReader:
             for page_no in sorted({page for page, _ in wanted}):
                 if not 0 <= page_no < self.source.page_count:
                     continue
-                blocks = self.source.text_dict(page_no, _STEXT_FLAGS)["blocks"]
+                # The structure extractor's flags, so MuPDF's texts compare equal to its records.
+                blocks = self.source.text_dict(page_no, STRUCTURE_TEXT_FLAGS)["blocks"]
                 for raw, pieces, kid_types in _struct_blocks(blocks):
                     candidates = wanted.get((page_no, raw))
                     if not candidates:
@@ -584,21 +577,21 @@ class _Table:
 
 def _struct_blocks(blocks: list[dict]) -> Iterator[tuple[str, list[str | int], list[str]]]:
     """(raw type, own text pieces and kid positions, kid raw types) for each MuPDF structure block."""
-    stack = [b for b in reversed(blocks) if b.get("type") == _STRUCT_BLOCK]
+    stack = [b for b in reversed(blocks) if b.get("type") == STRUCT_BLOCK]
     while stack:
         block = stack.pop()
         pieces: list[str | int] = []
         kid_types: list[str] = []
         kids = block.get("blocks", [])
         for kid in kids:
-            if kid.get("type") == _STRUCT_BLOCK:
+            if kid.get("type") == STRUCT_BLOCK:
                 if _block_has_text(kid):
                     pieces.append(len(kid_types))
                     kid_types.append(kid.get("raw") or "")
             elif kid.get("type") == _TEXT_BLOCK:
                 pieces += ["".join(span["text"] for span in line["spans"]) for line in kid.get("lines", ())]
         yield block.get("raw") or "", pieces, kid_types
-        stack += [k for k in reversed(kids) if k.get("type") == _STRUCT_BLOCK]
+        stack += [k for k in reversed(kids) if k.get("type") == STRUCT_BLOCK]
 
 
 def _block_has_text(block: dict) -> bool:
@@ -606,7 +599,7 @@ def _block_has_text(block: dict) -> bool:
         if kid.get("type") == _TEXT_BLOCK and any(
                 span["text"].strip() for line in kid.get("lines", ()) for span in line["spans"]):
             return True
-        if kid.get("type") == _STRUCT_BLOCK and _block_has_text(kid):
+        if kid.get("type") == STRUCT_BLOCK and _block_has_text(kid):
             return True
     return False
 
