@@ -31,7 +31,7 @@ from pymupdf import mupdf
 from extractors.errors import open_pdf, open_pikepdf
 
 T = TypeVar("T")
-DEFAULT_MAX_PAGES = 48  # about 5 MB a page for a dense scholarly page: a bounded working set
+DEFAULT_MAX_PAGES = 48  # longer than most papers, so every extractor of a paper hits the cache
 
 
 class PdfSource:
@@ -211,7 +211,3 @@ def pdf_source(pdf: str | Path | PdfSource) -> Iterator[PdfSource]:
     with PdfSource(pdf) as source:
         yield source
 
-
-def source_path(pdf: str | Path | PdfSource) -> Path:
-    """The file behind ``pdf``, for error messages and private copies."""
-    return pdf.path if isinstance(pdf, PdfSource) else Path(pdf)
