@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from judges.criteria import CRITERIA
 from judges.evidence import PageBundle
-from judges.labels import CRITERIA
 from judges.llm.judge import LLMJudge, make_llm_judge
 from tests.llm.server import ScriptedServer, chat, judgment_json
 

@@ -17,7 +17,8 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from judges.labels import CRITERIA, Label, parse_label
+from judges.criteria import CRITERIA
+from judges.labels import Label, parse_label
 
 DOCUMENTS_SCHEMA = pa.schema(
     [

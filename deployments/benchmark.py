@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judges.labels import CRITERIA
+from judges.criteria import CRITERIA
 
 
 def parameters(args: argparse.Namespace) -> dict[str, object]:
@@ -25,7 +25,7 @@ def parameters(args: argparse.Namespace) -> dict[str, object]:
     path = str(Path(args.dataset or args.pdfs).resolve()) if (args.dataset or args.pdfs) else None
     # The run id is filled per run by the flow when left empty; the rest is fixed by the deployment.
     cfg = RunConfig(home=resolve_home(args.home), run_id=new_run_id(), source=source, source_path=path,
-                    criteria=args.criteria or list(CRITERIA), judge=args.judge, progress=False)
+                    criteria=args.criteria or list(CRITERIA), judges=args.judge or ["rules"], progress=False)
     record = cfg.to_record()
     record["run_id"] = ""
     return {"config": record}
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--dataset")
     parser.add_argument("--pdfs")
     parser.add_argument("--criteria", nargs="+", choices=CRITERIA)
-    parser.add_argument("--judge", default="rules")
+    parser.add_argument("--judge", action="append", help="repeatable: every judge runs on the same evidence")
     parser.add_argument("--home", help="data home the workers share (default: $ACCESSBENCH_HOME)")
     parser.add_argument("--pool", help="work pool name: register a deployment instead of serving")
     parser.add_argument("--image", help="worker image for --pool (see docker/Dockerfile)")

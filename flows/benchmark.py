@@ -21,7 +21,7 @@ def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
         "source": cfg.source,
         "source_path": cfg.source_path,
         "criteria": cfg.criteria,
-        "judge": cfg.judge,
+        "judge": cfg.judge_label,
         "config": store.config_json({k: v for k, v in cfg.to_record().items() if k != "progress"}),
         "status": status,
         "finished": now() if finished else None,

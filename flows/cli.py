@@ -30,7 +30,7 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from judges.labels import CRITERIA
+    from judges.criteria import CRITERIA
 
     parser = argparse.ArgumentParser(prog="accessbench", description=__doc__)
     parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench)")
@@ -43,10 +43,20 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--pdfs", help="folder of unlabelled PDFs to screen")
     run.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
                      help=f"criteria to evaluate (default: all the judge covers): {', '.join(CRITERIA)}")
-    run.add_argument("--judge", default="rules",
+    run.add_argument("--judge", action="append", metavar="JUDGE",
                      help="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) "
-                          "| hybrid:<model id>")
+                          "| hybrid:<model id>; repeat it to run several judges on the same evidence")
     run.add_argument("--api-base", help="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
+    run.add_argument("--vision", choices=("auto", "on", "off"), default="auto",
+                     help="send page, figure and table images to LLM judges (auto: as the paper did for its five "
+                          "models, else by model family and litellm's table)")
+    run.add_argument("--evidence", choices=("paper", "enriched"),
+                     help="what LLM judges see: paper (raw evidence, the default for llm:) or enriched (plus "
+                          "AccessBench's extracted findings, the default for hybrid:)")
+    run.add_argument("--cache", choices=("on", "off", "read", "write"), default="on",
+                     help="LLM response cache (default on: a rerun costs nothing)")
+    run.add_argument("--max-error-rate", type=float, default=0.2,
+                     help="fail the judge stage when more than this share of a judge's pages fail (default 0.2)")
     run.add_argument("--temperature", type=float, default=0.7, help="LLM temperature (default 0.7)")
     run.add_argument("--max-tokens", type=int, default=1500, help="LLM reply limit (default 1500)")
     run.add_argument("--concurrency", type=int, default=8, help="concurrent LLM calls per model (default 8)")
@@ -76,11 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
+    from flows.calls_cli import add_parsers as add_calls_parsers
     from flows.corpus_cli import add_parser as add_corpus_parser
     from flows.review import add_parser as add_review_parser
 
     add_review_parser(sub)
     add_corpus_parser(sub)
+    add_calls_parsers(sub)
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
@@ -96,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
-                   "review": cmd_review, "corpus": cmd_corpus}
+                   "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache}
         return int(handler[args.command](home, args))
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -110,14 +122,18 @@ def _error(message: str, code: int = EXIT_USAGE) -> int:
 
 def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from corpus.manifest import MANIFEST
-    from judges.base import get_judge
-    from judges.labels import CRITERIA
+    from judges.criteria import CRITERIA
     from tasks.context import RunConfig, new_run_id
+    from tasks.judge import make_judges
 
-    options = {"home": home, "api_base": args.api_base, "temperature": args.temperature,
-               "max_tokens": args.max_tokens, "concurrency": args.concurrency}
+    specs = list(dict.fromkeys(args.judge or ["rules"]))
+    if not 0 <= args.max_error_rate <= 1:
+        return _error("--max-error-rate is a share between 0 and 1")
+    cfg = RunConfig(home=home, run_id="check", judges=specs, api_base=args.api_base, temperature=args.temperature,
+                    max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
+                    evidence=args.evidence, cache=args.cache)
     try:
-        judge = get_judge(args.judge, options)
+        judges = [judge for _, judge in make_judges(cfg)]  # bad specs and missing keys stop here, before any call
     except (ValueError, ImportError) as exc:
         return _error(str(exc))
     if args.dataset:
@@ -130,17 +146,20 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
             return _error(f"{path} is not a folder", EXIT_NOT_FOUND)
     else:
         source, path = "synthetic", None
-    criteria = args.criteria or [c for c in CRITERIA if judge.supports(c)]
-    unsupported = [c for c in criteria if not judge.supports(c)]
-    if unsupported:
-        print(f"note: judge {args.judge!r} does not cover {', '.join(unsupported)}; those documents get error rows",
-              file=sys.stderr)
+    criteria = args.criteria or [c for c in CRITERIA if any(judge.supports(c) for judge in judges)]
+    for spec, judge in zip(specs, judges, strict=True):
+        unsupported = [c for c in criteria if not judge.supports(c)]
+        if unsupported:
+            print(f"note: judge {spec!r} does not cover {', '.join(unsupported)}; those documents get error rows",
+                  file=sys.stderr)
     if args.repeats < 1 or args.dpi < 10 or args.base_docs < 1:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
-                    criteria=criteria, judge=args.judge, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
+                    criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
-                    max_tokens=args.max_tokens, concurrency=args.concurrency, layout_backend=args.layout_backend,
+                    max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
+                    evidence=args.evidence, cache=args.cache, max_error_rate=args.max_error_rate,
+                    layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
                     doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript)
     try:
@@ -155,7 +174,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         cfg = RunConfig.from_record(previous, home=home, progress=True)
         print(f"resuming run {cfg.run_id} with its recorded settings", file=sys.stderr)
     print(f"run {cfg.run_id}: {source}{' ' + path if path else ''}; criteria: {', '.join(cfg.criteria)}; "
-          f"judge: {cfg.judge}; data home: {home}", file=sys.stderr)
+          f"judges: {cfg.judge_label}; data home: {home}", file=sys.stderr)
     return _flow(home, args, "benchmark", cfg)
 
 
@@ -240,7 +259,7 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
                       "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
-                      "leaderboard")
+                      "leaderboard, unjudged")
     sys.stdout.write(format_rows(columns, rows, args.format))
     return EXIT_OK
 
@@ -270,6 +289,18 @@ def cmd_corpus(home: Path, args: argparse.Namespace) -> int:
     from flows.corpus_cli import run_corpus
 
     return run_corpus(home, args)
+
+
+def cmd_calls(home: Path, args: argparse.Namespace) -> int:
+    from flows.calls_cli import run_calls
+
+    return run_calls(home, args)
+
+
+def cmd_cache(home: Path, args: argparse.Namespace) -> int:
+    from flows.calls_cli import run_cache
+
+    return run_cache(home, args)
 
 
 def cmd_review(home: Path, args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from judges.labels import CRITERIA
+from judges.criteria import CRITERIA
 
 
 def add_parser(sub: Any) -> None:

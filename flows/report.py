@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.paper_numbers import CITATION, MODELS, Published, PublishedModel
-from judges.labels import Label, labels_for
+from judges.criteria import labels_for
+from judges.labels import Label
 from tasks.registry import ALL_TABLES
 from warehouse import catalog
 

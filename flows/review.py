@@ -51,6 +51,25 @@ def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
     return None
 
 
+def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
+    """A review item as a reviewer needs it: the file and page, the evidence, what each tier said."""
+    run_id, doc_id, page = row["run_id"], row["doc_id"], row["page"]
+    doc = next((d for d in store.read_rows("corpus", run_id, "documents") if d["doc_id"] == doc_id), {})
+    files = [str(Path(doc["root"]) / f) for f in doc.get("files") or []] if doc.get("root") else doc.get("files")
+    inputs = next((r for r in store.read_rows("inputs", run_id, "judge_inputs")
+                   if r["doc_id"] == doc_id and r["page"] == page and r["criterion"] == row["criterion"]), {})
+    opinions = [{"repeat": j["repeat"], "label": j["label"], "tiers": json.loads(j["tier_labels"] or "{}"),
+                 "summary": j["summary"], "issues": json.loads(j["issues"] or "[]"), "error": j["error"]}
+                for j in store.read_rows("judge", run_id, "judgments")
+                if j["doc_id"] == doc_id and j["page"] == page and j["criterion"] == row["criterion"]
+                and j["judge"] == row["judge"]]
+    return {**{k: v for k, v in row.items() if k not in ("issues", "tier_labels")},
+            "files": files, "page_image": inputs.get("image_path"),
+            "tier_labels": json.loads(row["tier_labels"] or "{}"), "opinions": opinions,
+            "evidence": json.loads(inputs["evidence"]) if inputs.get("evidence") else None,
+            "decision": latest_resolutions(store, run_id).get(row["item_id"])}
+
+
 def run_review(home: Path, args: argparse.Namespace) -> int:
     store = ArtifactStore(home)
     if args.action == "list":
@@ -78,10 +97,7 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
         return 3
     row = found
     if args.action == "show":
-        decision = latest_resolutions(store, row["run_id"]).get(row["item_id"])
-        print(json.dumps({**row, "issues": json.loads(row["issues"] or "[]"),
-                          "tier_labels": json.loads(row["tier_labels"] or "{}"), "decision": decision},
-                         indent=1, default=str))
+        print(json.dumps(item_details(store, row), indent=1, default=str, ensure_ascii=False))
         return 0
     try:
         label = parse_label(args.label)

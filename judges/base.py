@@ -37,6 +37,7 @@ class PageJudgment:
     flags: dict[str, bool] = field(default_factory=dict)  # judge self-checks, e.g. LLM hallucination flags
     review: str | None = None  # why a person should look at this page (hybrid judge), else None
     tier_labels: dict[str, str] = field(default_factory=dict)  # what each tier said (hybrid judge)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # model calls behind it (LLM judges): llm_calls rows
 
     def issues_json(self) -> str:
         return json.dumps([asdict(i) for i in self.issues])

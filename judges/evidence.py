@@ -13,20 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.labels import CRITERIA
+from judges.criteria import SPEC
 
-# criterion → [(evidence name, withheld for Cannot Tell items)]
+# criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
-    "alt_text_quality": (("page_image", False), ("tag_structure", True), ("figure_crops", False),
-                         ("alt_texts", True)),
-    "semantic_tagging": (("page_image", False), ("tag_structure", True), ("transcript", True)),
-    "logical_reading_order": (("page_image", False), ("reading_order", True), ("transcript", True)),
-    "table_structure": (("page_image", False), ("table_crops", False), ("table_tags", True)),
-    "functional_hyperlinks": (("page_image", False), ("link_metadata", True), ("tag_structure", True)),
-    "color_contrast": (("page_image", False), ("color_values", True)),
-    "fonts_readability": (("page_image", False), ("font_metadata", True)),
+    name: tuple((item.name, item.starred) for item in spec.evidence) for name, spec in SPEC.items()
 }
-assert set(EVIDENCE) == set(CRITERIA)
 
 TEXT_LIMIT = 80  # characters of element text a bundle carries: enough to recognise, cheap to send
 
@@ -61,6 +53,8 @@ class PageBundle:
     page: int
     evidence: dict[str, Any]
     image_path: str | None = None
+    # Opaque reference to the document (its doc_id) for caching and the call log; never shown to a judge.
+    doc_ref: str | None = None
 
     def has(self, name: str) -> bool:
         return self.evidence.get(name) is not None
@@ -456,3 +450,40 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
                 evidence[name] = value
         bundles.append((PageBundle(criterion, page, evidence, image_paths.get(page)), withheld))
     return bundles
+
+
+# Keys that carry AccessBench's own findings (checks and verdicts computed from the evidence) rather
+# than extracted facts. The rules judge reads them; the paper gave its models raw evidence only, so
+# the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
+FINDINGS: dict[str, frozenset[str]] = {
+    "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
+    "reading_order": frozenset({"agreement", "visual_rank", "column"}),
+    "table_tags": frozenset({"issues"}),
+    "link_metadata": frozenset({"dest_valid", "uri_well_formed"}),
+    "color_values": frozenset({"passes", "threshold", "large_text", "failing", "failing_chars"}),
+    "font_metadata": frozenset({"small_chars"}),
+}
+EVIDENCE_MODES = ("paper", "enriched")
+
+
+def _without(value: Any, keys: frozenset[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+def paper_view(name: str, value: Any) -> Any:
+    """An evidence item as the paper gave it: extracted facts, none of our findings."""
+    keys = FINDINGS.get(name)
+    return _without(value, keys) if keys else value
+
+
+def view(bundle: PageBundle, mode: str) -> dict[str, Any]:
+    """The evidence of `bundle` in an evidence mode: `paper` (raw) or `enriched` (with our findings)."""
+    if mode not in EVIDENCE_MODES:
+        raise ValueError(f"unknown evidence mode {mode!r}; choose {' or '.join(EVIDENCE_MODES)}")
+    if mode == "enriched":
+        return bundle.evidence
+    return {name: paper_view(name, value) for name, value in bundle.evidence.items()}

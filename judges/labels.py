@@ -1,4 +1,4 @@
-"""The label vocabulary, the seven criteria, and the conservative page → document rule."""
+"""The label vocabulary and the conservative page → document rule (criteria: `judges.criteria`)."""
 
 from __future__ import annotations
 
@@ -11,26 +11,6 @@ class Label(StrEnum):
     FAILED = "failed"
     NOT_PRESENT = "not_present"
     CANNOT_TELL = "cannot_tell"
-
-
-CRITERIA: tuple[str, ...] = (
-    "alt_text_quality",
-    "semantic_tagging",
-    "logical_reading_order",
-    "table_structure",
-    "functional_hyperlinks",
-    "color_contrast",
-    "fonts_readability",
-)
-
-# Reading order, contrast and fonts are properties of any page with text: never "not present".
-NO_NOT_PRESENT = frozenset({"logical_reading_order", "color_contrast", "fonts_readability"})
-
-
-def labels_for(criterion: str) -> tuple[Label, ...]:
-    if criterion in NO_NOT_PRESENT:
-        return (Label.PASSED, Label.FAILED, Label.CANNOT_TELL)
-    return tuple(Label)
 
 
 def parse_label(text: str) -> Label:
@@ -56,11 +36,3 @@ def aggregate_labels(page_labels: Iterable[Label | str]) -> Label:
         if label in labels:
             return label
     return Label.NOT_PRESENT
-
-
-def check_criteria(criteria: Iterable[str]) -> list[str]:
-    chosen = list(criteria)
-    unknown = [c for c in chosen if c not in CRITERIA]
-    if unknown:
-        raise ValueError(f"unknown criterion {unknown[0]!r}; choose from: {', '.join(CRITERIA)}")
-    return chosen

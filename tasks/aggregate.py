@@ -11,6 +11,7 @@ from judges.labels import Label, aggregate_labels
 from tasks.judge import review_item_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
+from warehouse.metrics import UNJUDGED
 from warehouse.review import latest_resolutions, resolutions_digest
 
 DOC_LABELS_SCHEMA = pa.schema(
@@ -25,6 +26,7 @@ DOC_LABELS_SCHEMA = pa.schema(
         pa.field("pages", pa.int32()),
         pa.field("failed_pages", pa.list_(pa.int32())),
         pa.field("error_pages", pa.int32()),
+        pa.field("reason", pa.string()),  # why a document is `unjudged` (no page got a usable judgment)
     ]
 )
 DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
@@ -55,16 +57,15 @@ def aggregate_body(io: StageIO) -> dict[str, Any]:
     rows = []
     for (judge, model, repeat, doc_id, criterion), pages in sorted(groups.items(), key=lambda kv: str(kv[0])):
         labelled = [p for p in pages if p["label"] is not None]
+        row = {"run_id": io.cfg.run_id, "judge": judge, "model": model, "repeat": repeat, "doc_id": doc_id,
+               "criterion": criterion, "pages": len(pages), "error_pages": len(pages) - len(labelled)}
         if not labelled:
-            io.error(doc_id, "judge", f"every page of {criterion} failed to judge ({pages[0]['error']})")
+            # Still in the denominator: an unusable reply must never score better than a wrong one.
+            rows.append({**row, "label": UNJUDGED, "failed_pages": [],
+                         "reason": f"no page got a usable judgment: {pages[0]['error']}"})
             continue
-        rows.append({
-            "run_id": io.cfg.run_id, "judge": judge, "model": model, "repeat": repeat, "doc_id": doc_id,
-            "criterion": criterion, "label": aggregate_labels(p["label"] for p in labelled).value,
-            "pages": len(pages),
-            "failed_pages": sorted(p["page"] for p in labelled if p["label"] == Label.FAILED),
-            "error_pages": len(pages) - len(labelled),
-        })
+        rows.append({**row, "label": aggregate_labels(p["label"] for p in labelled).value,
+                     "failed_pages": sorted(p["page"] for p in labelled if p["label"] == Label.FAILED)})
     return {"doc_labels": rows}
 
 

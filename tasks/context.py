@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judges.labels import CRITERIA
+from judges.criteria import CRITERIA
 from warehouse.store import ArtifactStore
 
 
@@ -25,12 +25,16 @@ class RunConfig:
     source: str = "synthetic"  # synthetic|dataset|pdfs
     source_path: str | None = None
     criteria: list[str] = field(default_factory=lambda: list(CRITERIA))
-    judge: str = "rules"
+    judges: list[str] = field(default_factory=lambda: ["rules"])  # one or more, judged on the same evidence
     repeats: int = 3  # for stochastic judges; the rules judge is deterministic and runs once
     api_base: str | None = None  # OpenAI-compatible endpoint for llm:/hybrid judges
     temperature: float = 0.7
     max_tokens: int = 1500
     concurrency: int = 8
+    vision: str = "auto"  # auto|on|off: page, figure and table images for LLM judges
+    evidence: str | None = None  # paper|enriched (default: paper for llm:, enriched for hybrid:)
+    cache: str = "on"  # on|off|read|write: the LLM response cache
+    max_error_rate: float = 0.2  # share of failed LLM pages above which the judge stage fails
     dpi: int = 72
     crop_dpi: int = 110  # figure and table crops, sharper than the page images for vision models
     layout_backend: str = "pymupdf"  # pymupdf | fasterrcnn | layoutparser
@@ -45,7 +49,13 @@ class RunConfig:
     def judge_options(self) -> dict[str, Any]:
         """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""
         return {"home": self.home, "api_base": self.api_base, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "concurrency": self.concurrency}
+                "max_tokens": self.max_tokens, "concurrency": self.concurrency, "vision": self.vision,
+                "evidence": self.evidence, "cache": self.cache}
+
+    @property
+    def judge_label(self) -> str:
+        """The judges as one string, for listings: `rules, llm:openai/gpt-4o`."""
+        return ", ".join(self.judges)
 
     @property
     def store(self) -> ArtifactStore:
@@ -60,4 +70,6 @@ class RunConfig:
     def from_record(cls, record: dict[str, Any], **overrides: Any) -> RunConfig:
         data = {**record, **overrides}
         data["home"] = Path(data["home"])
+        if "judges" not in data and data.get("judge"):  # runs recorded before several judges per run
+            data["judges"] = [data["judge"]]
         return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})

@@ -1,4 +1,10 @@
-"""Judge stage: every judge × repeat × page bundle → `judgments`."""
+"""Judge stage: every judge × repeat × page bundle → `judgments`, and every model call → `llm_calls`.
+
+Several judges (e.g. the paper's five models) judge the same extracted evidence in one run. Before
+any call, each LLM judge checks that its provider's credentials are in the environment; after the
+calls, a judge whose share of failed pages exceeds `max_error_rate` fails the stage (its rows are
+kept for inspection, and every failed page is counted wrong, never dropped).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ import pyarrow as pa
 
 from judges.base import Judge, PageJudgment, get_judge
 from judges.evidence import PageBundle
-from tasks.runner import Stage, StageIO
+from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 
 JUDGMENTS_SCHEMA = pa.schema(
@@ -61,6 +67,41 @@ REVIEW_QUEUE_SCHEMA = pa.schema(
 )
 REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
 
+LLM_CALLS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("call_id", pa.string(), nullable=False),  # what `accessbench calls show` takes
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("model", pa.string()),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("repeat", pa.int32(), nullable=False),
+        pa.field("attempt", pa.int32(), nullable=False),  # 0 the call, 1 its repair request
+        pa.field("kind", pa.string()),  # first | repair
+        pa.field("prompt_version", pa.string()),
+        pa.field("params", pa.string()),  # JSON: what was sent besides the messages
+        pa.field("messages", pa.string()),  # JSON, images as sha256:<hex> (files under <home>/calls/images)
+        pa.field("reply", pa.string()),  # raw reply text (redacted, bounded)
+        pa.field("parsed", pa.string()),  # JSON the reply parsed to, when it did
+        pa.field("parse_error", pa.string()),  # why the reply was not usable (sent back as the repair request)
+        pa.field("cached", pa.bool_()),
+        pa.field("http_attempts", pa.int32()),
+        pa.field("latency_s", pa.float64()),
+        pa.field("tokens_in", pa.int64()),
+        pa.field("tokens_out", pa.int64()),
+        pa.field("cost_usd", pa.float64()),
+        pa.field("error", pa.string()),
+    ]
+)
+LLM_CALLS = TableSpec("llm_calls", "judge", LLM_CALLS_SCHEMA)
+
+
+def call_id(run_id: str, judge: str, model: str | None, doc_id: str, criterion: str, page: int, repeat: int,
+            attempt: int) -> str:
+    key = "\0".join(str(p) for p in (run_id, judge, model, doc_id, criterion, page, repeat, attempt))
+    return "c" + hashlib.sha1(key.encode()).hexdigest()[:12]
+
 
 def review_item_id(run_id: str, doc_id: str, criterion: str, page: int) -> str:
     return "r" + hashlib.sha1(f"{run_id}\0{doc_id}\0{criterion}\0{page}".encode()).hexdigest()[:10]
@@ -83,9 +124,13 @@ def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str,
     return list(items.values())
 
 
-def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> list[dict[str, Any]]:
-    """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`."""
-    bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path")), repeat)
+def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> dict[str, list[dict[str, Any]]]:
+    """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`.
+
+    Returns `judgments` rows and the `llm_calls` rows behind them.
+    """
+    bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path"),
+                           doc_ref=row["doc_id"]), repeat)
                for row, repeat in items]
     many = getattr(judge, "judge_many", None)
     if many is not None:
@@ -97,12 +142,19 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
                 results.append(judge.judge_page(bundle, repeat))
             except Exception as exc:  # noqa: BLE001 - an error row; the report counts them
                 results.append(exc)
-    out = []
+    out: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
     for (row, repeat), result in zip(items, results, strict=True):
         keys = _keys(run_id, judge, repeat, row)
         if isinstance(result, Exception):
             out.append({**keys, "error": f"{type(result).__name__}: {result}"})
             continue
+        for record in result.calls:
+            calls.append({**record, "run_id": run_id, "judge": judge.name, "model": judge.model,
+                          "doc_id": row["doc_id"], "criterion": row["criterion"], "page": row["page"],
+                          "repeat": repeat, "prompt_version": judge.prompt_version,
+                          "call_id": call_id(run_id, judge.name, judge.model, row["doc_id"], row["criterion"],
+                                             row["page"], repeat, record["attempt"])})
         out.append({
             **keys,
             "label": result.label.value if result.error is None else None,
@@ -118,7 +170,7 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
             "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
             "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
         })
-    return out
+    return {"judgments": out, "llm_calls": calls}
 
 
 def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -130,40 +182,81 @@ def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[s
 BATCH_PAGES = 64  # pages per resumable unit when a judge runs calls concurrently
 
 
+def make_judges(cfg: Any) -> list[tuple[str, Judge]]:
+    """Every judge of the run, built from its spec; a bad spec or missing credentials raise ValueError."""
+    judges = []
+    for spec in cfg.judges:
+        judge = get_judge(spec, cfg.judge_options())
+        check = getattr(judge, "check", None)
+        if check is not None:
+            check()  # before any call: missing provider credentials stop the run with a clear message
+        judges.append((spec, judge))
+    keys = [(judge.name, judge.model) for _, judge in judges]
+    if len(set(keys)) < len(keys):
+        raise ValueError(f"two judges of this run would be recorded alike ({cfg.judge_label}); give each "
+                         "judge once")
+    return judges
+
+
 def judge_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    judge = get_judge(cfg.judge, cfg.judge_options())
-    repeats = 1 if judge.name == "rules" else cfg.repeats
+    try:
+        judges = make_judges(cfg)
+    except (ValueError, ImportError) as exc:
+        raise StageFailed(str(exc)) from exc
     by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in io.read("inputs", "judge_inputs"):
         by_doc[row["doc_id"]].append(row)
-    units: list[tuple[str, list[tuple[dict[str, Any], int]]]] = []
-    batch: list[tuple[dict[str, Any], int]] = []
-    batch_docs: list[str] = []
-    for doc_id, rows in by_doc.items():
-        if not judge.supports(rows[0]["criterion"]):
-            io.error(doc_id, "unsupported", f"judge {cfg.judge!r} does not cover {rows[0]['criterion']}; "
-                     "choose another judge or leave this criterion out with --criteria")
-            continue
-        batch += [(row, repeat) for repeat in range(repeats) for row in rows]
-        batch_docs.append(doc_id)
-        # Concurrent judges get batches across documents; others resume document by document.
-        if not hasattr(judge, "judge_many") or len(batch) >= BATCH_PAGES:
-            units.append(("+".join(batch_docs), batch))
-            batch, batch_docs = [], []
-    if batch:
-        units.append(("+".join(batch_docs), batch))
-    tables = io.per_key(units, lambda items: {"judgments": judge_rows(cfg.run_id, judge, items)},
-                        f"judge ({cfg.judge})")
-    queue = review_queue(cfg.run_id, tables["judgments"].to_pylist())
-    return {**tables, "review_queue": queue}
+    units: list[tuple[str, tuple[Judge, list[tuple[dict[str, Any], int]]]]] = []
+    for spec, judge in judges:
+        repeats = 1 if judge.name == "rules" else cfg.repeats
+        batch: list[tuple[dict[str, Any], int]] = []
+        batch_docs: list[str] = []
+        for doc_id, rows in by_doc.items():
+            if not judge.supports(rows[0]["criterion"]):
+                io.error(doc_id, "unsupported", f"judge {spec!r} does not cover {rows[0]['criterion']}; "
+                         "choose another judge or leave this criterion out with --criteria")
+                continue
+            batch += [(row, repeat) for repeat in range(repeats) for row in rows]
+            batch_docs.append(doc_id)
+            # Concurrent judges get batches across documents; others resume document by document.
+            if not hasattr(judge, "judge_many") or len(batch) >= BATCH_PAGES:
+                units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
+                batch, batch_docs = [], []
+        if batch:
+            units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
+    tables = io.per_key(units, lambda unit: judge_rows(cfg.run_id, unit[0], unit[1]),
+                        f"judge ({cfg.judge_label})")
+    judgments = tables["judgments"].to_pylist()
+    io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],
+                                     cfg.max_error_rate)
+    return {**tables, "review_queue": review_queue(cfg.run_id, judgments)}
+
+
+def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judges: list[Judge],
+                        limit: float) -> str | None:
+    """A message when any judge's share of failed pages is above `limit`, else None."""
+    problems = []
+    for spec, judge in zip(specs, judges, strict=True):
+        rows = [r for r in judgments if r["judge"] == judge.name and r["model"] == judge.model]
+        failed = [r for r in rows if r.get("error")]
+        if rows and len(failed) / len(rows) > limit:
+            example = (failed[0]["error"] or "")[:300]
+            problems.append(f"{spec}: {len(failed)} of {len(rows)} page judgments failed "
+                            f"({len(failed) / len(rows):.0%} > --max-error-rate {limit:.0%}); first: {example}")
+    if not problems:
+        return None
+    return ("; ".join(problems) + ". The rows are kept (accessbench sql \"select error, count(*) from judgments "
+            "group by all\"); fix the cause, then accessbench rerun --run <ID> --stage judge --downstream "
+            "(answered calls come from the cache)")
 
 
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
-    config_keys=("judge", "repeats", "api_base", "temperature", "max_tokens"),
-    tables=(JUDGMENTS, REVIEW_QUEUE),
+    config_keys=("judges", "repeats", "api_base", "temperature", "max_tokens", "vision", "evidence",
+                 "max_error_rate"),
+    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
     code=("judges",),
 )

@@ -79,6 +79,10 @@ class StageIO:
     stage: Stage
     staging: Staging
     errors: list[dict[str, Any]] = field(default_factory=list)
+    # Set by a body whose outputs are worth keeping but whose result must not count as done (e.g. too
+    # many failed model calls): the tables are written, the stage is recorded failed, and a resume
+    # recomputes every part (answered model calls come back from the response cache).
+    failure: str | None = None
 
     def read(self, stage: str, table: str) -> list[dict[str, Any]]:
         return self.cfg.store.read_rows(stage, self.cfg.run_id, table)
@@ -244,6 +248,11 @@ def execute(cfg: RunConfig, stage: Stage, *, force: bool = False) -> StageRun:
         raise StageFailed(f"stage {stage.name!r} failed: {exc}") from exc
     error_count = counts.get("errors", 0)
     main_rows = sum(n for name, n in counts.items() if name != "errors")
+    if io.failure:
+        store.record_stage(StageRun(cfg.run_id, stage.name, "failed", started, now(), digest, config_json,
+                                    main_rows, error_count, error=io.failure))
+        staging.clear()
+        raise StageFailed(f"stage {stage.name!r} failed: {io.failure}")
     row = StageRun(cfg.run_id, stage.name, "completed", started, now(), digest, config_json, main_rows, error_count)
     store.record_stage(row)
     staging.clear()

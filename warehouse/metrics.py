@@ -1,21 +1,45 @@
 """Metric views over `doc_labels` joined with the corpus's expected labels.
 
-Every figure is computed per repeat first, then summarised as mean and sample SD over repeats,
-as the paper reports its LLM runs. Macro precision/recall/F1 average over the labels that occur
-among the expected or the predicted labels of a criterion.
+Every figure is computed per repeat first, then summarised as mean and *population* SD over the
+repeats (ddof = 0), as the paper's Table 3 reports its LLM runs. Every expected (document, criterion)
+of a run is in the denominator of every judge of the run: one without a usable judgment is labelled
+`unjudged` and counts as wrong (view `unjudged` says why). Macro precision/recall/F1 average over
+the labels that occur among the expected or the predicted labels of a criterion (`unjudged` is not a
+label: it only costs recall).
 """
 
 from __future__ import annotations
 
 # `model` is '' (not null) for judges without one, so views join on it with plain equality.
-METRIC_INPUTS = frozenset({"doc_labels", "documents"})  # the views below need these tables
+METRIC_INPUTS = frozenset({"doc_labels", "documents", "errors"})  # the views below need these tables
 
-DOC_RESULTS = """
-SELECT l.run_id, l.judge, coalesce(l.model, '') AS model, l.repeat, l.doc_id, l.criterion,
-       d.expected_label, l.label, (l.label = d.expected_label) AS correct
-FROM doc_labels l
-JOIN documents d ON d.run_id = l.run_id AND d.doc_id = l.doc_id
-WHERE d.expected_label IS NOT NULL
+UNJUDGED = "unjudged"
+
+DOC_RESULTS = f"""
+WITH judged AS (
+    SELECT DISTINCT run_id, judge, coalesce(model, '') AS model, repeat FROM doc_labels
+), expected AS (
+    SELECT run_id, doc_id, criterion, expected_label FROM documents WHERE expected_label IS NOT NULL
+)
+SELECT j.run_id, j.judge, j.model, j.repeat, e.doc_id, e.criterion, e.expected_label,
+       CASE WHEN l.label IS NULL OR l.label = '{UNJUDGED}' THEN '{UNJUDGED}' ELSE l.label END AS label,
+       coalesce(l.label = e.expected_label, false) AS correct
+FROM judged j
+JOIN expected e ON e.run_id = j.run_id
+LEFT JOIN doc_labels l ON l.run_id = j.run_id AND l.judge = j.judge AND coalesce(l.model, '') = j.model
+     AND l.repeat = j.repeat AND l.doc_id = e.doc_id AND l.criterion = e.criterion
+"""
+
+# Why each unjudged item has no label: the aggregate stage's reason, else the document's first error.
+UNJUDGED_VIEW = f"""
+SELECT r.run_id, r.judge, r.model, r.repeat, r.doc_id, r.criterion, r.expected_label,
+       coalesce(any_value(l.reason), min(e.stage || ': ' || e.message), 'no judgment was recorded') AS reason
+FROM doc_results r
+LEFT JOIN doc_labels l ON l.run_id = r.run_id AND l.judge = r.judge AND coalesce(l.model, '') = r.model
+     AND l.repeat = r.repeat AND l.doc_id = r.doc_id AND l.criterion = r.criterion
+LEFT JOIN errors e ON e.run_id = r.run_id AND e.doc_id = r.doc_id
+WHERE r.label = '{UNJUDGED}'
+GROUP BY ALL ORDER BY ALL
 """
 
 # The same with the protocol-settled Cannot Tell items left out.
@@ -29,7 +53,7 @@ WITH per_repeat AS (
     FROM {source} GROUP BY ALL
 )
 SELECT run_id, judge, model, {keys}, max(n) AS n, avg(acc) AS accuracy,
-       coalesce(stddev_samp(acc), 0) AS accuracy_sd, count(*) AS repeats
+       coalesce(stddev_pop(acc), 0) AS accuracy_sd, count(*) AS repeats
 FROM per_repeat GROUP BY ALL ORDER BY ALL
 """
 
@@ -40,6 +64,7 @@ WITH labels AS (
     SELECT DISTINCT run_id, judge, model, repeat, criterion, expected_label AS lab FROM {source}
     UNION
     SELECT DISTINCT run_id, judge, model, repeat, criterion, label AS lab FROM {source}
+    WHERE label <> '{UNJUDGED}'
 ),
 counts AS (
     SELECT l.run_id, l.judge, l.model, l.repeat, l.criterion, l.lab,
@@ -63,7 +88,7 @@ per_repeat AS (
 )
 SELECT run_id, judge, model, criterion,
     avg(precision) AS macro_precision, avg(recall) AS macro_recall, avg(f1) AS macro_f1,
-    coalesce(stddev_samp(f1), 0) AS macro_f1_sd, count(*) AS repeats
+    coalesce(stddev_pop(f1), 0) AS macro_f1_sd, count(*) AS repeats
 FROM per_repeat GROUP BY ALL ORDER BY ALL
 """
 
@@ -81,7 +106,7 @@ WITH acc AS (
     SELECT run_id, judge, model, avg(macro_f1) AS macro_f1 FROM prf_by_criterion GROUP BY ALL
 )
 SELECT a.run_id, a.judge, a.model, max(a.n) AS n, avg(a.acc) AS accuracy,
-       coalesce(stddev_samp(a.acc), 0) AS accuracy_sd, any_value(f1.macro_f1) AS macro_f1
+       coalesce(stddev_pop(a.acc), 0) AS accuracy_sd, any_value(f1.macro_f1) AS macro_f1
 FROM acc a LEFT JOIN f1 USING (run_id, judge, model)
 GROUP BY ALL ORDER BY accuracy DESC
 """
@@ -89,6 +114,7 @@ GROUP BY ALL ORDER BY accuracy DESC
 METRIC_VIEWS: list[tuple[str, str]] = [
     ("doc_results", DOC_RESULTS),
     ("doc_results_ex_ct", DOC_RESULTS_EX_CT),
+    ("unjudged", UNJUDGED_VIEW),
     ("accuracy_by_criterion", _accuracy("doc_results", "criterion")),
     ("accuracy_by_label", _accuracy("doc_results", "criterion, expected_label")),
     ("accuracy_by_criterion_ex_ct", _accuracy("doc_results_ex_ct", "criterion")),

@@ -27,13 +27,16 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from judges.llm.cache import ResponseCache, cache_key
-from judges.llm.redact import redact
+from judges.llm.redact import redact, redact_exact
 
 INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
 MAX_RETRY_AFTER_S = 300.0  # a provider asking for longer is treated as an outage, not a pause
 BACKOFF_CAP_S = 60.0
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
+# litellm reports a missing key as a 500 from some providers: it is a setup error, never worth a retry.
+_NO_CREDENTIALS = re.compile(r"missing credentials|api_key client option must be set|no api key|"
+                             r"api key (?:is )?(?:not set|not found|missing)|set the `?\w*API_KEY", re.IGNORECASE)
 _UNSUPPORTED = re.compile(r"unsupported|not support|n't support|not allowed|"
                           r"unrecognized|unknown parameter|only the default", re.IGNORECASE)
 
@@ -64,6 +67,10 @@ class ModelResponse:
     params_sent: dict[str, Any]
     original_cost_usd: float | None = None  # what the call cost when it was made
     attempts: int = 0  # HTTP attempts made now (0 for a cache hit)
+
+
+class CredentialsMissing(ValueError):
+    """The provider's credentials are not in the environment; raised before any call is made."""
 
 
 class ModelCallError(Exception):
@@ -173,12 +180,16 @@ class ModelClient:
     # -- the call ---------------------------------------------------------------------------------
 
     def complete(self, messages: list[dict[str, Any]], params: dict[str, Any] | None = None,
-                 repeat: int = 0) -> ModelResponse:
-        """Reply to `messages`; cached per (model, messages, parameters sent, repeat index)."""
+                 repeat: int = 0, context: dict[str, Any] | None = None) -> ModelResponse:
+        """Reply to `messages`; cached per (endpoint, model, messages, parameters sent, repeat, context).
+
+        `context` places the call in a run (e.g. document and page): identical prompts of two
+        documents are separate samples, never one shared reply.
+        """
         params = dict(params or {})
         for _ in range(len(params) + 1):  # each pass drops at most one rejected parameter
             sent = self.effective_params(params)
-            key = cache_key(self.model, messages, sent, repeat)
+            key = cache_key(self.model, messages, sent, repeat, api_base=self.api_base, context=context)
             try:
                 with self._single_flight(key):
                     return self._cached_or_called(key, messages, sent, repeat)
@@ -194,7 +205,7 @@ class ModelClient:
         response = self._call_with_retries(messages, sent)
         if self.cache is not None:
             self.cache.put(key, {
-                "model": self.model, "text": response.text, "tokens_in": response.tokens_in,
+                "model": self.model, "api_base": self.api_base, "text": response.text, "tokens_in": response.tokens_in,
                 "tokens_out": response.tokens_out, "cost_usd": response.cost_usd,
                 "latency_s": response.latency_s, "params_sent": sent, "repeat": repeat,
             })
@@ -278,7 +289,8 @@ class ModelClient:
         tokens_in = getattr(usage, "prompt_tokens", None)
         tokens_out = getattr(usage, "completion_tokens", None)
         choices = getattr(raw, "choices", None) or []
-        text = (choices[0].message.content if choices else None) or ""
+        # A provider may echo a key back (in an error or a reply): it never reaches the cache or a table.
+        text = redact_exact((choices[0].message.content if choices else None) or "") or ""
         cost = self.price(tokens_in, tokens_out)
         with self._lock:
             self.stats.tokens_in += tokens_in or 0
@@ -311,6 +323,46 @@ class ModelClient:
         except Exception:  # noqa: BLE001 - unknown models: assume text only
             return False
 
+    def supports_response_schema(self) -> bool:
+        """Whether litellm knows this provider/model to enforce a JSON-schema response format."""
+        try:
+            return bool(_litellm().supports_response_schema(model=self.model))
+        except Exception:  # noqa: BLE001 - unknown models: no structured output
+            return False
+
+    def check_credentials(self) -> None:
+        """Raise CredentialsMissing, naming the variables to set, when the provider's keys are absent.
+
+        Only names are checked and reported, never values. Cloud providers with their own credential
+        chains (AWS) count as configured when their SDK finds credentials.
+        """
+        try:
+            found = _litellm().validate_environment(model=self.model, api_base=self.api_base)
+        except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the first call tell
+            return
+        missing = list(found.get("missing_keys") or [])
+        if found.get("keys_in_environment") or not missing:
+            return
+        if all(name.startswith("AWS_") for name in missing) and _aws_credentials():
+            return
+        hint = ""
+        if self.api_base and self.model.startswith("openai/"):
+            hint = " (a local OpenAI-compatible server that needs no key still needs the variable: set it to any value)"
+        raise CredentialsMissing(
+            f"no credentials for {self.model}: set {' or '.join(missing)} in the environment{hint}; "
+            "keys are read from the environment only and never stored")
+
+
+def _aws_credentials() -> bool:
+    try:
+        import boto3
+    except ImportError:
+        return False
+    try:
+        return boto3.Session().get_credentials() is not None
+    except Exception:  # noqa: BLE001 - a broken profile is the same as none
+        return False
+
 
 class _Rejected(Exception):
     """Internal: a parameter was rejected and dropped; the caller retries without it."""
@@ -323,6 +375,8 @@ def classify(exc: BaseException) -> tuple[bool, int | None, float | None]:
     status = status if isinstance(status, int) else None
     if isinstance(exc, litellm.ContextWindowExceededError | litellm.ContentPolicyViolationError):
         return False, status, None
+    if isinstance(exc, litellm.AuthenticationError) or _NO_CREDENTIALS.search(str(exc)):
+        return False, status, None  # a missing or wrong key: retrying changes nothing
     if isinstance(exc, litellm.RateLimitError) and _QUOTA.search(str(exc)):
         return False, status, None  # out of credit: waiting will not help
     if isinstance(exc, litellm.Timeout | litellm.APIConnectionError | litellm.RateLimitError
@@ -364,6 +418,7 @@ def _explain(exc: BaseException, status: int | None, attempts: int, transient: b
     """A stored error: what failed, after how many attempts, and what to do about it."""
     hint = {
         401: "check the provider's API key environment variable",
+        500: "check the provider's API key environment variable" if _NO_CREDENTIALS.search(str(exc)) else "",
         403: "the key lacks access to this model",
         404: "check the model id and api_base",
     }.get(status or 0, "")

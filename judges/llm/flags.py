@@ -14,10 +14,10 @@ import json
 import re
 from typing import Any
 
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.llm.parsing import JudgmentReply
-from judges.llm.prompts import required_evidence
 
 _QUOTED = re.compile(r"\"([^\"]{2,200})\"|“([^”]{2,200})”")
 _MENTIONS_ALT = re.compile(r"\balt\b|\balt[- ]text|alternative text", re.IGNORECASE)
@@ -88,7 +88,7 @@ def _values_invented(findings: list[str], evidence: dict[str, Any], instructions
 def hallucination_flags(bundle: PageBundle, reply: JudgmentReply, instructions: str) -> dict[str, bool]:
     """Flags for one parsed reply, checked against the raw evidence the judge was given."""
     evidence_text = json.dumps(bundle.evidence, ensure_ascii=False, default=str)
-    needed = required_evidence(bundle.criterion)
+    needed = SPEC[bundle.criterion].starred
     findings = _findings(reply)
     return {
         "label_without_evidence": reply.label in (Label.PASSED, Label.FAILED)

@@ -1,31 +1,92 @@
 """Tier 2: the LLM judge (`llm:<litellm model id>`), the paper's zero-shot page-by-page protocol.
 
 One page, one criterion, one call (plus at most one repair call). Repeats are separate calls: the
-repeat index is part of the cache key. The label is constrained to the criterion's labels, and a failed
-sub-criterion forces Failed whatever label the model chose. Failures become error judgments (never
-exceptions), with redacted messages.
+repeat index, the document and the page are part of the cache key. The label is constrained to the
+criterion's labels, and a failed sub-criterion forces Failed whatever label the model chose. Failures
+become error judgments (never exceptions), with redacted messages. Every call is kept as a record
+(`PageJudgment.calls`) for the `llm_calls` table: what was sent, what came back, what it cost.
+
+Evidence modes: `paper` (default) gives the model what the paper gave — raw evidence and images —
+and `enriched` adds AccessBench's extracted findings (see `judges.evidence.FINDINGS`).
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
 import json
+import os
+import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from judges.base import Issue, PageJudgment, register_judge
-from judges.evidence import PageBundle
-from judges.labels import CRITERIA, Label
+from judges.criteria import CRITERIA
+from judges.evidence import EVIDENCE_MODES, PageBundle
+from judges.labels import Label
 from judges.llm.cache import ResponseCache, messages_digest
 from judges.llm.client import ModelCallError, ModelClient, ModelResponse
 from judges.llm.flags import hallucination_flags
-from judges.llm.parsing import JudgmentReply, ReplyError, parse_reply, repair_request
-from judges.llm.prompts import PROMPT_VERSION, prompt_hash, system_prompt
+from judges.llm.parsing import JudgmentReply, ReplyError, extract_json, parse_reply, repair_request
+from judges.llm.prompts import PROMPT_VERSION, prompt_hash, response_schema, system_prompt
 from judges.llm.redact import redact, redact_exact
 from judges.llm.render import render_page
 
 DEFAULT_TEMPERATURE = 0.7
 DEFAULT_MAX_TOKENS = 1500
+VISION_CHOICES = ("auto", "on", "off")
+MAX_STORED_REPLY = 100_000  # characters of a reply kept in judgments and the call log
+
+# `--vision auto`: the paper's five models as the paper ran them (GPT-4 Turbo on text; the others
+# with page, figure and table images), then other common multimodal families, then litellm's table.
+PAPER_VISION: tuple[tuple[str, bool], ...] = (
+    ("gpt-4-turbo", False), ("gpt-4o", True), ("claude-3-5-sonnet", True), ("claude-3.5-sonnet", True),
+    ("gemini-1.5-pro", True), ("llama3.2-vision", True), ("llama-3.2-11b-vision", True),
+    ("llama-3.2-90b-vision", True),
+)
+MULTIMODAL = re.compile(
+    r"gpt-4o|gpt-4\.1|gpt-5|^o[134](?:-|$)|claude-3|claude-(?:sonnet|opus|haiku)-4|claude-[a-z]+-4|gemini|"
+    r"vision|llava|bakllava|-vl\b|-vl-|qwen2?\.?5?-?vl|pixtral|gemma-?3|minicpm-v|moondream|llama-?4|"
+    r"phi-?[34].*vision|idefics|internvl|molmo", re.IGNORECASE)
+
+
+def vision_for(model: str, choice: str | bool | None, client: ModelClient | None = None) -> bool:
+    """Whether pages go to `model` as images: `on`/`off` as told; `auto` as described above."""
+    if isinstance(choice, bool):
+        return choice
+    choice = choice or "auto"
+    if choice not in VISION_CHOICES:
+        raise ValueError(f"unknown --vision {choice!r}; choose one of {', '.join(VISION_CHOICES)}")
+    if choice != "auto":
+        return choice == "on"
+    name = model.rsplit("/", 1)[-1].lower()
+    for pattern, vision in PAPER_VISION:
+        if pattern in name:
+            return vision
+    if MULTIMODAL.search(name):
+        return True
+    return client.supports_vision() if client is not None else False
+
+
+class ImageStore:
+    """Images of the call log, stored once each as `<sha256>.png` under the data home."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def put(self, data_url: str) -> str:
+        digest = hashlib.sha256(data_url.encode()).hexdigest()
+        path = self.root / f"{digest}.png"
+        if not path.exists():
+            _, _, payload = data_url.partition(",")
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.partial")
+            tmp.write_bytes(base64.b64decode(payload))
+            tmp.replace(path)
+        return digest
 
 
 class LLMJudge:
@@ -35,22 +96,41 @@ class LLMJudge:
     prompt_version = PROMPT_VERSION
 
     def __init__(self, client: ModelClient, *, temperature: float | None = DEFAULT_TEMPERATURE,
-                 max_tokens: int | None = DEFAULT_MAX_TOKENS, vision: bool | None = None) -> None:
+                 max_tokens: int | None = DEFAULT_MAX_TOKENS, vision: str | bool | None = "auto",
+                 evidence: str = "paper", structured: bool | None = None, images: ImageStore | None = None) -> None:
+        if evidence not in EVIDENCE_MODES:
+            raise ValueError(f"unknown evidence mode {evidence!r}; choose one of {', '.join(EVIDENCE_MODES)}")
         self.client = client
         self.model: str | None = client.model
-        self.vision = client.supports_vision() if vision is None else vision
+        self.vision = vision_for(client.model, vision, client)
+        self.evidence_mode = evidence
+        self.structured = client.supports_response_schema() if structured is None else structured
+        self.images = images
         self._request = {k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items()
                          if v is not None}
 
     def supports(self, criterion: str) -> bool:
         return criterion in CRITERIA
 
+    def check(self) -> None:
+        """Fail before any call when the provider's credentials are missing (CredentialsMissing)."""
+        self.client.check_credentials()
+
     def params(self) -> dict[str, Any]:
         """Parameters actually sent (after any the model rejected), plus how pages were shown."""
-        return {**self.client.describe_params(self._request), "vision": self.vision}
+        return {**self.client.describe_params(self._request), "vision": self.vision,
+                "evidence": self.evidence_mode, "structured_output": self.structured,
+                "api_base": redact(self.client.api_base)}
+
+    def request(self, criterion: str) -> dict[str, Any]:
+        if not self.structured:
+            return dict(self._request)
+        return {**self._request, "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "page_judgment", "schema": response_schema(criterion), "strict": True}}}
 
     def messages(self, bundle: PageBundle) -> list[dict[str, Any]]:
-        page = render_page(bundle, vision=self.vision)
+        page = render_page(bundle, vision=self.vision, mode=self.evidence_mode)
         if page.images:
             content: Any = [{"type": "text", "text": page.text}] + [
                 {"type": "image_url", "image_url": {"url": url}} for url in page.images]
@@ -61,23 +141,45 @@ class LLMJudge:
     def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment:
         messages = self.messages(bundle)
         phash = prompt_hash(json.dumps(messages_digest(messages), sort_keys=True, ensure_ascii=False))
+        context = {"doc": bundle.doc_ref, "criterion": bundle.criterion, "page": bundle.page}
+        request = self.request(bundle.criterion)
+        log = _CallLog(self)
         calls: list[ModelResponse] = []
         try:
-            first = self.client.complete(messages, self._request, repeat)
+            first = self._complete(log, messages, request, repeat, context)
             calls.append(first)
             try:
                 reply = parse_reply(first.text, bundle.criterion)
+                log.parsed(reply)
             except ReplyError as problem:
-                repair = [*messages, {"role": "assistant", "content": first.text},
+                log.failed_parse(str(problem))
+                repair = [*messages, {"role": "assistant", "content": _bounded(first.text)},
                           {"role": "user", "content": repair_request(problem)}]
-                second = self.client.complete(repair, self._request, repeat)
+                second = self._complete(log, repair, request, repeat, {**context, "repair": 1}, repair=True)
                 calls.append(second)
-                reply = parse_reply(second.text, bundle.criterion)
+                try:
+                    reply = parse_reply(second.text, bundle.criterion)
+                except ReplyError as again:
+                    log.failed_parse(str(again))
+                    raise
+                log.parsed(reply)
         except ReplyError as exc:
-            return self._error(calls, phash, f"invalid_response: {exc} (after one repair request)")
+            return self._error(calls, phash, f"invalid_response: {exc} (after one repair request)", log)
         except ModelCallError as exc:
-            return self._error(calls, phash, f"model_call: {exc}")
-        return self._judgment(bundle, reply, calls, phash, messages[0]["content"])
+            return self._error(calls, phash, f"model_call: {exc}", log)
+        judgment = self._judgment(bundle, reply, calls, phash, messages[0]["content"])
+        judgment.calls = log.records
+        return judgment
+
+    def _complete(self, log: _CallLog, messages: list[dict[str, Any]], request: dict[str, Any], repeat: int,
+                  context: dict[str, Any], repair: bool = False) -> ModelResponse:
+        try:
+            response = self.client.complete(messages, request, repeat, context)
+        except ModelCallError as exc:
+            log.add(messages, None, repair=repair, error=str(exc))
+            raise
+        log.add(messages, response, repair=repair)
+        return response
 
     def judge_many(self, items: list[tuple[PageBundle, int]]) -> list[PageJudgment]:
         """`judge_page` over (bundle, repeat) pairs, concurrently up to the client's limit; same order."""
@@ -103,10 +205,69 @@ class LLMJudge:
         flags = hallucination_flags(bundle, reply, instructions)
         flags["label_forced_failed"] = forced
         issues = [Issue(i.sub_criterion, i.location, i.problem, i.remediation) for i in reply.issues]
-        return PageJudgment(label, subs, issues, reply.summary, flags=flags, **_accounting(calls, phash))
+        return PageJudgment(label, subs, issues, redact_exact(reply.summary) or "", flags=flags,
+                            **_accounting(calls, phash))
 
-    def _error(self, calls: list[ModelResponse], phash: str, message: str) -> PageJudgment:
-        return PageJudgment(Label.CANNOT_TELL, error=redact(message), **_accounting(calls, phash))
+    def _error(self, calls: list[ModelResponse], phash: str, message: str, log: _CallLog) -> PageJudgment:
+        judgment = PageJudgment(Label.CANNOT_TELL, error=redact(message), **_accounting(calls, phash))
+        judgment.calls = log.records
+        return judgment
+
+
+def _bounded(text: str | None) -> str:
+    text = text or ""
+    return text if len(text) <= MAX_STORED_REPLY else text[:MAX_STORED_REPLY] + "…[reply cut]"
+
+
+class _CallLog:
+    """The records of one page's calls (the first and any repair), as `llm_calls` stores them."""
+
+    def __init__(self, judge: LLMJudge) -> None:
+        self.judge = judge
+        self.records: list[dict[str, Any]] = []
+
+    def _stored_messages(self, messages: list[dict[str, Any]]) -> str:
+        store = self.judge.images
+
+        def swap(value: Any) -> Any:
+            if isinstance(value, dict):
+                if value.get("type") == "image_url" and isinstance(value.get("image_url"), dict):
+                    url = str(value["image_url"].get("url", ""))
+                    ref = store.put(url) if store is not None and url.startswith("data:") else \
+                        hashlib.sha256(url.encode()).hexdigest()
+                    return {"type": "image_url", "image_url": {"url": f"sha256:{ref}"}}
+                return {k: swap(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [swap(v) for v in value]
+            return value
+
+        return json.dumps(swap(messages), ensure_ascii=False)
+
+    def add(self, messages: list[dict[str, Any]], response: ModelResponse | None, *, repair: bool,
+            error: str | None = None) -> None:
+        self.records.append({
+            "attempt": len(self.records), "kind": "repair" if repair else "first",
+            "messages": redact_exact(self._stored_messages(messages)),
+            "reply": redact_exact(_bounded(response.text)) if response else None,
+            "parsed": None, "parse_error": None,
+            "cached": response.cached if response else False,
+            "http_attempts": response.attempts if response else None,
+            "latency_s": response.latency_s if response else None,
+            "tokens_in": response.tokens_in if response else None,
+            "tokens_out": response.tokens_out if response else None,
+            "cost_usd": response.cost_usd if response else None,
+            "params": json.dumps(response.params_sent if response else {}, sort_keys=True, default=str),
+            "error": redact(error) if error else None,
+        })
+
+    def parsed(self, reply: JudgmentReply) -> None:
+        self.records[-1]["parsed"] = redact_exact(reply.model_dump_json())
+
+    def failed_parse(self, problem: str) -> None:
+        last = self.records[-1]
+        last["parse_error"] = problem
+        with contextlib.suppress(ReplyError):
+            last["parsed"] = redact_exact(json.dumps(extract_json(last["reply"] or ""), ensure_ascii=False))
 
 
 def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
@@ -116,7 +277,7 @@ def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
         return None if not values or any(v is None for v in values) else sum(values)
 
     return {
-        "raw_response": redact_exact(calls[-1].text) if calls else None,
+        "raw_response": redact_exact(_bounded(calls[-1].text)) if calls else None,
         "prompt_hash": phash,
         "tokens_in": total([c.tokens_in for c in calls]),
         "tokens_out": total([c.tokens_out for c in calls]),
@@ -126,7 +287,7 @@ def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
 
 
 OPTIONS = ("api_base", "temperature", "max_tokens", "concurrency", "timeout_s", "max_retries", "home", "cache",
-           "vision", "price_table", "backoff_base_s")
+           "vision", "price_table", "backoff_base_s", "evidence", "structured")
 
 
 @register_judge("llm")
@@ -137,17 +298,18 @@ def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: {', '.join(OPTIONS)}")
-    cache = None
-    if options.get("cache", True):
-        from warehouse.home import resolve_home
+    from warehouse.home import resolve_home
 
-        home = Path(options["home"]) if options.get("home") else resolve_home()
-        cache = ResponseCache.under_home(home)
+    home = Path(options["home"]) if options.get("home") else resolve_home()
+    wanted = options.get("cache", "on")
+    mode = str({True: "on", False: "off", None: "on"}[wanted] if isinstance(wanted, bool | None) else wanted)
     client = ModelClient(
         argument, api_base=options.get("api_base"), concurrency=int(options.get("concurrency", 8)),
         timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
-        cache=cache, price_table=options.get("price_table"),
-        backoff_base_s=float(options.get("backoff_base_s", 1.0)),
+        cache=ResponseCache.under_home(home, mode) if mode != "off" else None,
+        price_table=options.get("price_table"), backoff_base_s=float(options.get("backoff_base_s", 1.0)),
     )
     return LLMJudge(client, temperature=options.get("temperature", DEFAULT_TEMPERATURE),
-                    max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=options.get("vision"))
+                    max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=options.get("vision") or "auto",
+                    evidence=options.get("evidence") or "paper", structured=options.get("structured"),
+                    images=ImageStore(home / "calls" / "images"))

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from judges.labels import Label, labels_for, parse_label
-from judges.llm.prompts import TEMPLATES, VERDICTS
+from judges.criteria import SPEC, labels_for
+from judges.labels import Label, parse_label
+from judges.llm.prompts import VERDICTS
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _VERDICT_ALIASES = {"pass": "passed", "fail": "failed", "na": "not_applicable", "n/a": "not_applicable",
@@ -99,7 +100,7 @@ def parse_reply(text: str, criterion: str) -> JudgmentReply:
     if reply.label not in allowed:
         raise ReplyError(f"label {reply.label.value!r} does not exist for {criterion}; "
                          f"choose one of {', '.join(label.value for label in allowed)}")
-    known = TEMPLATES[criterion].sub_criteria
+    known = SPEC[criterion].sub_names
     unknown = sorted(set(reply.sub_criteria) - set(known))
     if unknown:
         raise ReplyError(f"unknown sub-criteria {unknown}; use exactly these names: {', '.join(known)}")

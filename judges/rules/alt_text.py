@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle, alt_words
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import ALT_TEXT, AltThresholds
 
-SUBS = ("descriptiveness", "complexity_handling", "decorative_treatment", "clarity", "conciseness",
-        "contextual_appropriateness")
+SUBS = SPEC["alt_text_quality"].sub_names
 
 
 THRESHOLDS = ALT_TEXT  # see judges/rules/thresholds.py: every line and its source

@@ -22,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.rules.common import CT, FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import CONTRAST, ContrastThresholds
 
-SUBS = ("small_text", "large_text", "graphics", "decorative_exempt", "text_in_images")
+SUBS = SPEC["color_contrast"].sub_names
 
 
 THRESHOLDS = CONTRAST  # see judges/rules/thresholds.py: every line and its source

@@ -17,12 +17,13 @@ from collections import Counter
 from typing import Any
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import FONTS, FontThresholds
 
-SUBS = ("embedding", "legibility", "typography", "size", "unicode_mapping", "meaningful_font_changes", "consistency")
+SUBS = SPEC["fonts_readability"].sub_names
 
 
 THRESHOLDS = FONTS  # see judges/rules/thresholds.py: every line and its source

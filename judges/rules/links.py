@@ -6,11 +6,12 @@ import re
 from urllib.parse import urlsplit
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 
-SUBS = ("link_tagging", "functionality", "descriptiveness", "structure_association", "perceivability")
+SUBS = SPEC["functional_hyperlinks"].sub_names
 BROKEN_KINDS = {"none", "javascript", "launch"}
 WEB_SCHEMES = {"http", "https", "ftp", "ftps"}
 HOST = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}\.?$|^localhost$|^\d{1,3}(?:\.\d{1,3}){3}$")

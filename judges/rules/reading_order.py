@@ -18,14 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import READING_ORDER, OrderThresholds
 
-SUBS = ("visual_flow", "contextual_logic", "element_positioning", "hierarchy", "no_disruptions", "multi_column",
-        "inline_elements", "hidden_content")
-SEMANTIC_SUBS = ("contextual_logic", "element_positioning", "no_disruptions")
+SUBS = SPEC["logical_reading_order"].sub_names
+SEMANTIC_SUBS = SPEC["logical_reading_order"].semantic  # left to a reader of meaning (hybrid LLM tier)
 
 
 THRESHOLDS = READING_ORDER  # see judges/rules/thresholds.py: every line and its source

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import TABLES, TableThresholds
 
-SUBS = ("tagging", "header_semantics", "contextual_clarity", "appropriate_usage", "navigability", "complex_tables")
+SUBS = SPEC["table_structure"].sub_names
 
 
 THRESHOLDS = TABLES  # see judges/rules/thresholds.py: every line and its source

@@ -6,12 +6,13 @@ import re
 from typing import Any
 
 from judges.base import Issue, PageJudgment
+from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import HEADING_SIZE_RATIO, MAX_BARE_SPAN_SHARE, MAX_HEADING_WORDS
 
-SUBS = ("structural_hierarchy", "heading_nesting", "list_structure", "proper_tag_usage", "artifacts")
+SUBS = SPEC["semantic_tagging"].sub_names
 GROUPING = {"Document", "Part", "Art", "Sect", "Div", "NonStruct", "Private", "DocumentFragment", "Aside"}
 # PDF 2.0 lets Lbl label notes, captions and bibliography entries too; LBody only lives in LI.
 LIST_PARTS = {"LBody"}

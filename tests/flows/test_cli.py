@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.labels import CRITERIA
+from judges.criteria import CRITERIA
 
 pytestmark = pytest.mark.slow
 

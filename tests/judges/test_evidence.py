@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE, DocEvidence, build_bundles
-from judges.labels import CRITERIA
 
 
 def doc() -> DocEvidence:

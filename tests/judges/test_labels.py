@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judges.labels import Label, aggregate_labels, labels_for, parse_label
+from judges.criteria import labels_for
+from judges.labels import Label, aggregate_labels, parse_label
 
 
 @pytest.mark.parametrize(("pages", "expected"), [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judges.base import get_judge
-from judges.labels import labels_for
+from judges.criteria import labels_for
 from tests.llm.conftest import tagging_bundle
 
 pytestmark = [

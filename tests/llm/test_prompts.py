@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from judges.criteria import CRITERIA, NO_NOT_PRESENT
 from judges.evidence import PageBundle
-from judges.labels import CRITERIA, NO_NOT_PRESENT
 from judges.llm.prompts import TEMPLATES, system_prompt
 from tests.llm.conftest import tagging_bundle
 from tests.llm.server import ScriptedServer, chat, judgment_json

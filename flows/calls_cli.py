@@ -1,0 +1,115 @@
+"""`accessbench calls list|show` (what a model was sent and answered) and `accessbench cache info|clear`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from judges.llm.cache import ResponseCache
+from warehouse.store import ArtifactStore
+
+
+def add_parsers(sub: Any) -> None:
+    calls = sub.add_parser("calls", help="the LLM call log: what each model was sent and what it answered")
+    actions = calls.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="calls of a run, one line each")
+    listing.add_argument("--run", help="run id (default: the latest run with calls)")
+    listing.add_argument("--doc", help="only this document")
+    listing.add_argument("--model", help="only this model")
+    listing.add_argument("--errors", action="store_true", help="only calls that failed or could not be parsed")
+    listing.add_argument("--limit", type=int, default=50)
+    show = actions.add_parser("show", help="one call as the model saw it: instructions, evidence, images, reply")
+    show.add_argument("call_id")
+
+    cache = sub.add_parser("cache", help="the LLM response cache under the data home")
+    what = cache.add_subparsers(dest="action", required=True)
+    what.add_parser("info", help="entries, size and models")
+    clear = what.add_parser("clear", help="delete cached replies (the next run calls the models again)")
+    clear.add_argument("--model", help="only this model's replies")
+
+
+def run_cache(home: Path, args: argparse.Namespace) -> int:
+    cache = ResponseCache.under_home(home)
+    if args.action == "info":
+        info = cache.info()
+        print(f"LLM response cache: {info['root']}\n{info['entries']} entries, {info['bytes'] / 1e6:.1f} MB")
+        for model, count in info["models"].items():
+            print(f"  {model}: {count}")
+        return 0
+    removed = cache.clear(args.model)
+    which = f" of {args.model}" if args.model else ""
+    print(f"removed {removed} cached repl{'y' if removed == 1 else 'ies'}{which}")
+    return 0
+
+
+def _calls(store: ArtifactStore, run: str | None) -> tuple[str | None, list[dict[str, Any]]]:
+    runs = [run] if run else [r["run_id"] for r in reversed(store.runs())]
+    for run_id in runs:
+        rows = store.read_rows("judge", run_id, "llm_calls")
+        if rows or run:
+            return run_id, rows
+    return None, []
+
+
+def run_calls(home: Path, args: argparse.Namespace) -> int:
+    store = ArtifactStore(home)
+    if args.action == "list":
+        run_id, rows = _calls(store, args.run)
+        if run_id is None:
+            print("no LLM calls recorded yet (llm: and hybrid: judges record them: accessbench run --judge llm:MODEL)")
+            return 0
+        rows = [r for r in rows if (not args.doc or r["doc_id"] == args.doc)
+                and (not args.model or r["model"] == args.model)
+                and (not args.errors or r["error"] or r["parse_error"])]
+        table = Table("call", "model", "doc", "criterion", "page", "repeat", "kind", "cached", "tokens", "error",
+                      title=f"LLM calls of run {run_id}")
+        for r in rows[: args.limit]:
+            tokens = f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}"
+            table.add_row(r["call_id"], r["model"] or "-", r["doc_id"], r["criterion"], str(r["page"]),
+                          str(r["repeat"]), r["kind"] or "", "yes" if r["cached"] else "", tokens,
+                          (r["error"] or r["parse_error"] or "")[:60])
+        Console(width=220).print(table, markup=False)
+        print(f"{len(rows)} call(s){f', first {args.limit} shown' if len(rows) > args.limit else ''}; "
+              "one in full: accessbench calls show CALL")
+        return 0
+    for run in reversed(store.runs()):
+        for row in store.read_rows("judge", run["run_id"], "llm_calls"):
+            if row["call_id"] == args.call_id:
+                sys.stdout.write(format_call(home, row))
+                return 0
+    print(f"accessbench: error: no call {args.call_id!r}; see: accessbench calls list", file=sys.stderr)
+    return 3
+
+
+def format_call(home: Path, row: dict[str, Any]) -> str:
+    """One call as plain text: every message (images by file), then the reply and what it parsed to."""
+    images = Path(home) / "calls" / "images"
+    out = [f"call {row['call_id']} — run {row['run_id']}, {row['judge']} {row['model'] or ''}, {row['doc_id']}, "
+           f"{row['criterion']}, page {row['page']}, repeat {row['repeat']}, {row['kind']} "
+           f"(prompt {row['prompt_version']})",
+           f"parameters: {row['params']}",
+           f"cached: {bool(row['cached'])}  latency: {row['latency_s']}  tokens: {row['tokens_in']}/"
+           f"{row['tokens_out']}  cost: {row['cost_usd'] if row['cost_usd'] is not None else 'unknown'}"]
+    for message in json.loads(row["messages"] or "[]"):
+        out.append(f"\n===== {message.get('role')} =====")
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for part in parts:
+            if part.get("type") == "image_url":
+                ref = str(part.get("image_url", {}).get("url", "")).removeprefix("sha256:")
+                out.append(f"[image {ref[:12]}…: {images / (ref + '.png')}]")
+            else:
+                out.append(str(part.get("text", "")))
+    out.append("\n===== reply =====")
+    out.append(row["reply"] if row["reply"] is not None else "(no reply)")
+    if row["parse_error"]:
+        out.append(f"\n(not usable: {row['parse_error']})")
+    if row["error"]:
+        out.append(f"\nerror: {row['error']}")
+    return "\n".join(out) + "\n"
