@@ -1,65 +1,64 @@
-"""Published results of Kumar, Padath, Wang (ASSETS 2025), printed beside a run's own numbers.
+"""Published results of the two studies AccessBench reproduces, read from the CSVs shipped beside it.
 
-Only numbers read in text we could retrieve are recorded, each with the address it was read
-at. The paper's result tables (per-criterion accuracy, label-specific accuracy, macro F1 per
-model) were not reachable in the stored copies: only the paper's abstract was, so every
-per-criterion number, most per-label numbers and Claude 3.5 Sonnet's and Llama 3.2's overall
-numbers are absent rather than estimated. Fill them in from the paper's tables when at hand,
-with the table number as the source.
+`flows/published/` holds every published cell of Kumar, Padath, Wang (ASSETS 2025) Tables 3, 4 and 5
+and the inclusivity study's tables (see the README there). They are reference rows, never results of a
+run here: every report labels them "published".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+import csv
+from functools import cache
+from pathlib import Path
 
+PUBLISHED = Path(__file__).parent / "published"
 CITATION = "Kumar et al. 2025"
-PAPER = "https://arxiv.org/html/2509.18965v1"
-# A review of the paper (cites doi:10.1145/3663547.3746380): "GPT-4-Turbo achieved the highest
-# overall accuracy (0.85), followed by GPT-4o-Vision (0.81), Gemini 1.5 (0.75), ..."
-REVIEW = "https://www.a11ybob.com/writing/reviews/69aafca7776ad344b731390f"
-# A summary of the paper: "... strong performance in identifying information insufficiency
-# (97.1% accuracy on 'Cannot Tell')" for GPT-4 Turbo.
-SUMMARY = ("https://arxivlens.com/PaperView/Details/benchmarking-pdf-accessibility-evaluation-a-dataset-and-"
-           "framework-for-assessing-automated-and-llm-based-approaches-for-accessibility-testing-6392-9c73a97f")
-# The project's own design brief states the published bar as "0.85 accuracy / 0.83 macro-F1";
-# the 0.83 was not found in the retrieved paper text.
-DESIGN = "DESIGN.md (project brief)"
+PAPER_MODELS: tuple[str, ...] = ("GPT-4 Turbo", "GPT-4o Vision", "Claude 3.5", "Gemini 1.5", "Llama 3.2")
+CRITERION_NAMES = {
+    "Alt Text Quality": "alt_text_quality", "Semantic Tagging": "semantic_tagging",
+    "Logical Reading Order": "logical_reading_order", "Table Structure": "table_structure",
+    "Functional Hyperlinks": "functional_hyperlinks", "Color Contrast": "color_contrast",
+    "Font Readability": "fonts_readability", "Average": "average",
+}
+LABEL_NAMES = {"Passed": "passed", "Failed": "failed", "Not Present": "not_present", "Cannot Tell": "cannot_tell"}
+# Our litellm model ids → the paper's model names (matched on the part after the provider).
+PAPER_MODEL_IDS = (("gpt-4-turbo", "GPT-4 Turbo"), ("gpt-4o", "GPT-4o Vision"), ("claude-3-5-sonnet", "Claude 3.5"),
+                   ("claude-3.5-sonnet", "Claude 3.5"), ("gemini-1.5-pro", "Gemini 1.5"),
+                   ("llama3.2", "Llama 3.2"), ("llama-3.2", "Llama 3.2"))
 
 
-@dataclass(frozen=True)
-class Published:
-    """One published number and where it was read."""
-
-    value: float  # a share in [0, 1]
-    source: str
-    secondary: bool = False  # read in a page quoting the paper, not in the paper itself
+def _rows(name: str) -> list[dict[str, str]]:
+    with (PUBLISHED / name).open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
-@dataclass(frozen=True)
-class PublishedModel:
-    """A model's published results: overall, per criterion, per expected label."""
-
-    name: str
-    accuracy: Published | None = None
-    macro_f1: Published | None = None
-    by_criterion: Mapping[str, Published] = field(default_factory=lambda: MappingProxyType({}))
-    by_label: Mapping[str, Published] = field(default_factory=lambda: MappingProxyType({}))
-
-    def has_numbers(self) -> bool:
-        return bool(self.accuracy or self.macro_f1 or self.by_criterion or self.by_label)
+@cache
+def accuracy_by_criterion() -> dict[tuple[str, str], tuple[float, float]]:
+    """Table 3: (criterion, paper model) → (accuracy mean, SD over 3 repeats); criterion 'average' included."""
+    return {(CRITERION_NAMES[r["criterion"]], r["model"]): (float(r["accuracy_mean"]), float(r["accuracy_sd"]))
+            for r in _rows("kumar2025_table3_accuracy.csv")}
 
 
-MODELS: tuple[PublishedModel, ...] = (
-    PublishedModel(
-        "GPT-4-Turbo",
-        accuracy=Published(0.85, PAPER),  # abstract: "GPT-4-Turbo achieving the highest overall accuracy (0.85)"
-        macro_f1=Published(0.83, DESIGN, secondary=True),
-        by_label=MappingProxyType({"cannot_tell": Published(0.971, SUMMARY, secondary=True)}),
-    ),
-    PublishedModel("GPT-4o-Vision", accuracy=Published(0.81, REVIEW, secondary=True)),
-    PublishedModel("Claude 3.5 Sonnet"),
-    PublishedModel("Gemini 1.5 Pro", accuracy=Published(0.75, REVIEW, secondary=True)),
-    PublishedModel("Llama 3.2"),
-)
+@cache
+def macro_prf() -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Table 4: (criterion, paper model) → (macro precision, recall, F1)."""
+    return {(CRITERION_NAMES[r["criterion"]], r["model"]): (float(r["precision"]), float(r["recall"]), float(r["f1"]))
+            for r in _rows("kumar2025_table4_macro_prf.csv")}
+
+
+@cache
+def accuracy_by_label() -> dict[tuple[str, str], tuple[float, float]]:
+    """Table 5: (expected label, paper model) → (accuracy mean, SD), pooled over criteria."""
+    return {(LABEL_NAMES[r["label"]], r["model"]): (float(r["accuracy_mean"]), float(r["accuracy_sd"]))
+            for r in _rows("kumar2025_table5_label_accuracy.csv")}
+
+
+def paper_model(model: str | None) -> str | None:
+    """The paper's name for one of our model ids (e.g. openai/gpt-4o → GPT-4o Vision), if it is one of its five."""
+    name = (model or "").rsplit("/", 1)[-1].lower()
+    for prefix, paper in PAPER_MODEL_IDS:
+        # the id itself or a dated snapshot of it (gpt-4o-2024-05-13), never a sibling (gpt-4o-mini)
+        if name == prefix or name.startswith(prefix + "-20") or (prefix.startswith("llama") and name.startswith(prefix)
+                                                                  and "vision" in name):
+            return paper
+    return None

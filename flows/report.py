@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from flows.paper_numbers import CITATION, MODELS, Published, PublishedModel
+from flows import paper_numbers as paper
 from judges.criteria import labels_for
 from judges.labels import Label
 from tasks.registry import ALL_TABLES
@@ -32,7 +32,7 @@ def _pm(mean: float | None, sd: float | None, repeats: int) -> str:
 
 def render_report(home: Path, run_id: str, brief: bool = False) -> str:
     con = catalog.connect(home, ALL_TABLES)
-    out = Console(file=io.StringIO(), width=140)
+    out = Console(file=io.StringIO(), width=140 if brief else 260)
     try:
         acc = _rows(con, """
             SELECT a.*, p.macro_f1, p.macro_f1_sd, x.accuracy AS acc_ex_ct, x.n AS n_ex_ct
@@ -58,7 +58,7 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
                             for label in Label))
         for row in overall:
             table.add_row(row["judge"], row["model"] or "-", "[bold]overall[/bold]", str(row["n"]),
-                          _pm(row["accuracy"], row["accuracy_sd"], 2 if row["accuracy_sd"] else 1),
+                          _pm(row["accuracy"], row["accuracy_sd"], 2 if row["repeats"] > 1 else 1),
                           _pm(row["macro_f1"], None, 1), "", *([""] * len(Label)))
         out.print(table)
         if not brief:
@@ -69,62 +69,83 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
     return out.file.getvalue()  # type: ignore[attr-defined]
 
 
-def _cell(number: Published | None) -> str:
-    if number is None:
-        return "-"
-    return f"{number.value:.3f}" + ("*" if number.secondary else "")
-
-
-def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], overall: list[dict[str, Any]]) -> None:
-    """Our accuracy beside the paper's, per criterion and per expected label; models without numbers left out."""
-    ours = list(dict.fromkeys((r["judge"], r["model"] or "") for r in acc))
-    names = [f"{judge} {model}".strip() for judge, model in ours]
-    criteria = list(dict.fromkeys(r["criterion"] for r in acc))
-    by_criterion = {(r["judge"], r["model"] or "", r["criterion"]): r for r in acc}
-    totals = {(r["judge"], r["model"] or ""): r for r in overall}
-    by_label = {(r["judge"], r["model"] or "", r["expected_label"]): r for r in _rows(con, """
+def _ours(con: Any, run_id: str) -> dict[str, Any]:
+    """This run's numbers in the shape of the paper's Tables 3–5, per (judge, model)."""
+    acc = {(r["judge"], r["model"], r["criterion"]): r for r in _rows(
+        con, "SELECT * FROM accuracy_by_criterion WHERE run_id = $run", run_id)}
+    prf = {(r["judge"], r["model"], r["criterion"]): r for r in _rows(
+        con, "SELECT * FROM prf_by_criterion WHERE run_id = $run", run_id)}
+    average = {(r["judge"], r["model"]): r for r in _rows(con, """
+        WITH per AS (SELECT judge, model, criterion, repeat, avg(correct::INT) AS acc
+                     FROM doc_results WHERE run_id = $run GROUP BY ALL),
+             rep AS (SELECT judge, model, repeat, avg(acc) AS acc FROM per GROUP BY ALL)
+        SELECT judge, model, avg(acc) AS accuracy, stddev_pop(acc) AS accuracy_sd, count(*) AS repeats
+        FROM rep GROUP BY ALL""", run_id)}
+    prf_average = {(r["judge"], r["model"]): r for r in _rows(con, """
+        SELECT judge, model, avg(macro_precision) AS macro_precision, avg(macro_recall) AS macro_recall,
+               avg(macro_f1) AS macro_f1 FROM prf_by_criterion WHERE run_id = $run GROUP BY ALL""", run_id)}
+    by_label = {(r["judge"], r["model"], r["expected_label"]): r for r in _rows(con, """
         WITH per_repeat AS (
             SELECT judge, model, expected_label, repeat, avg(correct::INT) AS acc
             FROM doc_results WHERE run_id = $run GROUP BY ALL)
-        SELECT judge, model, expected_label, avg(acc) AS accuracy,
-               coalesce(stddev_samp(acc), 0) AS accuracy_sd, count(*) AS repeats
+        SELECT judge, model, expected_label, avg(acc) AS accuracy, stddev_pop(acc) AS accuracy_sd,
+               count(*) AS repeats
         FROM per_repeat GROUP BY ALL""", run_id)}
-    labels = [label.value for label in Label if any(key[2] == label.value for key in by_label)]
+    judges = list(dict.fromkeys((k[0], k[1]) for k in acc))
+    return {"acc": acc, "prf": prf, "average": average, "prf_average": prf_average, "by_label": by_label,
+            "judges": judges, "criteria": list(dict.fromkeys(k[2] for k in acc))}
 
-    rows: list[tuple[str, list[str], list[Published | None]]] = []
+
+def _name(judge: str, model: str) -> str:
+    mapped = paper.paper_model(model)
+    return f"ours: {judge} {model}".strip() + (f" (≙ {mapped})" if mapped else "")
+
+
+def _prf_cell(row: dict[str, Any] | None) -> str:
+    if not row:
+        return "-"
+    return f"{row['macro_precision']:.2f}/{row['macro_recall']:.2f}/{row['macro_f1']:.2f}"
+
+
+def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], overall: list[dict[str, Any]]) -> None:
+    """Every judge of the run beside all five published models on the paper's Tables 3, 4 and 5."""
+    ours = _ours(con, run_id)
+    judges = ours["judges"]
+    names = [_name(*key) for key in judges]
+    published = [f"{m} (published)" for m in paper.PAPER_MODELS]
+    criteria = [c for c in paper.CRITERION_NAMES.values() if c in ours["criteria"] or c == "average"]
+    t3, t4, t5 = paper.accuracy_by_criterion(), paper.macro_prf(), paper.accuracy_by_label()
+
+    table = Table("criterion", *names, *published,
+                  title=f"Table 3 — accuracy (mean ± population SD over repeats): run {run_id} beside "
+                        f"{paper.CITATION} (published)")
     for criterion in criteria:
-        mine = [by_criterion.get((*key, criterion)) for key in ours]
-        rows.append((criterion, [_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine],
-                     [m.by_criterion.get(criterion) for m in MODELS]))
-    mine = [totals.get(key) for key in ours]
-    rows.append(("[bold]overall[/bold] accuracy",
-                 [_pm(r["accuracy"], r["accuracy_sd"], 2 if r["accuracy_sd"] else 1) if r else "-" for r in mine],
-                 [m.accuracy for m in MODELS]))
-    rows.append(("[bold]overall[/bold] macro F1", [_pm(r["macro_f1"], None, 1) if r else "-" for r in mine],
-                 [m.macro_f1 for m in MODELS]))
-    _side_by_side(out, f"published ({CITATION}) beside run {run_id}: accuracy by criterion", "criterion", names,
-                  rows)
-
-    rows = []
-    for label in labels:
-        mine = [by_label.get((*key, label)) for key in ours]
-        rows.append((label, [_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine],
-                     [m.by_label.get(label) for m in MODELS]))
-    _side_by_side(out, f"published ({CITATION}) beside run {run_id}: accuracy by expected label", "expected label",
-                  names, rows)
-    missing = [m.name for m in MODELS if not m.has_numbers()]
-    out.print("* read in a page quoting the paper, not in the paper itself; sources: flows/paper_numbers.py"
-              + (f"\nno published numbers recorded for: {', '.join(missing)}" if missing else ""))
-
-
-def _side_by_side(out: Console, title: str, first: str, ours: list[str],
-                  rows: list[tuple[str, list[str], list[Published | None]]]) -> None:
-    shown = [i for i, _ in enumerate(MODELS) if any(published[i] is not None for _, _, published in rows)]
-    models: list[PublishedModel] = [MODELS[i] for i in shown]
-    table = Table(first, *(f"ours: {name}" for name in ours), *(m.name for m in models), title=title)
-    for name, mine, published in rows:
-        table.add_row(name, *mine, *(_cell(published[i]) for i in shown))
+        mine = [ours["average"].get(key) if criterion == "average" else ours["acc"].get((*key, criterion))
+                for key in judges]
+        table.add_row(criterion, *(_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine),
+                      *(_pm(*t3[(criterion, m)], 3) if (criterion, m) in t3 else "-" for m in paper.PAPER_MODELS))
     out.print(table)
+
+    table = Table("criterion", *names, *published,
+                  title=f"Table 4 — macro precision/recall/F1: run {run_id} beside {paper.CITATION} (published)")
+    for criterion in criteria:
+        mine = [ours["prf_average"].get(key) if criterion == "average" else ours["prf"].get((*key, criterion))
+                for key in judges]
+        table.add_row(criterion, *(_prf_cell(r) for r in mine),
+                      *("/".join(f"{v:.2f}" for v in t4[(criterion, m)]) if (criterion, m) in t4 else "-"
+                        for m in paper.PAPER_MODELS))
+    out.print(table)
+
+    table = Table("expected label", *names, *published,
+                  title=f"Table 5 — accuracy by expected label: run {run_id} beside {paper.CITATION} (published)")
+    for label in (lab.value for lab in Label):
+        mine = [ours["by_label"].get((*key, label)) for key in judges]
+        table.add_row(label, *(_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine),
+                      *(_pm(*t5[(label, m)], 3) if (label, m) in t5 else "-" for m in paper.PAPER_MODELS))
+    out.print(table)
+    out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3. 'average' is the mean "
+              "over criteria. Items with no usable judgment count as wrong (accessbench sql \"select * from "
+              "unjudged\"). Published rows: flows/published/README.md.")
 
 
 def _confusion(con: Any, out: Console, run_id: str) -> None:

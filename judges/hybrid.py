@@ -78,9 +78,11 @@ def combine(bundle: PageBundle, rules: PageJudgment, llm: PageJudgment | None) -
         if llm.sub_criteria.get(name) in ("passed", "failed"):
             subs[name] = llm.sub_criteria[name]
     issues = list(rules.issues) + [i for i in llm.issues if i.sub_criterion in failed]
-    label = Label.FAILED if failed else Label.PASSED
+    label = Label.FAILED if failed or rules.label is Label.FAILED else Label.PASSED
     review = None
-    if failed:
+    if rules.label is Label.FAILED and llm.label is Label.PASSED:
+        review = "the rules fail this page but the LLM passes it"  # judge_many never asks; combine stays total
+    elif failed and rules.label is Label.PASSED:
         review = f"the LLM fails {', '.join(failed)} on a page the rules passed"
     elif llm.label is Label.CANNOT_TELL or unsure:
         review = "the semantic tier could not tell" + (f" ({', '.join(unsure)})" if unsure else "")

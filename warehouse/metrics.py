@@ -106,7 +106,7 @@ WITH acc AS (
     SELECT run_id, judge, model, avg(macro_f1) AS macro_f1 FROM prf_by_criterion GROUP BY ALL
 )
 SELECT a.run_id, a.judge, a.model, max(a.n) AS n, avg(a.acc) AS accuracy,
-       coalesce(stddev_pop(a.acc), 0) AS accuracy_sd, any_value(f1.macro_f1) AS macro_f1
+       coalesce(stddev_pop(a.acc), 0) AS accuracy_sd, any_value(f1.macro_f1) AS macro_f1, count(*) AS repeats
 FROM acc a LEFT JOIN f1 USING (run_id, judge, model)
 GROUP BY ALL ORDER BY accuracy DESC
 """

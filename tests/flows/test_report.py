@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus.manifest import DOCUMENTS_SCHEMA
-from flows.paper_numbers import MODELS
+from flows.paper_numbers import PAPER_MODELS
 from flows.report import render_report
 from tasks.aggregate import DOC_LABELS_SCHEMA
 from warehouse.store import ArtifactStore
@@ -61,17 +61,20 @@ def test_accuracy_and_cannot_tell_excluded_accuracy_from_a_known_confusion(tmp_p
     assert "published" not in report  # the brief report leaves the paper out
 
 
-def test_full_report_sets_published_numbers_beside_ours(tmp_path: Path) -> None:
+def test_full_report_sets_all_five_published_models_beside_ours(tmp_path: Path) -> None:
     _warehouse(tmp_path)
     report = render_report(tmp_path, RUN)
-    assert "published (Kumar et al. 2025)" in report
-    shown = [m.name for m in MODELS if m.accuracy is not None]
-    header = _cells(report, "criterion", after="accuracy by criterion")
-    assert header[1] == "ours: rules" and header[2:] == shown  # models without numbers are left out
-    assert _cells(report, "overall accuracy", after="accuracy by criterion")[1:3] == ["0.667", "0.850"]
-    assert _cells(report, "alt_text_quality", after="accuracy by criterion")[1] == "0.500"
-    by_label = {label: _cells(report, label, after="accuracy by expected label")[1]
+    header = _cells(report, "criterion", after="Table 3")
+    assert header[1] == "ours: rules" and header[2:] == [f"{m} (published)" for m in PAPER_MODELS]
+    alt = _cells(report, "alt_text_quality", after="Table 3")
+    assert alt[1] == "0.500" and alt[2] == "0.700 ± 0.040"  # GPT-4 Turbo's published cell
+    assert _cells(report, "average", after="Table 3")[1:3] == ["0.750", "0.850 ± 0.040"]  # mean over criteria
+    assert _cells(report, "alt_text_quality", after="Table 4")[2] == "0.57/0.70/0.62"
+    by_label = {label: _cells(report, label, after="Table 5")[1]
                 for label in ("passed", "failed", "not_present", "cannot_tell")}
     assert by_label == {"passed": "1.000", "failed": "0.500", "not_present": "1.000", "cannot_tell": "0.000"}
-    assert _cells(report, "cannot_tell", after="accuracy by expected label")[2] == "0.971*"
-    assert "Claude 3.5 Sonnet" in report.split("no published numbers recorded for:")[1]
+    assert _cells(report, "cannot_tell", after="Table 5")[2] == "0.970 ± 0.020"
+    for table, first in (("Table 3", "table_structure"), ("Table 4", "average"), ("Table 5", "failed")):
+        row = _cells(report, first, after=table)
+        assert len(row) == 7 and "-" not in row[2:], (table, row)  # all five published models have numbers
+    assert "population SD" in report

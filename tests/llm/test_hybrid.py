@@ -43,7 +43,7 @@ def test_hybrid_run_fills_the_queue_and_resolutions_reach_doc_labels(server: Scr
         {"sub_criterion": "descriptiveness", "location": "Page 1, link", "problem": "vague", "remediation": "x"}]))
     home = tmp_path / "home"
     cfg = RunConfig(home=home, run_id="hy", source="dataset", source_path=str(synthetic_dataset),
-                    criteria=["functional_hyperlinks"], judge="hybrid:openai/test-model", api_base=server.api_base,
+                    criteria=["functional_hyperlinks"], judges=["hybrid:openai/test-model"], api_base=server.api_base,
                     repeats=1, progress=False, workers=1)
     for stage in STAGE_LIST:
         execute(cfg, stage)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from judges.criteria import CRITERIA, NO_NOT_PRESENT
+from judges.criteria import CRITERIA, NO_NOT_PRESENT, SPEC
 from judges.evidence import PageBundle
-from judges.llm.prompts import TEMPLATES, system_prompt
+from judges.llm.prompts import system_prompt
 from tests.llm.conftest import tagging_bundle
 from tests.llm.server import ScriptedServer, chat, judgment_json
 
@@ -27,7 +27,7 @@ def test_every_template_has_the_five_parts(criterion: str) -> None:
     for heading in ("## 1. Task", "## 2. Guidelines", "## 3. Sub-criteria checklist", "## 4. Labels",
                     "## 6. Output format"):
         assert heading in text
-    for name in TEMPLATES[criterion].sub_criteria:
+    for name in SPEC[criterion].sub_names:
         assert f"- {name}:" in text and f'"{name}"' in text
     choose = next(line for line in text.splitlines() if line.startswith("## 4. Labels"))
     output_label = next(line for line in text.splitlines() if line.startswith('{"label"'))
@@ -51,7 +51,7 @@ def test_prompt_leaks_no_path_label_producer_or_date(tmp_path: Path, make_judge:
             {"id": 0, "type": "Figure", "depth": 0, "page": 2, "alt": "Bar chart of accuracy by model"},
             {"id": 1, "type": "Figure", "depth": 0, "page": 2, "alt": str(folder / "chart.png")},
         ]},
-        "figure_crops": [{"path": _png(folder / "crop-1.png"), "bbox": [1, 2, 3, 4]}],
+        "figure_crops": {"figures": [{"figure": 1, "crop_path": _png(folder / "crop-1.png"), "bbox": [1, 2, 3, 4]}]},
         # Fields that must never reach a judge even if an upstream stage slips them in:
         "doc_id": "LEAKDOC-failed", "expected_label": "failed", "producer": "Acrobat PDFMaker 23",
         "creation_date": "D:20230501120000", "metadata": {"Producer": "Acrobat PDFMaker 23"},
@@ -117,7 +117,7 @@ def test_prompt_stays_bounded_for_huge_evidence(make_judge: Callable[..., Any], 
     make_judge().judge_page(bundle, 0)
     system, user = (m["content"] for m in server.requests[0].body["messages"])
     assert len(system) + len(user) < 24_000  # ≈ 6k tokens at ~4 characters per token
-    assert "more lines omitted" in user
+    assert "more lines not shown (prompt budget)" in user  # what was cut is counted, never silently dropped
 
 
 def test_prompt_hash_is_stable_and_tracks_the_prompt(make_judge: Callable[..., Any]) -> None:
