@@ -17,7 +17,7 @@ MODEL = "openai/test-model"  # unknown to litellm's price map: cost must come ou
 
 def pytest_configure(config: pytest.Config) -> None:
     # litellm's own pydantic models warn about ReadOnly TypedDict items on first use; not ours to fix.
-    config.addinivalue_line("filterwarnings", "ignore:Item .* is using the `ReadOnly` qualifier:UserWarning")
+    config.addinivalue_line("filterwarnings", "ignore:Items? .* (is|are) using the `ReadOnly` qualifier:UserWarning")
 
 
 @pytest.fixture(scope="session")
