@@ -23,12 +23,14 @@ def varied(body: dict[str, Any]) -> Reply:
     return chat(judgment_json(random.choice(["passed", "failed", "cannot_tell"])))
 
 
-def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ACCESSBENCH_HOME": str(home), "OPENAI_API_KEY": SECRET,
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+def run_cli(home: Path, *args: str, expect: int = 0, key: str | None = SECRET) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("OPENAI_API_KEY", None)
+    if key is not None:
+        env["OPENAI_API_KEY"] = key
     result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
                             timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == expect, result.stderr[-3000:]
     return result
 
 
@@ -49,3 +51,20 @@ def test_llm_run_rerun_is_free_and_keys_never_reach_disk(server: ScriptedServer,
     for path in home.rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_missing_key_fails_before_any_call(server: ScriptedServer, tmp_path: Path) -> None:
+    out = run_cli(tmp_path / "home", "run", "--judge", "llm:openai/test-model", "--api-base", server.api_base,
+                  expect=2, key=None)
+    assert "OPENAI_API_KEY" in out.stderr and server.calls == 0
+
+
+def test_a_server_answering_garbage_ends_the_run_with_exit_1(server: ScriptedServer, tmp_path: Path) -> None:
+    server.responder = lambda body: chat("Service temporarily unavailable, please try later.")
+    home = tmp_path / "home"
+    out = run_cli(home, "run", "--criteria", "semantic_tagging", "--base-docs", "1", "--repeats", "1",
+                  "--judge", "llm:openai/test-model", "--judge", "rules", "--api-base", server.api_base,
+                  "--run-id", "junk", expect=1)
+    assert "max-error-rate" in out.stderr and "llm:openai/test-model" in out.stderr
+    calls = run_cli(home, "calls", "list", "--run", "junk", "--errors")
+    assert "could not" in calls.stdout or "JSON" in calls.stdout
