@@ -173,22 +173,39 @@ def _generic_lines(value: Any, limit: int) -> list[str]:
     return lines
 
 
-def _fit(render: Callable[[int], list[str]], budget: int) -> str:
-    """The longest rendering within `budget`: shorter strings first, then fewer lines (counted)."""
+# When a tag tree must lose lines, these element types go last: the ones the criterion is about.
+FOCUS: dict[str, frozenset[str]] = {
+    "alt_text_quality": frozenset({"Figure", "Formula", "Caption", "Artifact"}),
+    "table_structure": frozenset({"Table", "THead", "TBody", "TFoot", "TR", "TH", "TD", "Caption"}),
+    "functional_hyperlinks": frozenset({"Link", "Annot", "Reference", "Note", "BibEntry"}),
+}
+
+
+def _kind(line: str) -> str:
+    return line.strip().split(" ", 1)[0]
+
+
+def _fit(render: Callable[[int], list[str]], budget: int, focus: frozenset[str] = frozenset()) -> str:
+    """The longest rendering within `budget`: shorter strings first, then fewer lines — lines of the
+    `focus` element types (and the first, summary line) are cut last. Whatever is cut is counted."""
     lines: list[str] = []
     for limit in TEXT_STEPS:
         lines = render(limit)
         if sum(len(line) + 1 for line in lines) <= budget:
             return "\n".join(lines)
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if used + len(line) + 1 > budget - 120:
-            break
-        kept.append(line)
-        used += len(line) + 1
-    omitted = lines[len(kept):]
-    kinds = Counter(line.strip().split(" ", 1)[0] for line in omitted)
+    room = budget - 160
+    keep = [False] * len(lines)
+    groups = ([0], [i for i in range(1, len(lines)) if _kind(lines[i]) in focus],
+              [i for i in range(1, len(lines)) if _kind(lines[i]) not in focus])
+    for group in groups:  # the first lines of each group in priority order; page order is kept
+        for i in group:
+            if len(lines[i]) + 1 > room:
+                break
+            keep[i] = True
+            room -= len(lines[i]) + 1
+    kept = [line for line, k in zip(lines, keep, strict=True) if k]
+    omitted = [line for line, k in zip(lines, keep, strict=True) if not k]
+    kinds = Counter(_kind(line) for line in omitted)
     summary = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common(8))
     kept.append(f"[{len(omitted)} more lines not shown (prompt budget): {summary}]")
     return "\n".join(kept)
@@ -210,7 +227,8 @@ def render_evidence(bundle: PageBundle, mode: str = "paper", images: dict[str, i
         lines: Callable[[Any, int], list[str]] = _generic_lines
         if isinstance(value, dict):
             lines = {"tag_structure": _tag_lines, "table_tags": _table_lines}.get(item.name, _generic_lines)
-        body = _fit(_bind(lines, value), min(MAX_CHARS_PER_ITEM, max(remaining, 1500)))
+        focus = FOCUS.get(bundle.criterion, frozenset()) if item.name == "tag_structure" else frozenset()
+        body = _fit(_bind(lines, value), min(MAX_CHARS_PER_ITEM, max(remaining, 1500)), focus)
         remaining -= len(body)
         blocks.append(f'{DATA_OPEN} evidence="{item.name}">\n{body}\n{DATA_CLOSE}')
     return "\n\n".join(blocks)

@@ -198,3 +198,14 @@ def test_hybrid_asks_the_llm_only_on_pages_the_rules_pass(make_judge: Callable[.
     assert results[0].review and "could not tell" in results[0].review  # Tier 2's Cannot Tell goes to Tier 3
     assert [r.label for r in results] == [Label.PASSED, Label.FAILED, Label.NOT_PRESENT]
     assert json.loads(json.dumps(results[0].tier_labels)) == {"rules": "passed", "llm": "cannot_tell"}
+
+
+def test_a_cut_tag_tree_keeps_the_elements_the_criterion_is_about() -> None:
+    elements = [{"id": 0, "type": "Document", "depth": 0}]
+    for i in range(1, 400):
+        kind = "Link" if i % 10 == 0 else "Span"
+        elements.append({"id": i, "parent": 0, "type": kind, "depth": 1, "page": 1, "text": f"text {i} " * 6})
+    bundle = PageBundle("functional_hyperlinks", 1, {"tag_structure": {"tagged": True, "elements": elements}})
+    text = render_evidence(bundle)
+    assert text.count("\n  Link #") == 39  # every Link element survives the cut
+    assert "more lines not shown (prompt budget):" in text and "Span" in text.rsplit("[", 1)[1]
