@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,18 @@ def _ours(con: Any, run_id: str) -> dict[str, Any]:
             "judges": judges, "criteria": list(dict.fromkeys(k[2] for k in acc))}
 
 
+def _evidence_modes(con: Any, run_id: str) -> dict[tuple[str, str], str]:
+    """(judge, model) → the evidence mode its LLM calls used (`paper` or `enriched`), from `judgments.params`."""
+    modes = {}
+    for row in _rows(con, "SELECT DISTINCT judge, coalesce(model, '') AS model, params FROM judgments "
+                          "WHERE run_id = $run AND model IS NOT NULL", run_id):
+        params = json.loads(row["params"] or "{}")
+        mode = params.get("evidence") or (params.get("llm") or {}).get("evidence")
+        if mode:
+            modes[(row["judge"], row["model"])] = mode
+    return modes
+
+
 def _name(judge: str, model: str) -> str:
     mapped = paper.paper_model(model)
     return f"ours: {judge} {model}".strip() + (f" (≙ {mapped})" if mapped else "")
@@ -143,6 +156,11 @@ def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], o
         table.add_row(label, *(_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine),
                       *(_pm(*t5[(label, m)], 3) if (label, m) in t5 else "-" for m in paper.PAPER_MODELS))
     out.print(table)
+    modes = _evidence_modes(con, run_id)
+    if modes:
+        out.print("evidence shown to the LLM judges: " + "; ".join(
+            f"{judge} {model}: {mode}" + (" (the paper's protocol)" if mode == "paper" else " (with our findings)")
+            for (judge, model), mode in modes.items()))
     out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3. 'average' is the mean "
               "over criteria. Items with no usable judgment count as wrong (accessbench sql \"select * from "
               "unjudged\"). Published rows: flows/published/README.md.")

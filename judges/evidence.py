@@ -458,7 +458,7 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 FINDINGS: dict[str, frozenset[str]] = {
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column"}),
-    "table_tags": frozenset({"issues"}),
+    "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates
     "link_metadata": frozenset({"dest_valid", "uri_well_formed"}),
     "color_values": frozenset({"passes", "threshold", "large_text", "failing", "failing_chars"}),
     "font_metadata": frozenset({"small_chars"}),

@@ -7,6 +7,7 @@ from typing import Any
 
 from extractors.errors import ExtractionError
 from extractors.layout import LAYOUT_SCHEMA, detect_layout, get_backend
+from judges.criteria import SPECS
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
@@ -14,7 +15,7 @@ from warehouse.catalog import TableSpec
 LAYOUT_REGIONS = TableSpec("layout_regions", "layout", with_run_id(LAYOUT_SCHEMA))
 # Regions feed figure and table evidence (untagged tables, crops); other criteria never read them,
 # and the model costs ~0.4 s a page, so only these documents are laid out.
-LAYOUT_CRITERIA = frozenset({"alt_text_quality", "table_structure"})
+LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 
 def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[str, Any]
