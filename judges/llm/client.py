@@ -30,7 +30,8 @@ from judges.llm.cache import ResponseCache, cache_key
 from judges.llm.redact import redact, redact_exact
 
 INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
-MAX_RETRY_AFTER_S = 300.0  # a provider asking for longer is treated as an outage, not a pause
+MAX_RETRY_AFTER_S = 120.0  # a provider asking for longer is treated as an outage: the call fails now
+MAX_REPLY_CHARS = 200_000  # a reply longer than this is refused, never parsed, cached or sent back
 BACKOFF_CAP_S = 60.0
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
@@ -270,6 +271,11 @@ class ModelClient:
             if not transient or attempt > self.max_retries:
                 raise ModelCallError(_explain(failure, status, attempt, transient), transient=transient,
                                      status=status, attempts=attempt) from None
+            if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
+                raise ModelCallError(
+                    f"{_explain(failure, status, attempt, transient)} — the provider asked to wait "
+                    f"{retry_after:.0f} s (more than {MAX_RETRY_AFTER_S:.0f} s): treated as an outage; rerun the "
+                    "judge stage later", transient=True, status=status, attempts=attempt) from None
             if retry_after is not None:
                 self._gate.hold_off(retry_after)  # everyone on this model waits, not just this thread
             with self._lock:
@@ -289,8 +295,13 @@ class ModelClient:
         tokens_in = getattr(usage, "prompt_tokens", None)
         tokens_out = getattr(usage, "completion_tokens", None)
         choices = getattr(raw, "choices", None) or []
+        text = (choices[0].message.content if choices else None) or ""
+        if len(text) > MAX_REPLY_CHARS:
+            raise ModelCallError(f"{self.model} replied with {len(text):,} characters (limit {MAX_REPLY_CHARS:,}); "
+                                 "the reply was discarded — check the model and --max-tokens", transient=False,
+                                 attempts=attempts)
         # A provider may echo a key back (in an error or a reply): it never reaches the cache or a table.
-        text = redact_exact((choices[0].message.content if choices else None) or "") or ""
+        text = redact_exact(text) or ""
         cost = self.price(tokens_in, tokens_out)
         with self._lock:
             self.stats.tokens_in += tokens_in or 0
@@ -397,21 +408,21 @@ def retry_after_seconds(exc: BaseException) -> float | None:
         return None
     try:
         if (ms := headers.get("retry-after-ms")) is not None:
-            return min(MAX_RETRY_AFTER_S, max(0.0, float(ms) / 1000))
+            return max(0.0, float(ms) / 1000)
         value = headers.get("retry-after")
     except (AttributeError, TypeError, ValueError):
         return None
     if value is None:
         return None
     try:
-        return min(MAX_RETRY_AFTER_S, max(0.0, float(value)))
+        return max(0.0, float(value))
     except ValueError:
         pass
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    return min(MAX_RETRY_AFTER_S, max(0.0, when.timestamp() - time.time()))
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _explain(exc: BaseException, status: int | None, attempts: int, transient: bool) -> str:

@@ -169,3 +169,35 @@ def test_threads_share_one_client_safely(server: ScriptedServer) -> None:
     for t in threads:
         t.join()
     assert not errors and c.stats.calls == 16 and c.stats.tokens_in == 1600
+
+
+def test_a_retry_after_beyond_the_cap_fails_now_instead_of_sleeping(server: ScriptedServer) -> None:
+    server.script(error(429, "come back tomorrow", headers={"Retry-After": "100000"}))
+    start = time.monotonic()
+    with pytest.raises(ModelCallError, match="asked to wait 100000 s") as caught:
+        client(server, max_retries=4).complete(HELLO)
+    assert time.monotonic() - start < 5 and server.calls == 1 and caught.value.transient
+
+
+def test_an_oversized_reply_is_refused_and_never_cached(server: ScriptedServer, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from judges.llm.cache import ResponseCache
+
+    cache = ResponseCache(Path(str(tmp_path)) / "cache")
+    server.script(chat("x" * 300_000))
+    with pytest.raises(ModelCallError, match="300,000 characters"):
+        client(server, cache=cache).complete(HELLO)
+    assert len(cache) == 0
+
+
+def test_a_reply_echoing_the_key_is_stored_redacted(server: ScriptedServer, tmp_path: object) -> None:
+    from pathlib import Path
+
+    from judges.llm.cache import ResponseCache
+
+    root = Path(str(tmp_path)) / "cache"
+    server.script(chat(f"your key is {SECRET}"))
+    response = client(server, cache=ResponseCache(root)).complete(HELLO)
+    assert SECRET not in response.text
+    assert all(SECRET not in p.read_text() for p in root.rglob("*.json"))
