@@ -62,6 +62,7 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
                           _pm(row["accuracy"], row["accuracy_sd"], 2 if row["repeats"] > 1 else 1),
                           _pm(row["macro_f1"], None, 1), "", *([""] * len(Label)))
         out.print(table)
+        _unjudged(con, out, run_id)
         if not brief:
             _published(con, out, run_id, acc, overall)
             _confusion(con, out, run_id)
@@ -192,3 +193,20 @@ def _unlabelled(con: Any, out: Console, run_id: str) -> None:
     for row in rows:
         table.add_row(row["criterion"], row["label"], str(row["documents"]))
     out.print(table)
+    missing = _rows(con, """
+        SELECT d.doc_id, d.criterion FROM documents d
+        WHERE d.run_id = $run AND NOT EXISTS (SELECT 1 FROM doc_labels l WHERE l.run_id = d.run_id
+                                             AND l.doc_id = d.doc_id AND l.label <> 'unjudged')""", run_id)
+    if missing:
+        out.print(f"{len(missing)} document(s) got no label (see: accessbench sql \"select * from errors where "
+                  f"run_id='{run_id}'\")", markup=False)
+
+
+def _unjudged(con: Any, out: Console, run_id: str) -> None:
+    """Items in the denominator without a usable judgment: how many per judge, and where to see why."""
+    rows = _rows(con, "SELECT judge, model, count(*) AS n FROM unjudged WHERE run_id = $run GROUP BY ALL "
+                      "ORDER BY ALL", run_id)
+    if rows:
+        counts = "; ".join(f"{r['judge']} {r['model']}".strip() + f": {r['n']}" for r in rows)
+        out.print(f"unjudged items (counted wrong): {counts} — why: accessbench sql \"select * from unjudged "
+                  f"where run_id='{run_id}'\"", markup=False)

@@ -48,14 +48,21 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
     tables = {name: _group(io.read("extract", name)) for name in EVIDENCE_TABLES}
     transcripts = _group(io.read("transcript", "transcripts"))
     regions = _group(io.read("layout", "layout_regions"))
-    failed = {e["doc_id"] for e in io.read("extract", "errors")}
+    failed: dict[str, str] = {}
+    for e in io.read("extract", "errors"):
+        failed.setdefault(e["doc_id"], f"{e['kind']}: {e['message']}")
     no_transcript = {e["doc_id"] for e in io.read("transcript", "errors")}
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
+        if doc_id in failed:
+            # No evidence is not "cannot tell": the document is left unjudged (counted wrong, listed
+            # in the `unjudged` view) rather than given a label the protocol reserves for withheld evidence.
+            io.error(doc_id, "unjudged", f"not judged: extraction failed ({failed[doc_id][:300]})")
+            continue
         order = tables["reading_order"].get(doc_id, [])
         evidence = DocEvidence(doc_id, pages=sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
-                               extract_failed=doc_id in failed, transcript_failed=doc_id in no_transcript,
+                               transcript_failed=doc_id in no_transcript,
                                transcripts=transcripts.get(doc_id, []), layout_regions=regions.get(doc_id, []),
                                order_agreement={p: order_agreement(order, page=p) for p in {r["page"] for r in order}},
                                **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})

@@ -119,3 +119,20 @@ def test_rerun_with_force_recomputes_only_the_named_stage(home: Path, synthetic_
     assert extract_file.stat().st_mtime_ns == before[0]
     assert judge_file.stat().st_mtime_ns != before[1]
     assert [s.name for s in downstream_of("judge")] == ["judge", "aggregate", "metrics"]
+
+
+def test_a_document_that_cannot_be_extracted_is_unjudged_never_a_label(tmp_path: Path,
+                                                                      synthetic_dataset: Path) -> None:
+    dataset = tmp_path / "dataset"
+    shutil.copytree(synthetic_dataset, dataset)
+    broken = dataset / "data" / "processed" / "semantic_tagging" / "cannot_tell" / "SYN0001.pdf"
+    broken.write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 400)  # no objects, no pages: nothing to extract
+    home = tmp_path / "home"
+    run_all(config(home, "u", dataset))
+    _, rows = catalog.query(home, ALL_TABLES, "select label, correct from doc_results where run_id='u' and "
+                                             "doc_id in (select doc_id from documents where run_id='u' and "
+                                             "json_extract_string(metadata, '$.pdf_path') like '%cannot_tell/SYN0001%' "
+                                             "and criterion='semantic_tagging')")
+    assert rows == [("unjudged", False)]  # not a lucky "cannot_tell"
+    _, why = catalog.query(home, ALL_TABLES, "select reason from unjudged where run_id='u'")
+    assert len(why) == 1 and why[0][0]
