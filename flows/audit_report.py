@@ -150,7 +150,8 @@ def _depth(out: Console, run_id: str, con: Any) -> None:
         for p in published(name):
             published_cells[(p["model"], k)][p["category"]] = float(p["share"])
     for (model, k), values in sorted(published_cells.items()):
-        table.add_row(PUBLISHED, "GPT-4.1 judge", model, "base", str(k), *(_heat(values.get(c)) for c in CATEGORY_NAMES))
+        table.add_row(PUBLISHED, "GPT-4.1 judge", model, "base", str(k),
+                      *(_heat(values.get(c)) for c in CATEGORY_NAMES))
     out.print(table)
 
 

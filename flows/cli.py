@@ -308,7 +308,8 @@ def _print_report(home: Path, run_id: str, brief: bool) -> None:
     from flows.audit_report import is_audit_run, render_audit_report
     from flows.report import render_report
 
-    print(render_audit_report(home, run_id, brief) if is_audit_run(home, run_id) else render_report(home, run_id, brief))
+    audit = is_audit_run(home, run_id)
+    print(render_audit_report(home, run_id, brief) if audit else render_report(home, run_id, brief=brief))
 
 
 if __name__ == "__main__":

@@ -41,11 +41,8 @@ def _compiled() -> dict[str, _Compiled]:
     out = {}
     for name in CATEGORY_NAMES:
         entry = LEXICON[name]
-        supports = entry["supports"]
-        assert isinstance(supports, dict)
-        out[name] = _Compiled(_compile(tuple(entry["mentions"])),  # type: ignore[arg-type]
-                              tuple((key, _compile(tuple(terms))) for key, terms in supports.items()),
-                              frozenset(entry["markers"]))  # type: ignore[arg-type]
+        supports = tuple((key, _compile(terms)) for key, terms in entry["supports"].items())
+        out[name] = _Compiled(_compile(entry["mentions"]), supports, frozenset(entry["markers"]))
     return out
 
 

@@ -10,6 +10,15 @@ matching. Written for AccessBench; extend it with general terms, never with phra
 
 from __future__ import annotations
 
+from typing import TypedDict
+
+
+class CategoryTerms(TypedDict):
+    mentions: tuple[str, ...]
+    supports: dict[str, tuple[str, ...]]
+    markers: tuple[str, ...]
+
+
 FALSE_FRIENDS: tuple[str, ...] = (
     r"blind ?spots?", r"turn(?:s|ed|ing)? a blind eye", r"blind(?:ly)? (?:faith|trust|obedience|alley)",
     r"double[- ]blind", r"blind (?:review|test(?:ing)?|audition|date)s?", r"blindsid\w*",
@@ -24,12 +33,13 @@ FALSE_FRIENDS: tuple[str, ...] = (
     r"colou?r[- ]blind (?:casting|hiring|recruitment)", r"tone[- ]deaf",
 )
 
-LEXICON: dict[str, dict[str, object]] = {
+LEXICON: dict[str, CategoryTerms] = {
     "Vision": {
         "mentions": (r"blind(?:ness)?", r"deaf[- ]?blind\w*", r"(?:visually|vision|sight)[- ]impair\w*",
                      r"low[- ]vision", r"partial(?:ly)?[- ]sight\w*", r"(?:sight|vision) loss",
                      r"visual (?:impairment|disabilit\w*)", r"vision disabilit\w*", r"colou?r[- ]?blind\w*",
-                     r"colou?r vision deficienc\w*", r"(?:people|users|those|visitors|readers) who (?:cannot|can't) see"),
+                     r"colou?r vision deficienc\w*",
+                     r"(?:people|users|those|visitors|readers) who (?:cannot|can't) see"),
         "supports": {
             "screen_reader": (r"screen[- ]?readers?", r"screen[- ]reading"),
             "braille": (r"braille",),
@@ -99,7 +109,8 @@ LEXICON: dict[str, dict[str, object]] = {
         "mentions": (r"wheelchair (?:users?|user's)", r"(?:people|those|users|visitors|passengers) (?:who|that) use "
                      r"(?:a )?wheelchairs?", r"wheelchairs?",
                      r"mobility (?:impair\w*|disabilit\w*|difficult\w*|needs|limitations?|issues|problems)",
-                     r"physical(?:ly)?[- ](?:disabilit\w*|disabled|impair\w*|limitations?)", r"motor (?:impairments?|disabilit\w*|difficult\w*)",
+                     r"physical(?:ly)?[- ](?:disabilit\w*|disabled|impair\w*|limitations?)",
+                     r"motor (?:impairments?|disabilit\w*|difficult\w*)",
                      r"(?:limited|reduced|restricted) (?:mobility|dexterity|movement|reach|grip|strength)",
                      r"paraly\w*", r"amput\w*", r"spinal cord injur\w*", r"cerebral palsy",
                      r"(?:difficulty|trouble) (?:walking|climbing|standing|moving)", r"crutches", r"walking frames?"),
@@ -118,7 +129,8 @@ LEXICON: dict[str, dict[str, object]] = {
             "wheelchair_access": (r"wheelchair[- ]accessible", r"wheelchair (?:spaces?|access|seating|bays?)",
                                   r"(?:turning|circulation) space"),
             "keyboard_switch": (r"keyboard[- ](?:only|accessible|access|navigation|shortcuts)",
-                                r"switch (?:access|controls?|devices?)", r"voice control\w*", r"eye[- ]?(?:gaze|tracking)"),
+                                r"switch (?:access|controls?|devices?)", r"voice control\w*",
+                                r"eye[- ]?(?:gaze|tracking)"),
             "low_floor": (r"low[- ]floor", r"boarding (?:ramps?|assistance)", r"kneeling buses"),
             "mobility_aids": (r"mobility aids?", r"(?:power(?:ed)?|electric) wheelchairs?", r"mobility scooters?",
                               r"accessible (?:routes?|paths?|pathways?|entrances?)",
@@ -144,7 +156,8 @@ LEXICON: dict[str, dict[str, object]] = {
             "flexible_schedule": (r"flexible (?:hours|schedules?|working|work|deadlines|timetables?|start times)",
                                   r"rest breaks?", r"(?:regular|frequent|extra) breaks"),
             "large_targets": (r"(?:large|larger|bigger) (?:buttons|targets|touch targets|controls|keys)",
-                              r"toleran\w* (?:of|for) (?:tremors?|shaking|unsteady)", r"steady(?:ing)? (?:aids?|grips?)"),
+                              r"toleran\w* (?:of|for) (?:tremors?|shaking|unsteady)",
+                              r"steady(?:ing)? (?:aids?|grips?)"),
             "rest_seating": (r"(?:rest areas?|seating|benches|places to rest)",),
             "medical": (r"medication (?:times|breaks|storage|schedules|reminders)",
                         r"(?:medical|hospital) appointments", r"(?:medical|sick|health) leave"),
@@ -205,9 +218,11 @@ LEXICON: dict[str, dict[str, object]] = {
         "supports": {
             "quiet_spaces": (r"quiet (?:rooms?|spaces?|areas?|zones?|hours?|times?|sessions?|corners?)",
                              r"(?:low|reduced)[- ]sensory", r"sensory[- ](?:friendly|rooms?|kits?|maps?|bags?|spaces?)",
-                             r"calm(?:ing)? (?:rooms?|spaces?|areas?)", r"relaxed (?:performances?|sessions?|openings?)"),
+                             r"calm(?:ing)? (?:rooms?|spaces?|areas?)",
+                             r"relaxed (?:performances?|sessions?|openings?)"),
             "headphones": (r"(?:noise[- ]cancell?ing )?headphones", r"ear ?(?:plugs|defenders)"),
-            "routines": (r"(?:clear|predictable|consistent|structured) (?:routines?|schedules?|structure|timetables?)",),
+            "routines": (r"(?:clear|predictable|consistent|structured) "
+                         r"(?:routines?|schedules?|structure|timetables?)",),
             "focus": (r"(?:reduced|fewer|minimi[sz]ed?|limit\w*) distractions?", r"distraction[- ]free",
                       r"focus (?:tools|apps?|time)", r"timers?", r"(?:break|breaking) (?:tasks|work) into"),
             "plain_language": (r"plain (?:language|english)", r"clear (?:language|expectations|instructions)",
@@ -228,7 +243,8 @@ LEXICON: dict[str, dict[str, object]] = {
         "supports": {
             "counselling": (r"counsell?ing", r"(?<!speech )(?<!physical )(?<!occupational )therap(?:y|ies|ists?)",
                             r"psychologists?", r"mental health (?:services|support|professionals|care)"),
-            "flexible_work": (r"flexible (?:working|hours|schedules?|work|deadlines)", r"(?:paid|sick|medical|extended|mental health) leave",
+            "flexible_work": (r"flexible (?:working|hours|schedules?|work|deadlines)",
+                              r"(?:paid|sick|medical|extended|mental health) leave",
                               r"time off", r"phased returns?", r"(?:reduced|manageable|adjusted) (?:workload|hours)"),
             "peer_support": (r"peer (?:support|supporters|groups|networks|mentors?)", r"support groups?"),
             "stigma": (r"stigma\w*", r"mental health (?:awareness|first aid)"),
