@@ -28,6 +28,7 @@ def run_audit_stage(cfg: AuditConfig, stage_name: str, force: bool = False) -> S
 
 def _run_stages(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
     """Run `names` (forced when asked) after any earlier audit stage that never completed."""
+    cfg.judge = cfg.judge or ",".join(cfg.audit_judges)
     _record_run(cfg, "running")
     store = cfg.store
     first = min(i for i, s in enumerate(AUDIT_STAGE_LIST) if s.name in names)

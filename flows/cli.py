@@ -247,7 +247,7 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
                       "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
-                      "leaderboard")
+                      "leaderboard; audit: qlcs, dlcs, depth_at_k, prompt_effect, judge_agreement")
     sys.stdout.write(format_rows(columns, rows, args.format))
     return EXIT_OK
 

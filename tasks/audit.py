@@ -34,6 +34,7 @@ class AuditConfig(RunConfig):
     """A run of the audit. Shares RunConfig's home, run id, api base and concurrency; the rest is its own."""
 
     source: str = "audit"
+    judge: str = ""  # recorded in `runs`: the audit's judges, comma-separated
     criteria: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)  # litellm ids; none → imported or fixture responses
     variants: list[str] = field(default_factory=lambda: list(VARIANTS))

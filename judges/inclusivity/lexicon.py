@@ -85,8 +85,7 @@ def judge_text(text: str) -> list[CategoryVerdict]:
                 snippet = snippet or original[:SNIPPET_CHARS]
                 supports |= found
         mentioned = snippet is not None
-        verdicts.append(CategoryVerdict(name, mentioned, depth_from_supports(mentioned, len(supports)),
-                                        snippet, {"supports": bool(supports)} if mentioned else {}))
+        verdicts.append(CategoryVerdict(name, mentioned, depth_from_supports(mentioned, len(supports)), snippet))
     return verdicts
 
 

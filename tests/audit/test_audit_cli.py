@@ -50,4 +50,4 @@ def test_audit_of_a_model_on_the_local_server_with_an_llm_judge(tmp_path: Path, 
         ("lexicon", "aware", 18), ("lexicon", "base", 18),
         ("llm:openai/judge-model", "aware", 18), ("llm:openai/judge-model", "base", 18)]
     (effect,) = sql(home, "select * from prompt_effect where judge = 'lexicon'")
-    assert effect["delta"] > 0
+    assert isinstance(effect["delta"], float) and effect["delta"] > 0
