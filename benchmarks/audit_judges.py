@@ -3,7 +3,8 @@
 Each judge (lexicon, embedding) reads the hand-written validation responses (fixtures written for
 AccessBench, not model output) and is scored against their annotations: precision, recall and F1
 of `covered`, and the quadratic-weighted κ of depth 0–3. The embedding judge's thresholds were set
-on the first half (h01–h35), so both halves are also reported on their own.
+on the first half (h01–h35), so both halves are also reported on their own. The fixtures and the
+lexicon were written by the same hand: these numbers are an upper bound for real model answers.
 
     python -m benchmarks.audit_judges [--judges lexicon embedding] [--per-category]
 """
