@@ -148,3 +148,39 @@ def test_an_unavailable_judge_is_an_error_row_not_a_failed_run(home: Path, serve
     assert states["category_judgments"].status == "completed"
     (row,) = query(home, "select * from errors where stage = 'category_judgments'")
     assert row["kind"] == "judge_unavailable" and "name the judge model" in row["message"]
+
+
+def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedServer, home: Path, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import tasks.audit
+
+    server.responder = answer_responder
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps([{"question_id": "t1", "text": "How can parks be accessible?"}]))
+    cfg = config(home, server, models=MODELS, variants=["base"], questions_path=str(questions),
+                 audit_judges=["lexicon"])
+    execute(cfg, AUDIT_STAGES["questions"])
+    real = tasks.audit.ask_many
+    asked: list[str] = []
+
+    def killed_on_the_second_model(client: Any, prompts: Any, params: Any) -> Any:
+        asked.append(client.model)
+        if len(asked) == 2:
+            raise KeyboardInterrupt  # the process is stopped between two models
+        return real(client, prompts, params)
+
+    monkeypatch.setattr(tasks.audit, "ask_many", killed_on_the_second_model)
+    with pytest.raises(KeyboardInterrupt):
+        execute(cfg, AUDIT_STAGES["responses"])
+    assert server.calls == 1
+    resumed: list[str] = []
+
+    def tracked(client: Any, prompts: Any, params: Any) -> Any:
+        resumed.append(client.model)
+        return real(client, prompts, params)
+
+    monkeypatch.setattr(tasks.audit, "ask_many", tracked)
+    state = execute(cfg, AUDIT_STAGES["responses"])
+    assert state.status == "completed" and state.row_count == 2
+    assert resumed == ["openai/test-model-b"]  # the first model's part was persisted, not asked again
+    assert sorted(r["model"] for r in query(home, "select model from responses")) == sorted(MODELS)
