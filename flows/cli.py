@@ -196,6 +196,7 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from tasks.audit import AUDIT_STAGES
     from tasks.registry import STAGES
     from warehouse.store import ArtifactStore
 
@@ -207,11 +208,13 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
     states: dict[str, dict[str, str]] = {}
     for row in store.stage_runs():
         states.setdefault(row.run_id, {})[row.stage] = row.status
-    table = Table("run", "created", "source", "judge", "status", *STAGES)
+    audits = {run["source"] == "audit" for run in runs}  # audit stages shown only when there are audit runs
+    shown = [*(STAGES if False in audits else []), *(AUDIT_STAGES if True in audits else [])]
+    table = Table("run", "created", "source", "judge", "status", *shown)
     for run in runs:
         stage_states = states.get(run["run_id"], {})
         table.add_row(run["run_id"], f"{run['created']:%Y-%m-%d %H:%M}", run["source"], run["judge"], run["status"],
-                      *(stage_states.get(s, "-") for s in STAGES))
+                      *(stage_states.get(s, "-") for s in shown))
     Console(width=200).print(table)
     return EXIT_OK
 
