@@ -30,7 +30,9 @@ def add_parser(sub: Any) -> None:
                        help="lexicon | embedding | llm:<litellm model id> (default: lexicon embedding)")
     audit.add_argument("--questions", help="questions file (JSON list or JSONL: question_id, text, theme, note)")
     audit.add_argument("--responses", help="JSONL of responses run elsewhere: model, variant, question_id, text")
-    audit.add_argument("--api-base", help="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) for models and judges")
+    audit.add_argument("--api-base", help="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the audited models")
+    audit.add_argument("--judge-api-base", help="OpenAI-compatible endpoint of the llm: judges (default: the "
+                                                "provider named in the judge's model id)")
     audit.add_argument("--concurrency", type=int, default=8, help="concurrent calls per model (default 8)")
     audit.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
     audit.add_argument("--run-id", help="name the run; an existing run id resumes that run "
@@ -58,7 +60,7 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
         return _error("pass --models (ask models now) or --responses (import answers), not both")
     if args.concurrency < 1 or args.timeout <= 0:
         return _error("--concurrency must be ≥ 1 and --timeout > 0")
-    options = {"home": home, "api_base": args.api_base, "concurrency": args.concurrency}
+    options = {"home": home, "api_base": args.judge_api_base, "concurrency": args.concurrency}
     for spec in args.judges:  # fail early on a misspelt judge; the model loads in the stage
         try:
             if spec != "embedding":
@@ -69,7 +71,8 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
                       models=list(args.models or []), variants=list(args.variants), audit_judges=list(args.judges),
                       questions_path=str(Path(args.questions).resolve()) if args.questions else None,
                       responses_path=str(Path(args.responses).resolve()) if args.responses else None,
-                      api_base=args.api_base, concurrency=args.concurrency, timeout_s=args.timeout)
+                      api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
+                      timeout_s=args.timeout)
     what = ", ".join(cfg.models) if cfg.models else (f"responses from {cfg.responses_path}" if cfg.responses_path
                                                       else "the shipped fixture responses")
     print(f"audit run {cfg.run_id}: {what}; variants: {', '.join(cfg.variants)}; judges: {', '.join(cfg.audit_judges)};"

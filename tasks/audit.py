@@ -39,6 +39,7 @@ class AuditConfig(RunConfig):
     models: list[str] = field(default_factory=list)  # litellm ids; none → imported or fixture responses
     variants: list[str] = field(default_factory=lambda: list(VARIANTS))
     audit_judges: list[str] = field(default_factory=lambda: list(DEFAULT_JUDGES))
+    judge_api_base: str | None = None  # endpoint of llm: judges (api_base is the audited models')
     questions_path: str | None = None
     responses_path: str | None = None
     temperature: float = 0.1  # the study's protocol for responses
@@ -52,10 +53,10 @@ class AuditConfig(RunConfig):
         assert isinstance(cfg, AuditConfig)
         return cfg
 
-    def model_options(self) -> dict[str, Any]:
-        """Options for the model client; never API keys (those stay in the environment)."""
-        return {"home": self.home, "api_base": self.api_base, "concurrency": self.concurrency,
-                "timeout_s": self.timeout_s, "backoff_base_s": self.backoff_base_s}
+    def model_options(self, judge: bool = False) -> dict[str, Any]:
+        """Client options for the audited models or (`judge`) the LLM judges; never API keys."""
+        return {"home": self.home, "api_base": self.judge_api_base if judge else self.api_base,
+                "concurrency": self.concurrency, "timeout_s": self.timeout_s, "backoff_base_s": self.backoff_base_s}
 
 
 def _cfg(io: StageIO) -> AuditConfig:
@@ -232,7 +233,7 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
     judges: dict[str, CategoryJudge] = {}
     for spec in cfg.audit_judges:
         try:
-            judges[spec] = get_category_judge(spec, cfg.model_options())
+            judges[spec] = get_category_judge(spec, cfg.model_options(judge=True))
         except (ValueError, ImportError) as exc:
             io.error(None, "judge_unavailable", f"judge {spec!r}: {exc}")
     units = [(f"{spec}|{batch[0]['response_id']}+{len(batch)}", (spec, batch))
@@ -250,7 +251,7 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
 
 
 JUDGMENTS_STAGE = Stage(
-    name="category_judgments", upstream=("questions", "responses"), config_keys=("audit_judges", "api_base"),
+    name="category_judgments", upstream=("questions", "responses"), config_keys=("audit_judges", "judge_api_base"),
     tables=(CATEGORY_JUDGMENTS,), body=judgments_body, code=("judges.inclusivity",),
 )
 

@@ -45,6 +45,7 @@ def test_audit_of_a_model_on_the_local_server_with_an_llm_judge(tmp_path: Path, 
                                      {"question_id": "t2", "text": "How can libraries be accessible?"}]))
     home = tmp_path / "home"
     cli(home, "audit", "--run-id", "m1", "--models", "openai/test-model", "--api-base", server.api_base,
+        "--judge-api-base", server.api_base,
         "--questions", str(questions), "--judges", "lexicon", "llm:openai/judge-model", cwd=tmp_path)
     assert server.calls == 2 * 2 * 2  # answers for both variants, then one judge call per answer
     rows = sql(home, "select judge, variant, count(*) n from category_judgments group by all order by all")

@@ -28,7 +28,8 @@ def query(home: Path, sql: str) -> list[dict[str, Any]]:
 
 
 def config(home: Path, server: ScriptedServer, **overrides: Any) -> AuditConfig:
-    return AuditConfig(home=home, run_id="a1", api_base=server.api_base, backoff_base_s=0.01, timeout_s=5,
+    return AuditConfig(home=home, run_id="a1", api_base=server.api_base, judge_api_base=server.api_base,
+                       backoff_base_s=0.01, timeout_s=5,
                        progress=False, **overrides)
 
 
