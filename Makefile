@@ -12,7 +12,7 @@ help:  ## list the targets
 $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade "pip>=24,<27"
-	$(BIN)/pip install -q -c requirements.lock -e ".[dev,llm,aws]"
+	$(BIN)/pip install -q -c requirements.lock -e ".[dev,llm,aws,embedding]"
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install AccessBench with its locked dependencies
@@ -31,7 +31,7 @@ check: $(STAMP)  ## lint and type-check
 	$(BIN)/mypy
 
 lock:  ## re-resolve requirements.lock from pyproject.toml
-	$(BIN)/uv pip compile pyproject.toml --extra dev --extra llm --extra aws --python-version 3.11 -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --extra dev --extra llm --extra aws --extra embedding --python-version 3.11 -o requirements.lock
 
 clean:  ## remove the virtualenv and the default data home
 	rm -rf $(VENV) .accessbench

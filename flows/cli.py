@@ -79,13 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     rerun = sub.add_parser("rerun", help="re-execute one stage of a run from its persisted upstream artifacts")
     rerun.add_argument("--run", required=True, help="run id (see: accessbench runs)")
     rerun.add_argument("--stage", required=True,
-                       help="corpus|render|layout|extract|transcript|inputs|judge|aggregate|metrics")
+                       help="corpus|render|layout|extract|transcript|inputs|judge|aggregate|metrics; for an audit "
+                            "run: questions|responses|category_judgments|audit_metrics")
     rerun.add_argument("--downstream", action="store_true", help="also re-execute every stage after it")
 
     sql = sub.add_parser("sql", help="read-only SQL over the warehouse")
     sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
+    from flows.audit_cli import add_parser as add_audit_parser
     from flows.calls_cli import add_parsers as add_calls_parsers
     from flows.corpus_cli import add_parser as add_corpus_parser
     from flows.review import add_parser as add_review_parser
@@ -93,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_review_parser(sub)
     add_corpus_parser(sub)
     add_calls_parsers(sub)
+    add_audit_parser(sub)
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
@@ -108,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
-                   "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache}
+                   "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
+                   "audit": cmd_audit}
         return int(handler[args.command](home, args))
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -212,6 +216,7 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
+    from tasks.audit import AUDIT_STAGES
     from tasks.registry import STAGES
     from warehouse.store import ArtifactStore
 
@@ -223,11 +228,13 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
     states: dict[str, dict[str, str]] = {}
     for row in store.stage_runs():
         states.setdefault(row.run_id, {})[row.stage] = row.status
-    table = Table("run", "created", "source", "judge", "status", *STAGES)
+    audits = {run["source"] == "audit" for run in runs}  # audit stages shown only when there are audit runs
+    shown = [*(STAGES if False in audits else []), *(AUDIT_STAGES if True in audits else [])]
+    table = Table("run", "created", "source", "judge", "status", *shown)
     for run in runs:
         stage_states = states.get(run["run_id"], {})
         table.add_row(run["run_id"], f"{run['created']:%Y-%m-%d %H:%M}", run["source"], run["judge"], run["status"],
-                      *(stage_states.get(s, "-") for s in STAGES))
+                      *(stage_states.get(s, "-") for s in shown))
     Console(width=200).print(table)
     return EXIT_OK
 
@@ -237,11 +244,15 @@ def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
     from tasks.registry import STAGES
     from warehouse.store import ArtifactStore
 
-    if args.stage not in STAGES:
-        return _error(f"unknown stage {args.stage!r}; stages: {', '.join(STAGES)}")
     run = ArtifactStore(home).get_run(args.run)
     if run is None:
         return _error(f"no run {args.run!r} in {home}; list runs with: accessbench runs", EXIT_NOT_FOUND)
+    if run.get("source") == "audit":
+        from flows.audit_cli import rerun_audit
+
+        return rerun_audit(home, args, run)
+    if args.stage not in STAGES:
+        return _error(f"unknown stage {args.stage!r}; stages: {', '.join(STAGES)}")
     cfg = RunConfig.from_record(json.loads(run["config"]), home=home)
     return _flow(home, args, "rerun", cfg, stage=args.stage, downstream=args.downstream)
 
@@ -259,7 +270,7 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     except duckdb.Error as exc:
         return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
                       "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
-                      "leaderboard, unjudged")
+                      "leaderboard, unjudged; audit: qlcs, dlcs, depth_at_k, prompt_effect, judge_agreement")
     sys.stdout.write(format_rows(columns, rows, args.format))
     return EXIT_OK
 
@@ -303,6 +314,12 @@ def cmd_cache(home: Path, args: argparse.Namespace) -> int:
     return run_cache(home, args)
 
 
+def cmd_audit(home: Path, args: argparse.Namespace) -> int:
+    from flows.audit_cli import run_audit
+
+    return run_audit(home, args)
+
+
 def cmd_review(home: Path, args: argparse.Namespace) -> int:
     from flows.review import run_review
 
@@ -323,9 +340,11 @@ def cmd_report(home: Path, args: argparse.Namespace) -> int:
 
 
 def _print_report(home: Path, run_id: str, brief: bool) -> None:
+    from flows.audit_report import is_audit_run, render_audit_report
     from flows.report import render_report
 
-    print(render_report(home, run_id, brief=brief))
+    audit = is_audit_run(home, run_id)
+    print(render_audit_report(home, run_id, brief) if audit else render_report(home, run_id, brief=brief))
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
             continue
         order = tables["reading_order"].get(doc_id, [])
         evidence = DocEvidence(doc_id, pages=sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
-                               transcript_failed=doc_id in no_transcript,
+                               extract_failed=False, transcript_failed=doc_id in no_transcript,
                                transcripts=transcripts.get(doc_id, []), layout_regions=regions.get(doc_id, []),
                                order_agreement={p: order_agreement(order, page=p) for p in {r["page"] for r in order}},
                                **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})

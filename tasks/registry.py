@@ -5,6 +5,7 @@ from __future__ import annotations
 from corpus.sampling import SAMPLES_SCHEMA
 from corpus.screening import SCREENING_SCHEMA
 from tasks.aggregate import AGGREGATE
+from tasks.audit import AUDIT_TABLES
 from tasks.common import with_run_id
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
@@ -28,6 +29,7 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
     TableSpec("screening", "sample", with_run_id(SCREENING_SCHEMA)),
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
+    *AUDIT_TABLES,  # the inclusivity audit's stages (tasks.audit), run by flows.audit
 )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from warehouse.audit_metrics import AUDIT_METRIC_INPUTS, AUDIT_METRIC_VIEWS
 from warehouse.metrics import METRIC_INPUTS, METRIC_VIEWS
 from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE
 
@@ -93,6 +94,8 @@ def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     ddl += [_view_sql(s.name, s.glob(artifacts), s.schema) for s in tables]
     if {spec.name for spec in tables} >= METRIC_INPUTS:
         ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in METRIC_VIEWS]
+    if {spec.name for spec in tables} >= AUDIT_METRIC_INPUTS:
+        ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in AUDIT_METRIC_VIEWS]
     return ddl
 
 

@@ -1,0 +1,117 @@
+"""`accessbench audit`: the disability-inclusivity audit from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+FIXTURE_NOTE = (
+    "note: no --models and no --responses: this run judged the shipped hand-written fixture responses "
+    "(model 'fixture/hand-written', written for AccessBench's validation set, not model output).\n"
+    "To audit a model: accessbench audit --models openai/gpt-4.1 (keys from the provider's environment "
+    "variable), or a local server: accessbench audit --models hosted_vllm/Qwen/Qwen2.5-7B-Instruct "
+    "--api-base http://localhost:8000/v1; responses run elsewhere: --responses FILE.jsonl"
+)
+
+
+def add_parser(sub: Any) -> None:
+    from judges.inclusivity.prompts import VARIANTS
+    from tasks.audit import DEFAULT_JUDGES
+
+    audit = sub.add_parser("audit", help="disability-inclusivity audit: which disabilities do model answers cover?")
+    audit.add_argument("--models", nargs="+", metavar="MODEL",
+                       help="litellm model ids to answer the questions (e.g. openai/gpt-4.1 ollama/llama3.1)")
+    audit.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS),
+                       help="base question, and/or the accessibility-aware system prompt (default: both)")
+    audit.add_argument("--judges", nargs="+", default=list(DEFAULT_JUDGES), metavar="JUDGE",
+                       help="lexicon | embedding | llm:<litellm model id> (default: lexicon embedding)")
+    audit.add_argument("--questions", help="questions file (JSON list or JSONL: question_id, text, theme, note)")
+    audit.add_argument("--responses", help="JSONL of responses run elsewhere: model, variant, question_id, text")
+    audit.add_argument("--api-base", help="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the audited models")
+    audit.add_argument("--judge-api-base", help="OpenAI-compatible endpoint of the llm: judges (default: the "
+                                                "provider named in the judge's model id)")
+    audit.add_argument("--concurrency", type=int, default=8, help="concurrent calls per model (default 8)")
+    audit.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    audit.add_argument("--run-id", help="name the run; an existing run id resumes that run "
+                                        "(re-run a stage with: accessbench rerun --run ID --stage STAGE)")
+
+
+def run_audit(home: Path, args: argparse.Namespace) -> int:
+    from flows.cli import EXIT_NOT_FOUND, _error
+    from judges.inclusivity.base import get_category_judge
+    from tasks.audit import AuditConfig
+    from tasks.context import new_run_id
+    from warehouse.store import ArtifactStore
+
+    existing = ArtifactStore(home).get_run(args.run_id) if args.run_id else None
+    if existing is not None:
+        if existing.get("source") != "audit":
+            return _error(f"run {args.run_id!r} is a benchmark run, not an audit; choose another --run-id")
+        cfg = AuditConfig.from_audit_record(json.loads(existing["config"]), home=home, progress=True)
+        print(f"resuming audit run {cfg.run_id} with its recorded settings", file=sys.stderr)
+        return _run(home, args, cfg)
+    for path, what in ((args.questions, "--questions"), (args.responses, "--responses")):
+        if path and not Path(path).is_file():
+            return _error(f"{what} {path} is not a file", EXIT_NOT_FOUND)
+    if args.models and args.responses:
+        return _error("pass --models (ask models now) or --responses (import answers), not both")
+    if args.concurrency < 1 or args.timeout <= 0:
+        return _error("--concurrency must be ≥ 1 and --timeout > 0")
+    options = {"home": home, "api_base": args.judge_api_base, "concurrency": args.concurrency}
+    for spec in args.judges:  # fail early on a misspelt judge; the model loads in the stage
+        try:
+            if spec != "embedding":
+                get_category_judge(spec, options)
+        except (ValueError, ImportError) as exc:
+            return _error(str(exc))
+    cfg = AuditConfig(home=home, run_id=args.run_id or new_run_id(), judge=",".join(args.judges),
+                      models=list(args.models or []), variants=list(args.variants), audit_judges=list(args.judges),
+                      questions_path=str(Path(args.questions).resolve()) if args.questions else None,
+                      responses_path=str(Path(args.responses).resolve()) if args.responses else None,
+                      api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
+                      timeout_s=args.timeout)
+    what = ", ".join(cfg.models) if cfg.models else (f"responses from {cfg.responses_path}" if cfg.responses_path
+                                                      else "the shipped fixture responses")
+    print(f"audit run {cfg.run_id}: {what}; variants: {', '.join(cfg.variants)}; judges: {', '.join(cfg.audit_judges)};"
+          f" data home: {home}", file=sys.stderr)
+    return _run(home, args, cfg)
+
+
+def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> int:
+    """`accessbench rerun --run ID --stage STAGE [--downstream]` for an audit run."""
+    from flows.cli import _error
+    from tasks.audit import AUDIT_STAGES, AuditConfig
+
+    if args.stage not in AUDIT_STAGES:
+        return _error(f"unknown audit stage {args.stage!r}; stages: {', '.join(AUDIT_STAGES)}")
+    cfg = AuditConfig.from_audit_record(json.loads(run["config"]), home=home)
+    return _run(home, args, cfg, stage=args.stage, downstream=args.downstream)
+
+
+def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = None, downstream: bool = False) -> int:
+    from flows.cli import EXIT_FAILED, EXIT_OK, _error, _prepare_prefect, _print_stage_results
+
+    _prepare_prefect(home, args.verbose)
+    from flows.audit import audit_flow, audit_rerun_flow
+    from flows.audit_report import render_audit_report
+    from tasks.runner import StageFailed
+
+    record = cfg.to_record()
+    try:
+        results = audit_rerun_flow(record, stage, downstream) if stage else audit_flow(record)
+    except StageFailed as exc:
+        return _error(f"{exc}\nsee: accessbench runs; fix the cause, then: accessbench rerun --run {cfg.run_id} "
+                      "--stage <stage> --downstream", EXIT_FAILED)
+    _print_stage_results(results)
+    seconds = sum(r["seconds"] or 0 for r in results)
+    errors = sum(r["errors"] or 0 for r in results)
+    print(f"audit run {cfg.run_id} finished in {seconds:.1f} s of stage time"
+          + (f" with {errors} error rows (accessbench sql \"select * from errors where run_id='{cfg.run_id}'\")"
+             if errors else ""), file=sys.stderr)
+    print(render_audit_report(home, cfg.run_id, brief=True))
+    if not cfg.models and not cfg.responses_path:
+        print(FIXTURE_NOTE, file=sys.stderr)
+    return EXIT_OK

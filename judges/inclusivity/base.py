@@ -1,0 +1,84 @@
+"""Category judges: the result types and the registry that resolves a judge by name.
+
+A category judge reads one model response (and the question it answers) and gives a verdict for
+each of the nine categories: covered or not, a depth 0–3 and a supporting snippet. Judges are
+named like the PDF judges: `lexicon`, `embedding`, `llm:<litellm model id>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from judges.inclusivity.categories import CATEGORY_NAMES
+
+
+@dataclass
+class CategoryVerdict:
+    """One category of one response. `covered`/`depth` are None when the verdict was voided."""
+
+    category: str
+    covered: bool | None
+    depth: int | None
+    snippet: str | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass
+class ResponseJudgment:
+    """A judge's verdicts on one response (all nine categories), with the call's accounting if any."""
+
+    verdicts: list[CategoryVerdict]
+    raw_response: str | None = None
+    prompt_hash: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_s: float | None = None
+
+    @classmethod
+    def failed(cls, message: str, **accounting: Any) -> ResponseJudgment:
+        """Every category voided by one error (a failed call, an unusable reply)."""
+        return cls([CategoryVerdict(c, None, None, error=message) for c in CATEGORY_NAMES], **accounting)
+
+
+@dataclass(frozen=True)
+class JudgeItem:
+    question: str
+    response: str
+
+
+class CategoryJudge(Protocol):
+    name: str  # the spec it was resolved from, e.g. "lexicon" or "llm:openai/gpt-4.1"
+    model: str | None
+    prompt_version: str
+
+    def params(self) -> dict[str, Any]: ...
+
+    def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]: ...
+
+
+Factory = Callable[[str | None, dict[str, Any]], CategoryJudge]
+_REGISTRY: dict[str, Factory] = {}
+
+
+def register_category_judge(kind: str) -> Callable[[Factory], Factory]:
+    def wrap(factory: Factory) -> Factory:
+        _REGISTRY[kind] = factory
+        return factory
+    return wrap
+
+
+def get_category_judge(spec: str, options: dict[str, Any] | None = None) -> CategoryJudge:
+    """Resolve 'lexicon', 'embedding' or 'llm:<model>' to a judge (heavy imports happen on first use)."""
+    import judges.inclusivity.embedding  # noqa: F401 - registers `embedding`
+    import judges.inclusivity.lexicon  # noqa: F401 - registers `lexicon`
+    import judges.inclusivity.llm_judge  # noqa: F401 - registers `llm`
+
+    kind, _, argument = spec.partition(":")
+    factory = _REGISTRY.get(kind)
+    if factory is None:
+        raise ValueError(f"unknown category judge {spec!r}; available: lexicon, embedding, llm:<litellm model id>")
+    return factory(argument or None, options or {})

@@ -1,0 +1,174 @@
+"""`llm:<litellm model id>`: a category judge that asks a model, through the one model client.
+
+One call per response covers all nine categories with structured output (a JSON-schema response
+format), plus at most one repair call when the reply does not fit. The snippet rule: a verdict
+whose snippet is not found in the response (after whitespace normalisation) is voided (covered and
+depth become null) and flagged `snippet_not_found`. Failures become voided rows with a redacted error.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from judges.inclusivity.base import CategoryVerdict, JudgeItem, ResponseJudgment, register_category_judge
+from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
+from judges.inclusivity.prompts import (
+    PROMPT_VERSION,
+    RESPONSE_FORMAT,
+    judge_system_prompt,
+    judge_user_prompt,
+    prompt_hash,
+)
+from judges.inclusivity.text import normalise_ws, snippet_in
+from judges.llm.cache import ResponseCache
+from judges.llm.client import ModelCallError, ModelClient, ModelResponse
+from judges.llm.parsing import ReplyError, extract_json, repair_request
+from judges.llm.redact import redact, redact_exact
+
+JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}
+SNIPPET_CHARS = 500
+_ALIASES = {name.casefold().replace("/", "").replace("-", "").replace(" ", ""): name for name in CATEGORY_NAMES}
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    category: str
+    covered: bool
+    depth: int
+    snippet: str = ""
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    categories: list[_Item]
+
+
+def parse_categories(text: str) -> dict[str, _Item]:
+    """The reply's verdict per known category; raises ReplyError with a message the model can act on."""
+    try:
+        reply = _Reply.model_validate(extract_json(text or ""))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors())
+        raise ReplyError(f"the JSON does not match the required format ({problems})") from None
+    out: dict[str, _Item] = {}
+    for item in reply.categories:
+        name = _ALIASES.get(item.category.casefold().replace("/", "").replace("-", "").replace(" ", ""))
+        if name is None:
+            raise ReplyError(f"unknown category {item.category!r}; use exactly: {', '.join(CATEGORY_NAMES)}")
+        if not 0 <= item.depth <= MAX_DEPTH:
+            raise ReplyError(f"depth {item.depth} for {name} is outside 0–{MAX_DEPTH}")
+        out[name] = item
+    if not out:
+        raise ReplyError(f"no categories in the reply; list all of {', '.join(CATEGORY_NAMES)}")
+    return out
+
+
+def verdict(name: str, item: _Item | None, response: str) -> CategoryVerdict:
+    """Apply the snippet rule and reconcile coverage with depth (depth > 0 means covered)."""
+    if item is None:
+        return CategoryVerdict(name, None, None, flags={"missing_category": True},
+                               error="invalid_response: the judge gave no verdict for this category")
+    flags: dict[str, bool] = {}
+    depth, covered = item.depth, item.covered
+    if covered != (depth > 0):
+        flags["covered_depth_mismatch"] = True
+        depth = max(depth, 1) if covered else depth
+        covered = depth > 0
+    snippet = normalise_ws(item.snippet)[:SNIPPET_CHARS] or None
+    if not covered:
+        return CategoryVerdict(name, False, 0, None, flags)
+    if snippet is None or not snippet_in(item.snippet, response):
+        flags["snippet_not_found"] = True
+        return CategoryVerdict(name, None, None, snippet, flags)
+    return CategoryVerdict(name, True, depth, snippet, flags)
+
+
+class LLMCategoryJudge:
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, client: ModelClient, params: dict[str, Any] | None = None) -> None:
+        self.client = client
+        self.model: str | None = client.model
+        self.name = f"llm:{client.model}"
+        self.request = dict(JUDGE_PARAMS if params is None else params)
+
+    def params(self) -> dict[str, Any]:
+        described = self.client.describe_params(self.request)
+        if "response_format" in described:
+            described["response_format"] = "json_schema:category_judgment"
+        return described
+
+    def messages(self, item: JudgeItem) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": judge_system_prompt()},
+                {"role": "user", "content": judge_user_prompt(item.question, item.response)}]
+
+    def judge_one(self, item: JudgeItem) -> ResponseJudgment:
+        messages = self.messages(item)
+        phash = prompt_hash(messages)
+        calls: list[ModelResponse] = []
+        try:
+            first = self.client.complete(messages, self.request, 0)
+            calls.append(first)
+            try:
+                parsed = parse_categories(first.text)
+            except ReplyError as problem:
+                repair = [*messages, {"role": "assistant", "content": first.text},
+                          {"role": "user", "content": repair_request(problem)}]
+                second = self.client.complete(repair, self.request, 0)
+                calls.append(second)
+                parsed = parse_categories(second.text)
+        except ReplyError as exc:
+            return ResponseJudgment.failed(f"invalid_response: {exc} (after one repair request)",
+                                           **_accounting(calls, phash))
+        except ModelCallError as exc:
+            return ResponseJudgment.failed(f"model_call: {exc}", **_accounting(calls, phash))
+        verdicts = [verdict(name, parsed.get(name), item.response) for name in CATEGORY_NAMES]
+        return ResponseJudgment(verdicts, **_accounting(calls, phash))
+
+    def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
+        if not items:
+            return []
+        with ThreadPoolExecutor(max_workers=min(self.client.concurrency, len(items)),
+                                thread_name_prefix="audit-judge") as pool:
+            return list(pool.map(self._safe, items))
+
+    def _safe(self, item: JudgeItem) -> ResponseJudgment:
+        try:
+            return self.judge_one(item)
+        except Exception as exc:  # noqa: BLE001 - one bad response is an error row, not a lost batch
+            return ResponseJudgment.failed(redact(f"internal: {type(exc).__name__}: {exc}") or "internal error")
+
+
+def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
+    def total(values: list[Any]) -> Any:
+        return None if not values or any(v is None for v in values) else sum(values)
+
+    return {"raw_response": redact_exact(calls[-1].text) if calls else None, "prompt_hash": phash,
+            "tokens_in": total([c.tokens_in for c in calls]), "tokens_out": total([c.tokens_out for c in calls]),
+            "cost_usd": total([c.cost_usd for c in calls]), "latency_s": total([c.latency_s for c in calls])}
+
+
+def make_client(model: str, options: dict[str, Any]) -> ModelClient:
+    """A model client for `model` from run options (api_base, concurrency, home for the cache, …)."""
+    cache = None
+    if options.get("cache", True):
+        from warehouse.home import resolve_home
+
+        home = Path(options["home"]) if options.get("home") else resolve_home()
+        cache = ResponseCache.under_home(home)
+    return ModelClient(model, api_base=options.get("api_base"), concurrency=int(options.get("concurrency", 8)),
+                       timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
+                       cache=cache, price_table=options.get("price_table"),
+                       backoff_base_s=float(options.get("backoff_base_s", 1.0)))
+
+
+@register_category_judge("llm")
+def make_llm_category_judge(argument: str | None, options: dict[str, Any]) -> LLMCategoryJudge:
+    """`llm:<litellm model id>`, e.g. llm:openai/gpt-4.1 or llm:hosted_vllm/Qwen/Qwen2.5-72B-Instruct."""
+    if not argument:
+        raise ValueError("name the judge model: --judges llm:<litellm model id>, e.g. llm:openai/gpt-4.1")
+    return LLMCategoryJudge(make_client(argument, options))

@@ -1,0 +1,77 @@
+"""Model responses to the audit's questions, through the one model client; and JSONL imports."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
+from judges.llm.client import ModelCallError, ModelClient
+from judges.llm.redact import redact, redact_exact
+
+MAX_RESPONSE_CHARS = 20_000  # imported texts are bounded like model replies (512 tokens is ~2,500 chars)
+
+
+def ask(client: ModelClient, question: str, variant: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One zero-shot response: its text and accounting, or an error (never an exception)."""
+    request = dict(RESPONSE_PARAMS if params is None else params)
+    messages = response_messages(question, variant)
+    row: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "prompt_hash": prompt_hash(messages),
+                           "params": json.dumps(client.describe_params(request), sort_keys=True)}
+    try:
+        reply = client.complete(messages, request, 0)
+    except ModelCallError as exc:
+        return {**row, "error": f"model_call: {exc}"}
+    except Exception as exc:  # noqa: BLE001 - one bad call is an error row, not a lost batch
+        return {**row, "error": redact(f"internal: {type(exc).__name__}: {exc}")}
+    text = redact_exact(reply.text) or ""
+    return {**row, "text": text, "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+            "cost_usd": reply.cost_usd, "latency_s": reply.latency_s, "cached": reply.cached,
+            "error": None if text.strip() else "empty_response: the model returned no text"}
+
+
+def ask_many(client: ModelClient, prompts: list[tuple[str, str]], params: dict[str, Any] | None = None
+             ) -> list[dict[str, Any]]:
+    """`ask` over (question, variant) pairs, concurrently up to the client's limit; same order."""
+    if not prompts:
+        return []
+    with ThreadPoolExecutor(max_workers=min(client.concurrency, len(prompts)), thread_name_prefix="audit") as pool:
+        return list(pool.map(lambda p: ask(client, p[0], p[1], params), prompts))
+
+
+def read_responses_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Responses run elsewhere: one JSON object a line with model, variant, question_id, text.
+
+    Returns (records, problems); a line that cannot be used is a problem, the others are kept.
+    """
+    records: list[dict[str, Any]] = []
+    problems: list[str] = []
+    seen: set[tuple[str, str, str]] = set()
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {number}: not JSON ({exc.msg})")
+            continue
+        if not isinstance(record, dict):
+            problems.append(f"line {number}: expected an object with model, variant, question_id, text")
+            continue
+        missing = [k for k in ("model", "variant", "question_id", "text") if not str(record.get(k) or "").strip()]
+        if missing:
+            problems.append(f"line {number}: missing {', '.join(missing)}")
+            continue
+        if record["variant"] not in VARIANTS:
+            problems.append(f"line {number}: variant {record['variant']!r} is not one of {', '.join(VARIANTS)}")
+            continue
+        key = (str(record["model"]), str(record["variant"]), str(record["question_id"]))
+        if key in seen:
+            problems.append(f"line {number}: a second response for {key}; keep one per model, variant and question")
+            continue
+        seen.add(key)
+        records.append({"model": key[0], "variant": key[1], "question_id": key[2],
+                        "text": str(record["text"])[:MAX_RESPONSE_CHARS]})
+    return records, problems

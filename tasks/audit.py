@@ -1,0 +1,324 @@
+"""The inclusivity audit's stages: questions → responses → category_judgments → audit_metrics.
+
+Same machinery as the PDF benchmark (`tasks.runner`): each stage is skipped when its inputs are
+unchanged, resumes from per-unit parts after a kill, and turns bad input or a failed call into
+error rows. This module knows nothing about Prefect; `flows.audit` runs the stages as tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from judges.inclusivity.base import CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
+from judges.inclusivity.prompts import VARIANTS
+from judges.inclusivity.questions import load_questions, questions_digest
+from judges.inclusivity.respond import ask_many, read_responses_jsonl
+from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
+from tasks.context import RunConfig
+from tasks.runner import Stage, StageIO
+from warehouse import catalog
+from warehouse.catalog import TableSpec
+
+DEFAULT_JUDGES = ("lexicon", "embedding")
+JUDGE_BATCH = 64  # responses per resumable unit of the judgments stage
+
+
+@dataclass
+class AuditConfig(RunConfig):
+    """A run of the audit. Shares RunConfig's home, run id, api base and concurrency; the rest is its own."""
+
+    source: str = "audit"
+    judge: str = ""  # recorded in `runs`: the audit's judges, comma-separated
+    criteria: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)  # litellm ids; none → imported or fixture responses
+    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
+    audit_judges: list[str] = field(default_factory=lambda: list(DEFAULT_JUDGES))
+    judge_api_base: str | None = None  # endpoint of llm: judges (api_base is the audited models')
+    questions_path: str | None = None
+    responses_path: str | None = None
+    temperature: float = 0.1  # the study's protocol for responses
+    max_tokens: int = 512
+    timeout_s: float = 60.0
+    backoff_base_s: float = 1.0
+
+    @classmethod
+    def from_audit_record(cls, record: dict[str, Any], **overrides: Any) -> AuditConfig:
+        cfg = cls.from_record(record, **overrides)
+        assert isinstance(cfg, AuditConfig)
+        return cfg
+
+    def model_options(self, judge: bool = False) -> dict[str, Any]:
+        """Client options for the audited models or (`judge`) the LLM judges; never API keys."""
+        return {"home": self.home, "api_base": self.judge_api_base if judge else self.api_base,
+                "concurrency": self.concurrency, "timeout_s": self.timeout_s, "backoff_base_s": self.backoff_base_s}
+
+
+def _cfg(io: StageIO) -> AuditConfig:
+    if not isinstance(io.cfg, AuditConfig):
+        raise TypeError("the audit stages need an AuditConfig")
+    return io.cfg
+
+
+def response_id(model: str, variant: str, question_id: str) -> str:
+    return "a" + hashlib.sha1(f"{model}\0{variant}\0{question_id}".encode()).hexdigest()[:12]
+
+
+# -- questions --------------------------------------------------------------------------------------
+
+QUESTIONS_SCHEMA = pa.schema([
+    pa.field("run_id", pa.string(), nullable=False),
+    pa.field("question_id", pa.string(), nullable=False),
+    pa.field("theme", pa.string()),
+    pa.field("text", pa.string(), nullable=False),
+    pa.field("note", pa.string()),
+])
+QUESTIONS = TableSpec("questions", "questions", QUESTIONS_SCHEMA)
+
+
+def questions_body(io: StageIO) -> dict[str, Any]:
+    cfg = _cfg(io)
+    questions, problems = load_questions(cfg.questions_path)
+    for problem in problems:
+        io.error(None, "bad_question", problem)
+    if not questions:
+        raise ValueError(f"no usable question in {cfg.questions_path or 'the shipped set'}; see the error rows")
+    return {"questions": [{"run_id": cfg.run_id, **q.__dict__} for q in questions]}
+
+
+QUESTIONS_STAGE = Stage(
+    name="questions", upstream=(), config_keys=("questions_path",), tables=(QUESTIONS,), body=questions_body,
+    external_inputs=lambda cfg: questions_digest(getattr(cfg, "questions_path", None)),
+)
+
+# -- responses --------------------------------------------------------------------------------------
+
+RESPONSES_SCHEMA = pa.schema([
+    pa.field("run_id", pa.string(), nullable=False),
+    pa.field("response_id", pa.string(), nullable=False),
+    pa.field("model", pa.string(), nullable=False),
+    pa.field("variant", pa.string(), nullable=False),
+    pa.field("question_id", pa.string(), nullable=False),
+    pa.field("text", pa.string()),
+    pa.field("source", pa.string(), nullable=False),  # model | import | fixture (hand-written, not model output)
+    pa.field("prompt_version", pa.string()),
+    pa.field("prompt_hash", pa.string()),
+    pa.field("params", pa.string()),  # JSON of the parameters actually sent
+    pa.field("tokens_in", pa.int64()),
+    pa.field("tokens_out", pa.int64()),
+    pa.field("cost_usd", pa.float64()),
+    pa.field("latency_s", pa.float64()),
+    pa.field("cached", pa.bool_()),
+    pa.field("error", pa.string()),
+])
+RESPONSES = TableSpec("responses", "responses", RESPONSES_SCHEMA)
+
+
+def _responses_inputs(cfg: RunConfig) -> str:
+    path = getattr(cfg, "responses_path", None)
+    if path:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return "" if getattr(cfg, "models", None) else "fixtures:" + json.dumps([f.__dict__ for f in load_validation()])
+
+
+def _keys(cfg: AuditConfig, model: str, variant: str, question_id: str) -> dict[str, Any]:
+    return {"run_id": cfg.run_id, "response_id": response_id(model, variant, question_id), "model": model,
+            "variant": variant, "question_id": question_id}
+
+
+def responses_body(io: StageIO) -> dict[str, Any]:
+    cfg = _cfg(io)
+    questions = {row["question_id"]: row["text"] for row in io.read("questions", "questions")}
+    if cfg.responses_path:
+        return {"responses": _imported(io, cfg, questions)}
+    if not cfg.models:
+        return {"responses": [{**_keys(cfg, FIXTURE_MODEL, f.variant, f.question_id), "text": f.text,
+                               "source": "fixture"}
+                              for f in load_validation() if f.variant in cfg.variants and f.question_id in questions]}
+    from judges.inclusivity.llm_judge import make_client
+
+    units = [(f"{model}|{variant}", (model, variant)) for model in cfg.models for variant in cfg.variants]
+    order = list(questions)
+    params = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+
+    def work(unit: tuple[str, str]) -> dict[str, list[dict[str, Any]]]:
+        model, variant = unit
+        answers = ask_many(make_client(model, cfg.model_options()), [(questions[q], variant) for q in order], params)
+        rows = [{**_keys(cfg, model, variant, q), **a, "source": "model"} for q, a in zip(order, answers, strict=True)]
+        errors = [{"run_id": cfg.run_id, "stage": "responses", "doc_id": r["response_id"],
+                   "kind": str(r["error"]).split(":")[0], "message": f"{model} {variant} {r['question_id']}: "
+                   f"{r['error']}"} for r in rows if r.get("error")]
+        return {"responses": rows, "errors": errors}
+
+    return io.per_key(units, work, "responses")
+
+
+def _imported(io: StageIO, cfg: AuditConfig, questions: dict[str, str]) -> list[dict[str, Any]]:
+    assert cfg.responses_path is not None
+    records, problems = read_responses_jsonl(cfg.responses_path)
+    for problem in problems:
+        io.error(None, "bad_response", f"{cfg.responses_path} {problem}")
+    rows = []
+    for record in records:
+        if record["question_id"] not in questions:
+            io.error(None, "unknown_question", f"{cfg.responses_path}: question_id {record['question_id']!r} is not "
+                     "in this run's questions; pass the matching --questions file")
+        elif record["variant"] in cfg.variants:
+            rows.append({**_keys(cfg, record["model"], record["variant"], record["question_id"]),
+                         "text": record["text"], "source": "import"})
+    return rows
+
+
+RESPONSES_STAGE = Stage(
+    name="responses", upstream=("questions",),
+    config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens"),
+    tables=(RESPONSES,), body=responses_body, external_inputs=_responses_inputs,
+    code=("judges.inclusivity",),
+)
+
+# -- category judgments -----------------------------------------------------------------------------
+
+JUDGMENTS_SCHEMA = pa.schema([
+    pa.field("run_id", pa.string(), nullable=False),
+    pa.field("response_id", pa.string(), nullable=False),
+    pa.field("question_id", pa.string(), nullable=False),
+    pa.field("model", pa.string(), nullable=False),  # the model that wrote the response
+    pa.field("variant", pa.string(), nullable=False),
+    pa.field("judge", pa.string(), nullable=False),  # lexicon | embedding | llm:<model>
+    pa.field("judge_model", pa.string()),
+    pa.field("category", pa.string(), nullable=False),
+    pa.field("covered", pa.bool_()),  # null: voided (error, or snippet not found)
+    pa.field("depth", pa.int32()),
+    pa.field("snippet", pa.string()),
+    pa.field("flags", pa.string()),  # JSON, e.g. {"snippet_not_found": true}
+    pa.field("prompt_version", pa.string()),
+    pa.field("prompt_hash", pa.string()),
+    pa.field("params", pa.string()),
+    # One call judges all nine categories: its reply and accounting sit on the call's first row only.
+    pa.field("raw_response", pa.string()),
+    pa.field("tokens_in", pa.int64()),
+    pa.field("tokens_out", pa.int64()),
+    pa.field("cost_usd", pa.float64()),
+    pa.field("latency_s", pa.float64()),
+    pa.field("error", pa.string()),
+])
+CATEGORY_JUDGMENTS = TableSpec("category_judgments", "category_judgments", JUDGMENTS_SCHEMA)
+
+
+def judgment_rows(run_id: str, judge: CategoryJudge, response: dict[str, Any],
+                  result: ResponseJudgment) -> list[dict[str, Any]]:
+    keys = {"run_id": run_id, "response_id": response["response_id"], "question_id": response["question_id"],
+            "model": response["model"], "variant": response["variant"], "judge": judge.name,
+            "judge_model": judge.model, "prompt_version": judge.prompt_version,
+            "params": json.dumps(judge.params(), sort_keys=True), "prompt_hash": result.prompt_hash}
+    call = {"raw_response": result.raw_response, "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
+            "cost_usd": result.cost_usd, "latency_s": result.latency_s}
+    rows = []
+    for index, v in enumerate(result.verdicts):
+        rows.append({**keys, **(call if index == 0 else {}), "category": v.category, "covered": v.covered,
+                     "depth": v.depth, "snippet": v.snippet, "error": v.error,
+                     "flags": json.dumps(v.flags, sort_keys=True) if v.flags else None})
+    return rows
+
+
+def judgments_body(io: StageIO) -> dict[str, Any]:
+    cfg = _cfg(io)
+    questions = {row["question_id"]: row["text"] for row in io.read("questions", "questions")}
+    responses = [r for r in io.read("responses", "responses") if not r.get("error") and (r.get("text") or "").strip()]
+    judges: dict[str, CategoryJudge] = {}
+    for spec in cfg.audit_judges:
+        try:
+            judges[spec] = get_category_judge(spec, cfg.model_options(judge=True))
+        except (ValueError, ImportError) as exc:
+            io.error(None, "judge_unavailable", f"judge {spec!r}: {exc}")
+    units = [(f"{spec}|{batch[0]['response_id']}+{len(batch)}", (spec, batch))
+             for spec in judges
+             for batch in (responses[i:i + JUDGE_BATCH] for i in range(0, len(responses), JUDGE_BATCH))]
+
+    def work(unit: tuple[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        spec, batch = unit
+        judge = judges[spec]
+        results = judge.judge_many([JudgeItem(questions.get(r["question_id"], ""), r["text"]) for r in batch])
+        return {"category_judgments": [row for r, result in zip(batch, results, strict=True)
+                                       for row in judgment_rows(cfg.run_id, judge, r, result)]}
+
+    return io.per_key(units, work, "category judgments")
+
+
+JUDGMENTS_STAGE = Stage(
+    name="category_judgments", upstream=("questions", "responses"), config_keys=("audit_judges", "judge_api_base"),
+    tables=(CATEGORY_JUDGMENTS,), body=judgments_body, code=("judges.inclusivity",),
+)
+
+# -- metrics ----------------------------------------------------------------------------------------
+
+AUDIT_RUN_METRICS_SCHEMA = pa.schema([
+    pa.field("run_id", pa.string(), nullable=False),
+    pa.field("metric", pa.string(), nullable=False),  # qlcs | dlcs | depth_at_k | prompt_delta | coverage_kappa | …
+    pa.field("judge", pa.string()),
+    pa.field("judge_b", pa.string()),  # the second judge of an agreement row
+    pa.field("model", pa.string()),
+    pa.field("variant", pa.string()),
+    pa.field("category", pa.string()),
+    pa.field("k", pa.int32()),
+    pa.field("value", pa.float64()),
+    pa.field("n", pa.int64()),
+])
+AUDIT_RUN_METRICS = TableSpec("audit_run_metrics", "audit_metrics", AUDIT_RUN_METRICS_SCHEMA)
+
+SNAPSHOT = """
+SELECT run_id, 'qlcs' AS metric, judge, NULL AS judge_b, model, variant, NULL AS category, NULL AS k,
+       qlcs AS value, responses AS n FROM qlcs WHERE run_id = $run
+UNION ALL
+SELECT run_id, 'dlcs', judge, NULL, model, variant, category, NULL, dlcs, responses FROM dlcs WHERE run_id = $run
+UNION ALL
+SELECT run_id, 'depth_at_k', judge, NULL, model, variant, category, k, share, responses
+FROM depth_at_k WHERE run_id = $run
+UNION ALL
+SELECT run_id, 'prompt_delta', judge, NULL, model, NULL, NULL, NULL, delta, responses_aware
+FROM prompt_effect WHERE run_id = $run
+UNION ALL
+SELECT run_id, 'coverage_kappa', judge_a, judge_b, NULL, NULL, NULL, NULL, coverage_kappa, n
+FROM judge_agreement WHERE run_id = $run
+UNION ALL
+SELECT run_id, 'depth_kappa', judge_a, judge_b, NULL, NULL, NULL, NULL, depth_kappa, n
+FROM judge_agreement WHERE run_id = $run
+"""
+
+
+def audit_metrics_body(io: StageIO) -> dict[str, Any]:
+    from tasks.registry import ALL_TABLES
+
+    con = catalog.connect(io.cfg.home, ALL_TABLES)
+    try:
+        result = con.execute(SNAPSHOT, {"run": io.cfg.run_id})
+        names = [d[0] for d in result.description]
+        rows = [dict(zip(names, values, strict=True)) for values in result.fetchall()]
+    finally:
+        con.close()
+    return {"audit_run_metrics": rows}
+
+
+AUDIT_METRICS_STAGE = Stage(
+    name="audit_metrics", upstream=("category_judgments",), config_keys=(), tables=(AUDIT_RUN_METRICS,),
+    body=audit_metrics_body,
+)
+
+AUDIT_STAGE_LIST: tuple[Stage, ...] = (QUESTIONS_STAGE, RESPONSES_STAGE, JUDGMENTS_STAGE, AUDIT_METRICS_STAGE)
+AUDIT_STAGES: dict[str, Stage] = {stage.name: stage for stage in AUDIT_STAGE_LIST}
+AUDIT_TABLES: tuple[TableSpec, ...] = tuple(spec for stage in AUDIT_STAGE_LIST for spec in stage.tables)
+
+
+def audit_downstream_of(name: str) -> list[Stage]:
+    if name not in AUDIT_STAGES:
+        raise KeyError(f"unknown audit stage {name!r}; stages: {', '.join(AUDIT_STAGES)}")
+    chosen = {name}
+    for stage in AUDIT_STAGE_LIST:
+        if chosen & set(stage.upstream):
+            chosen.add(stage.name)
+    return [stage for stage in AUDIT_STAGE_LIST if stage.name in chosen]

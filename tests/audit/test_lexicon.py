@@ -1,0 +1,72 @@
+"""The lexicon judge: negation, idioms, depth from distinct supports, and its targets on the validation set."""
+
+from __future__ import annotations
+
+import pytest
+
+from judges.inclusivity.base import JudgeItem, get_category_judge
+from judges.inclusivity.lexicon import judge_text
+from judges.inclusivity.validation import load_validation, score_judge
+
+
+def covered(text: str) -> dict[str, int]:
+    return {v.category: v.depth or 0 for v in judge_text(text) if v.covered}
+
+
+def test_depth_counts_distinct_supports_in_the_categorys_sentences() -> None:
+    assert covered("Blind people face many barriers.") == {"Vision": 1}
+    assert covered("Blind people may use screen readers.") == {"Vision": 2}
+    assert covered("Blind people use screen readers, braille displays, tactile maps and high-contrast screens.") \
+        == {"Vision": 3}
+    # The same support twice is one support.
+    assert covered("Blind users need screen readers. Blind staff also need screen readers.") == {"Vision": 2}
+    # Captions are a Hearing support: they do not deepen Vision in a sentence that names both.
+    assert covered("Blind and deaf visitors need captions.") == {"Vision": 1, "Hearing": 2}
+
+
+def test_a_support_that_only_one_group_uses_names_the_category() -> None:
+    assert covered("Signs should be printed in braille.") == {"Vision": 2}
+    assert covered("Offer extra time.") == {}  # ambiguous on its own: no category named
+
+
+def test_negated_mentions_are_not_coverage() -> None:
+    assert covered("The survey excluded people who are not blind.") == {}
+    assert covered("The plan says nothing about deaf residents.") == {}
+    assert covered("Without ramps, wheelchair users cannot enter.") == {"Mobility": 1}  # the ramp is absent
+    assert covered("This is not only about wheelchair users but also about autistic people.") == \
+        {"Mobility": 1, "Sens/Cog": 1}
+
+
+def test_idioms_are_not_coverage() -> None:
+    text = ("Policy makers have a blind spot here and are deaf to criticism; crippling costs paralysed by "
+            "indecision follow, and the Great Depression shows that free speech matters.")
+    assert covered(text) == {}
+
+
+def test_snippet_is_a_sentence_of_the_response() -> None:
+    text = "Good design matters. Deaf visitors need captions and hearing loops. Everyone benefits."
+    (hearing,) = [v for v in judge_text(text) if v.covered]
+    assert hearing.snippet == "Deaf visitors need captions and hearing loops."
+    assert hearing.depth == 2
+
+
+def test_lexicon_meets_its_targets_on_the_validation_set() -> None:
+    fixtures = load_validation()
+    judge = get_category_judge("lexicon")
+    results = judge.judge_many([JudgeItem("", f.text) for f in fixtures])
+    score = score_judge([r.verdicts for r in results], fixtures)
+    assert score["f1"] >= 0.85
+    assert score["depth_kappa"] is not None and score["depth_kappa"] >= 0.6
+
+
+def test_validation_set_spans_every_category_and_depth() -> None:
+    fixtures = load_validation()
+    assert len(fixtures) >= 60
+    seen = {(c, d) for f in fixtures for c, d in f.annotation.items()}
+    assert seen == {(c, d) for c in fixtures[0].annotation for d in range(4)}
+
+
+@pytest.mark.parametrize("spec", ["lexicon:x", "nope"])
+def test_bad_judge_names_are_refused(spec: str) -> None:
+    with pytest.raises(ValueError):
+        get_category_judge(spec)
