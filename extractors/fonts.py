@@ -58,7 +58,7 @@ TEXT_SPANS_SCHEMA = pa.schema(
         pa.field("bbox", pa.list_(pa.float32()), nullable=False),  # PDF points, top-left origin
         pa.field("render_invisible", pa.bool_(), nullable=False),  # neither filled nor stroked, or alpha 0
         pa.field("clipped", pa.bool_(), nullable=False),  # drawn outside the clip path
-        pa.field("unmapped_chars", pa.int32(), nullable=False),  # U+FFFD or private-use characters
+        pa.field("unmapped_chars", pa.int32(), nullable=False),  # U+FFFD, private-use, BOM/noncharacters, controls
     ]
 )
 
@@ -69,8 +69,11 @@ _FILLED, _STROKED, _CLIPPED, _FAKE_BOLD = 16, 32, 64, 8  # MuPDF per-character f
 _SUBSET_TAG = re.compile(r"^[A-Z]{6}\+")
 _MUPDF_NAME_LIMIT = 31  # MuPDF keeps this many characters of a font's name
 _SIZE_STEP = 0.5
-# No Unicode mapping (MuPDF's replacement character) or a private-use code point.
-_UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff]")
+# No usable Unicode mapping: MuPDF's replacement character, a private-use code point, or a code
+# point with nothing to speak (a ToUnicode that maps glyphs to U+FEFF, U+FFFE, a noncharacter or a
+# control character is a mapping in name only).
+_UNMAPPED = re.compile("[\ufffd\ue000-\uf8ff\U000f0000-\U0010ffff\ufeff\ufffe\uffff\ufdd0-\ufdef"
+                       "\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def mupdf_font_name(xref: int, font_type: str, base_font: str) -> str:

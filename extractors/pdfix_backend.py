@@ -25,7 +25,7 @@ from typing import Any
 import pymupdf
 
 from extractors.errors import ExtractionError, open_pdf
-from extractors.structure import MAX_ELEMENTS, extract_struct_elements, resolve_role
+from extractors.structure import MAX_ELEMENTS, extract_struct_elements, is_standard_type, resolve_role
 
 INSTALL = "pip install 'accessbench[pdfix]'  (pdfix-sdk>=8,<10)"
 _PDFIX_WRONG_PASSWORD = 34  # PDFix error type for "invalid password"
@@ -148,6 +148,7 @@ class _PdfixReader:
             "order": order,
             "raw_type": raw_type,
             "type": self.types[raw_type],
+            "standard": is_standard_type(self.types[raw_type]),
             "page": None if page is None else page + 1 + self.page_offset,
             # PDFix returns "" for a missing entry; '' and absent mean different things for Alt.
             "alt": elem.GetAlt() if _known(obj, "Alt") else None,

@@ -42,6 +42,7 @@ STRUCT_ELEMENTS_SCHEMA = pa.schema(
         pa.field("order", pa.int32(), nullable=False),  # index among sibling elements
         pa.field("raw_type", pa.string(), nullable=False),  # /S as written
         pa.field("type", pa.string(), nullable=False),  # after RoleMap; raw if unknown
+        pa.field("standard", pa.bool_()),  # `type` is a standard structure type (PDF 1.7/2.0)
         pa.field("page", pa.int32()),  # 1-based + page_offset
         pa.field("alt", pa.string()),
         pa.field("actual_text", pa.string()),
@@ -145,6 +146,11 @@ class StructTree:
 
     def elem_by_objgen(self) -> dict[ObjGen, int]:
         return {n.obj.objgen: i for i, n in enumerate(self.nodes) if n.obj.is_indirect}
+
+
+def is_standard_type(kind: str) -> bool:
+    """A type assistive technology knows: a PDF 1.7/2.0 standard structure type (or Hn)."""
+    return kind in _STANDARD_TYPES or bool(_HEADING_N.fullmatch(kind))
 
 
 def resolve_role(raw_type: str, role_map: dict[str, str]) -> str:
@@ -706,6 +712,7 @@ def _records(tree: StructTree, content: dict[int, _Content], annot_index: dict[O
                 "order": node.order,
                 "raw_type": node.raw_type,
                 "type": tree.type_of(node.raw_type),
+                "standard": is_standard_type(tree.type_of(node.raw_type)),
                 "page": _numbered(pages[i], page_offset),
                 "alt": _text(obj.get("/Alt")),
                 "actual_text": _text(obj.get("/ActualText")),

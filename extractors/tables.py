@@ -16,6 +16,11 @@ and as a row header elsewhere). What a table does wrong is listed in ``issues`` 
 - ``empty_header_cell``: a TH without text;
 - ``no_tr``: cells not grouped in TR rows (rows were rebuilt from the cells' positions);
 - ``ragged_rows``: rows of different widths once spans are applied (spans missing or wrong);
+- ``misaligned_rows``: a ragged row of two or more cells — its cells sit under the wrong columns
+  (a lone cell across a row, such as a group label, is not counted);
+- ``span_missing``: cells had to be moved under the columns their boxes sit in, leaving a slot
+  below a header cell empty — a RowSpan (or an empty cell) is missing, so a screen reader's grid
+  is off by a column even though the extractor re-aligned it for header association;
 - ``layout_table_suspect``: one row or one column, or no header and long prose in the cells;
 - ``untagged_table``: a table drawn on the page that no Table element covers.
 
@@ -184,6 +189,10 @@ def _tagged_table(table: dict, tree: StructIndex, doc_id: str) -> tuple[dict, li
     slots, n_rows, n_cols, ragged = _layout(grouped)
     if ragged:
         issues.append("ragged_rows")
+        if any(len(row) >= 2 and sum(c.colspan for c in row) < n_cols for row in grouped):
+            issues.append("misaligned_rows")
+    if _span_missing(grouped, slots):
+        issues.append("span_missing")
     header_rows, header_cols = _header_extent(slots, n_rows, n_cols)
     th = [c for c in cells if c.kind == "TH"]
     td = [c for c in cells if c.kind == "TD"]
@@ -277,6 +286,20 @@ def _layout(rows: list[list[_Cell]]) -> tuple[dict[tuple[int, int], _Cell], int,
             for (r, c), cell in zip(placed, (c for row in rows for c in row), strict=True):
                 cell.row, cell.col = r, c  # undo
     return slots, n_rows, n_cols, ragged
+
+
+def _span_missing(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell]) -> bool:
+    """A row below the first whose cells skip a slot that a header cell with text sits above."""
+    for r, row in enumerate(rows):
+        if r == 0 or len(row) < 2:
+            continue
+        cols = {c.col for c in row}
+        start = min(cols)
+        for col in range(start):
+            above = slots.get((r - 1, col))
+            if (r, col) not in slots and above is not None and above.kind == "TH" and above.text:
+                return True
+    return False
 
 
 def _place(rows: list[list[_Cell]], centres: list[float] | None) -> tuple[dict[tuple[int, int], _Cell],

@@ -131,6 +131,7 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
             "text": _short(element.get("text")), "alt": element.get("alt"),
             "actual_text": element.get("actual_text"), "scope": element.get("scope"),
             "objr_count": element.get("objr_count"), "mcid_count": element.get("mcid_count"),
+            "nonstandard": True if element.get("standard") is False else None,
         }
         if element.get("page") == page and element.get("text"):
             item.update(text_style(element.get("bbox"), page_spans))
@@ -163,7 +164,15 @@ def _heading_level(kind: str) -> int | None:
 def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    links = [_strip(link) for link in ev.links if link.get("page") == page]
+    by_id = {e["elem_id"]: e for e in ev.struct_elements}
+    links = []
+    for link in ev.links:
+        if link.get("page") != page:
+            continue
+        claimed = by_id.get(link.get("element_id"))
+        # What a screen reader can announce for the link besides /Contents: its element's text or Alt.
+        spoken = claimed and (claimed.get("alt") or claimed.get("actual_text") or claimed.get("text"))
+        links.append(_strip(link) | ({"element_text": _short(spoken)} if spoken else {}))
     link_elements = [
         {"id": e["elem_id"], "page": e.get("page"), "objr_count": e.get("objr_count", 0),
          "text": _short(e.get("text")), "alt": e.get("alt")}
@@ -229,7 +238,8 @@ def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
             fonts[span["font_name"]] = fonts.get(span["font_name"], 0) + chars
             sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
             box, text = span.get("bbox"), span.get("text") or ""
-            if box and len(text.strip()) >= ADVANCE_MIN_CHARS and box[2] - box[0] > box[3] - box[1]:
+            if box and len(text.strip()) >= ADVANCE_MIN_CHARS and box[2] - box[0] > box[3] - box[1] \
+                    and _wordy(text):
                 width += box[2] - box[0]
                 ems += len(text) * float(span["size"])
         chars = sum(fonts.values())
@@ -238,6 +248,13 @@ def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         "size": max(sizes, key=lambda k: sizes[k]), "chars": chars,
                         "em_per_char": round(width / ems, 3) if ems else None})
     return out[:200]
+
+
+def _wordy(text: str) -> bool:
+    """Mostly letters and digits: leader dots ("Introduction ........ 1"), rules of underscores or
+    dashes are set tight on purpose and say nothing about how text is spaced."""
+    visible = [c for c in text if not c.isspace()]
+    return sum(c.isalnum() for c in visible) >= 0.6 * len(visible) if visible else False
 
 
 def _on(rows: list[dict[str, Any]], page: int) -> list[dict[str, Any]]:
@@ -456,6 +473,7 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 # than extracted facts. The rules judge reads them; the paper gave its models raw evidence only, so
 # the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
 FINDINGS: dict[str, frozenset[str]] = {
+    "tag_structure": frozenset({"nonstandard"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column"}),
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates

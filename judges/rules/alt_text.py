@@ -1,7 +1,8 @@
 """Alternative text quality (WCAG 2.2 SC 1.1.1; PDF/UA-1 §7.3): does each figure's alt text stand in for it?
 
 A figure is judged when it is meaningful: not small (icons, inline glyphs under 2% of the page)
-and not an artifact, unless a "Figure N" caption shows it carries content. Not Present means no
+and not an artifact, unless a "Figure N" caption shows it carries content; a small image the tag
+tree presents as a Figure without any alt text is judged too (size alone exempts nothing). Not Present means no
 alternative text to judge: no meaningful figure on the page, or a document that gives none of
 its figures an alt text (untagged, or every /Alt removed). Once the document does use alt
 text, a meaningful figure left without one fails.
@@ -71,6 +72,7 @@ class Figure:
     is_artifact: bool | None
     unknown_words: set[str]
     same_alt_as: list[dict[str, Any]]
+    small: bool = False  # an icon-sized image judged because the tag tree presents it as a Figure
 
     @property
     def where(self) -> str:
@@ -90,17 +92,27 @@ def _clean(text: str | None) -> str | None:
     return " ".join("".join(c for c in text if c.isprintable()).split())
 
 
+def conveys_content(raw: dict[str, Any]) -> bool:
+    """Whether a figure must be described: any figure that is not small, and a small one (an icon, a
+    logo with text, an image in a link) that the author tagged as a Figure rather than an artifact —
+    size alone never exempts an image the structure tree presents as content."""
+    if not raw.get("small"):
+        return True
+    return bool(raw.get("tagged_figure")) and not raw.get("is_artifact") \
+        and raw.get("alt") is None and raw.get("actual_text") is None
+
+
 def _figures(alts: dict[str, Any]) -> list[Figure]:
     figures: list[Figure] = []
     for raw in alts["figures"]:
-        if raw.get("small"):
-            continue  # icons, logos, inline formula images: no figure content to describe
+        if not conveys_content(raw):
+            continue  # untagged or artifact icons and glyphs, and small figures already described
         alt = _clean(raw.get("alt"))
         if alt is None:
             alt = _clean(raw.get("actual_text"))
         figures.append(Figure(len(figures) + 1, alt, raw.get("caption"), raw.get("caption_words") or 0,
                               raw.get("is_artifact"), set(raw.get("alt_words_not_in_text") or ()),
-                              raw.get("same_alt_as") or []))
+                              raw.get("same_alt_as") or [], bool(raw.get("small"))))
     return figures
 
 
@@ -186,8 +198,8 @@ def _check(figure: Figure, where: str, subs: dict[str, str], issues: list[Issue]
         issues.append(Issue(sub, at, problem, fix))
 
     if figure.alt is None:
-        if figure.caption in described:
-            return
+        if figure.caption in described and not figure.small:
+            return  # a panel of a figure described as a whole (an icon only borrows a nearby caption)
         if figure.is_artifact:
             if figure.caption:  # a numbered figure is content, not decoration
                 fail("decorative_treatment", "the captioned figure is marked as an artifact, so screen readers "
@@ -248,7 +260,7 @@ def judge_alt_text(bundle: PageBundle, thresholds: AltThresholds = THRESHOLDS) -
     seen = (alts or crops or {}).get("figures")
     if seen is None:
         return cannot_tell(bundle, "figure evidence", SUBS)
-    if not any(not f.get("small") for f in seen):
+    if not any(conveys_content(f) if alts else not f.get("small") for f in seen):
         return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
                             summary=f"{where}: no figures that need alternative text.")
     if alts is None:

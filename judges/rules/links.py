@@ -68,6 +68,14 @@ def judge_links(bundle: PageBundle) -> PageJudgment:
                                 "the link annotation is not referenced by any Link structure element",
                                 "tag the link text as a Link element and add an OBJR to this annotation "
                                 "(with the annotation's StructParent pointing back)"))
+        if not (link.get("contents") or "").strip() and not (link.get("anchor_text") or "").strip() \
+                and not (link.get("element_text") or "").strip():
+            subs["descriptiveness"] = FAILED
+            issues.append(Issue("descriptiveness", f"{where}, link to {link.get('target') or 'nowhere'!r}",
+                                "the link has nothing a screen reader can announce: no /Contents, no link text "
+                                "and no Alt on its Link element",
+                                "give the link annotation a /Contents description of where it leads (or put "
+                                "visible link text inside its Link element)"))
         if link.get("dest_valid") is False:
             subs["functionality"] = FAILED
             issues.append(Issue("functionality", at, f"internal destination {link.get('target')!r} does not exist",

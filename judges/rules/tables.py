@@ -128,7 +128,12 @@ def _check(table: Table, fail: Callable[[str, str, str], None], thresholds: Tabl
     if len(orphans) > thresholds.max_orphan_data_cells:
         fail("header_semantics", f"{len(orphans)} data cell(s) (e.g. “{_clip(orphans[0].get('text'), 20)}”) have "
              "no header that applies to them", "add TH cells (with Scope) for their row or column, or Headers/IDs")
-    if "ragged_rows" in codes and codes & {"headers_mismatch", "data_cell_without_header", "no_tr"}:
+    if "span_missing" in codes:
+        fail("complex_tables", "cells of a row sit one or more columns left of where they are drawn: a RowSpan "
+             "(or an empty cell) is missing above them, so a screen reader announces them under the wrong headers",
+             "give the header cell above its RowSpan (or add the empty cell) so every row lines up with its headers")
+    elif "misaligned_rows" in codes or ("ragged_rows" in codes
+                                        and codes & {"headers_mismatch", "data_cell_without_header", "no_tr"}):
         fail("complex_tables", "rows have different widths once spans are applied: RowSpan/ColSpan are missing "
              "or wrong, which shifts cells under the wrong headers",
              "set ColSpan/RowSpan on merged cells so every row covers the same number of columns")

@@ -61,12 +61,34 @@ def _untagged_lists(page_elements: list[dict[str, Any]], by_id: dict[int, dict[s
 
 
 def _in_list(element: dict[str, Any], by_id: dict[int, dict[str, Any]]) -> bool:
+    return _inside(element, by_id, {"L", "LI", "LBody", "TOC", "TOCI"})
+
+
+def _inside(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kinds: set[str]) -> bool:
     node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
     while node is not None:
-        if node["type"] in {"L", "LI", "LBody", "TOC", "TOCI"}:
+        if node["type"] in kinds:
             return True
         node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
     return False
+
+
+# Only running-text blocks can be headings in disguise: table cells are bold by convention, and text
+# in annotations, forms, figures, notes and lists has its own structure.
+BLOCK_TYPES = {"P", "Span", "Div", "NonStruct", "Part", "Sect", "Art"}
+NOT_BODY = {"Table", "TR", "TH", "TD", "THead", "TBody", "TFoot", "Annot", "Link", "Form", "Figure", "Formula",
+            "Note", "L", "LI", "Lbl", "LBody", "TOC", "TOCI", "Caption", "Reference", "BibEntry", "Index"}
+HEADED_CHARS = 20  # a heading heads something: the page needs other text of at least this length
+
+
+def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
+                    body: float | None) -> list[dict[str, Any]]:
+    """Running-text blocks that look like headings, on a page where they have something to head."""
+    found = [e for e in page_elements if e["type"] in BLOCK_TYPES and not _inside(e, by_id, NOT_BODY)
+             and looks_like_heading(e, body)]
+    ids = {e["id"] for e in found}
+    rest = sum(len(e.get("text") or "") for e in page_elements if e["id"] not in ids)
+    return found if rest >= HEADED_CHARS else []
 
 
 def judge_tagging(bundle: PageBundle) -> PageJudgment:
@@ -109,8 +131,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     # Text that looks like a heading must be tagged as one; WCAG 1.3.1 / PDF/UA-1 7.4.
     counts = tags.get("type_counts") or {}
     if not any(is_heading_type(kind) for kind in counts):
-        visual = [e for e in page_elements if not is_heading_type(e["type"])
-                  and looks_like_heading(e, tags.get("body_size"))]
+        visual = visual_headings(page_elements, by_id, tags.get("body_size"))
         if visual:
             subs["heading_nesting"] = FAILED
             subs["structural_hierarchy"] = FAILED
@@ -141,6 +162,18 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
             subs["list_structure"] = FAILED
             issues.append(Issue("list_structure", f"{where}, {element['type']} “{element.get('text') or ''}”",
                                 f"{element['type']} is outside an LI element", "put the LBody inside an LI of an L"))
+
+    # Every type must be standard, directly or through the RoleMap (PDF/UA-1 7.1; Matterhorn 02-001):
+    # assistive technology cannot interpret a private type.
+    private = [e for e in page_elements if e.get("nonstandard")]
+    if private:
+        subs["proper_tag_usage"] = FAILED
+        kinds = sorted({str(e.get("raw_type") or e["type"]) for e in private})
+        issues.append(Issue("proper_tag_usage", f"{where}, {len(private)} element(s) of type {', '.join(kinds[:4])}",
+                            "the structure type is not standard and the RoleMap does not map it to a standard type, "
+                            "so assistive technology cannot tell what the element is",
+                            f"add a RoleMap entry mapping /{kinds[0]} to the standard type it stands for (e.g. P, H2, "
+                            "Figure), or retag the elements with standard types"))
 
     # Body text must be in block-level tags, not bare Span directly under a grouping element.
     top_level = [e for e in page_elements if e.get("text")
