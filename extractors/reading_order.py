@@ -221,6 +221,9 @@ def _split_block(number: int, lines: list[_Line]) -> list[_Unit]:
     return units
 
 
+_MIN_OVERLAP = 0.2  # share of a line an element box must cover to claim a line whose centre it misses
+
+
 class _ElementIndex:
     """Finds the block-level struct element whose own content covers a line.
 
@@ -270,6 +273,17 @@ class _ElementIndex:
             area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
             best = np.where(inside, area, np.inf).argmin(axis=1)
             found = np.where(inside.any(axis=1), self.ids[page][best], -1)
+            # A line whose centre falls outside every box (a table-of-contents entry whose leader
+            # dots are artifacts, say) belongs to the element covering most of it, if one covers
+            # a fair share: its tagged text is still read, in that element's place.
+            lb = np.array([line.bbox for line in lines], dtype=float)
+            wide = np.clip(np.minimum(lb[:, 2:3], boxes[:, 2]) - np.maximum(lb[:, 0:1], boxes[:, 0]), 0, None)
+            high = np.clip(np.minimum(lb[:, 3:4], boxes[:, 3]) - np.maximum(lb[:, 1:2], boxes[:, 1]), 0, None)
+            overlap = wide * high
+            line_area = np.maximum((lb[:, 2] - lb[:, 0]) * (lb[:, 3] - lb[:, 1]), 1e-6)
+            most = overlap.argmax(axis=1)
+            share = overlap[np.arange(len(lines)), most] / line_area
+            found = np.where((found < 0) & (share >= _MIN_OVERLAP), self.ids[page][most], found)
         for line, elem in zip(lines, found.tolist(), strict=True):
             if elem < 0:
                 elem = self._by_text(page - 1, line.text)

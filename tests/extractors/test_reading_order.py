@@ -183,3 +183,20 @@ def test_every_processed_pdf_yields_reading_order() -> None:
         assert_fits(records, READING_ORDER_SCHEMA)
         order_agreement(records)
     print(f"\nreading_order: {len(files)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")
+
+
+def test_a_line_whose_centre_is_in_artifact_leader_dots_still_belongs_to_its_entry() -> None:
+    from extractors.reading_order import _ElementIndex, _Line
+
+    # A TOC entry: the tagged title covers the left third of the line; the leader dots (artifacts)
+    # and the page number fill the rest, so the line's centre lies outside every element box.
+    elements = [
+        {"elem_id": 0, "parent_id": None, "type": "TOC", "page": 1, "bbox": None, "text": None},
+        {"elem_id": 1, "parent_id": 0, "type": "TOCI", "page": 1, "bbox": [50, 100, 170, 112], "text": "Methods"},
+        {"elem_id": 2, "parent_id": 0, "type": "TOCI", "page": 1, "bbox": [50, 130, 90, 142], "text": "Notes"},
+    ]
+    index = _ElementIndex(elements, page_offset=0)
+    entry = _Line([50, 100, 400, 112], "Methods ........................ 4", 10, 30, [])
+    stray = _Line([300, 130, 400, 142], ". . . . . . 9", 10, 10, [])  # nothing tagged covers it
+    index.assign(0, [entry, stray])
+    assert entry.elem == 1 and stray.elem is None
