@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from extractors.errors import scrub_paths
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
 
@@ -143,7 +144,8 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
     except CorpusError as exc:
         return {"files": files, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - any parser failure is this document's error row
-        return {"files": files, "error": f"unreadable PDF ({type(exc).__name__}: {exc}); replace or remove the file"}
+        return {"files": files, "error": scrub_paths(f"unreadable PDF ({type(exc).__name__}: {exc}); replace or remove "
+                                                     "the file")}
     return {
         "files": files,
         "pages": pages,

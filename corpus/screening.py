@@ -22,6 +22,8 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from extractors.errors import scrub_paths
+
 SCREENING_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),  # the file stem; metadata ids match it
@@ -66,7 +68,7 @@ def screen_pdf(path: Path | str) -> dict[str, Any]:
                 return {**row, "error": "the PDF has no pages"}
             row.update(_features(doc))
     except Exception as exc:  # noqa: BLE001 - any parser failure is this file's error row
-        return {**row, "error": f"unreadable PDF ({type(exc).__name__}: {exc})"}
+        return {**row, "error": scrub_paths(f"unreadable PDF ({type(exc).__name__}: {exc})")}
     return row
 
 

@@ -10,6 +10,7 @@ later, while pages are read. Any other exception escaping an extractor is a bug.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,9 +49,23 @@ class ExtractionError(Exception):
 
     def __init__(self, kind: ErrorKind, detail: str, *, path: str | Path | None = None) -> None:
         self.kind: ErrorKind = kind
-        self.detail = detail
+        self.detail = scrub_paths(detail, path)
         self.path = str(path) if path is not None else None
-        super().__init__(f"{kind}: {detail}; {_ADVICE[kind]}")
+        super().__init__(f"{kind}: {self.detail}; {_ADVICE[kind]}")
+
+
+_ABSOLUTE = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?[\\/](?:[^\\/\s'\"]+[\\/])+([^\\/\s'\"]+)")
+
+
+def scrub_paths(text: str, *paths: str | Path | None) -> str:
+    """`text` with file paths cut to their last part: folders can name a benchmark label
+    (`…/cannot_tell/…`) and a user's home; the file name alone says which file it was."""
+    for path in paths:
+        if path is None:
+            continue
+        for form in {str(path), str(Path(path).resolve())}:
+            text = text.replace(form, Path(path).name)
+    return _ABSOLUTE.sub(lambda m: m.group(1), text)
 
 
 def _check_file(path: str | Path) -> Path:

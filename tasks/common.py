@@ -36,4 +36,6 @@ def content_key(doc: dict[str, Any]) -> str:
 
 
 def error_row(run_id: str, stage: str, doc: dict[str, Any], kind: str, message: str) -> dict[str, Any]:
+    """One `errors` row. The kind has its own column, so a message that starts with it drops it."""
+    message = message.removeprefix(f"{kind}: ")
     return {"run_id": run_id, "stage": stage, "doc_id": doc["doc_id"], "kind": kind, "message": message}

@@ -152,8 +152,10 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str
             with PdfSource(path) as source:
                 summary = struct_summary(source)
                 out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
-                if summary.get("error"):
-                    raise ExtractionError("corrupt", summary["error"], path=path)
+                if summary.get("error"):  # already "kind: what happened; what to do" — kept as it is
+                    kind = str(summary["error"]).partition(": ")[0] or "corrupt"
+                    errors.append(error_row(run_id, "extract", doc, kind, str(summary["error"])))
+                    break
                 pages = int(summary.get("pages") or 0)
                 mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
                         if page_offset < r["page"] <= page_offset + pages]

@@ -84,3 +84,12 @@ def test_summary_reports_errors_instead_of_raising(encrypted_pdf: Path, corrupt_
     assert struct_summary(encrypted_pdf)["error"].startswith("encrypted:")
     summary = struct_summary(corrupt_pdf)
     assert summary["error"].startswith("corrupt:") and summary["tagged"] is False
+
+
+def test_error_messages_name_the_file_never_its_folders() -> None:
+    from extractors.errors import ExtractionError, scrub_paths
+
+    leaky = "/data/bench/processed/cannot_tell/W123.pdf"
+    error = ExtractionError("corrupt", f"PyMuPDF cannot parse it (Failed to open file '{leaky}')", path=leaky)
+    assert "cannot_tell" not in str(error) and "W123.pdf" in str(error)
+    assert scrub_paths("see https://example.org/a/b.pdf") == "see https://example.org/a/b.pdf"

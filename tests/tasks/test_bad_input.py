@@ -87,3 +87,10 @@ def test_every_kind_of_bad_pdf_becomes_a_row(tmp_path: Path, synthetic_dataset: 
     _, pages = catalog.query(home, ALL_TABLES, """select p.width_px, p.height_px from pages p join documents d
         using (run_id, doc_id) where json_extract_string(d.metadata, '$.path') = 'enormous.pdf'""")
     assert max(pages[0]) <= 4000
+
+
+def test_error_rows_say_the_kind_once() -> None:
+    from tasks.common import error_row
+
+    row = error_row("r", "extract", {"doc_id": "d"}, "corrupt", "corrupt: qpdf cannot parse it; re-export it")
+    assert row["kind"] == "corrupt" and row["message"] == "qpdf cannot parse it; re-export it"
