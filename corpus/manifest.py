@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pymupdf
 
-from extractors.errors import scrub_paths
+from extractors.errors import open_mupdf, scrub_paths
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
 
@@ -49,7 +49,7 @@ class CorpusError(ValueError):
 
 def doc_id_for(criterion: str, relpath: str) -> str:
     # Neutral and stable: hides the label folder that the manifest path contains.
-    return "d" + hashlib.sha1(f"{criterion}\0{relpath}".encode()).hexdigest()[:11]
+    return "d" + hashlib.sha1(os.fsencode(f"{criterion}\0{relpath}")).hexdigest()[:11]  # names may not be UTF-8
 
 
 def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
@@ -69,9 +69,18 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
     wanted = list(criteria) if criteria else list(CRITERIA)
     rows = []
     for criterion in wanted:
-        for label_name, items in (tasks.get(criterion) or {}).items():
+        labels = tasks.get(criterion) or {}
+        if not isinstance(labels, dict):
+            raise CorpusError(f"{manifest}: tasks.{criterion} must be an object mapping labels to item lists, "
+                              f"not {type(labels).__name__}")
+        for label_name, items in labels.items():
+            if not isinstance(items, list):
+                raise CorpusError(f"{manifest}: tasks.{criterion}.{label_name} must be a list of items, "
+                                  f"not {type(items).__name__}")
             label = _expected(label_name)
-            for item in items:
+            for number, item in enumerate(items):
+                if not isinstance(item, dict):
+                    item = {"id": f"{label_name}-{number}", "invalid_item": repr(item)[:200]}
                 rows.append(_item_row(root, run_id, criterion, label, item, source))
     return rows
 
@@ -87,7 +96,7 @@ def _expected(label_name: str) -> Label | None:
 def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item: dict[str, Any],
               source: str) -> dict[str, Any]:
     base = str(item.get("openalex_id") or item.get("id") or Path(str(item.get("pdf_path", "?"))).stem)
-    listed = [item["pdf_path"]] if item.get("pdf_path") else []
+    listed = [str(item["pdf_path"])] if item.get("pdf_path") else []
     row: dict[str, Any] = {
         "run_id": run_id,
         "doc_id": doc_id_for(criterion, listed[0] if listed else f"{label}/{base}"),
@@ -97,12 +106,15 @@ def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item
         "root": str(root),
         "source": source,
         "title": item.get("title"),
-        "metadata": json.dumps(item, sort_keys=True, default=str),
+        "metadata": json.dumps(item, sort_keys=True, default=readable_name),
     }
     try:
         files = _resolve_files(root, item)
     except CorpusError as exc:
         return {**row, "files": listed, "error": str(exc)}
+    except (TypeError, ValueError) as exc:  # not a string, a NUL byte, …: this item's problem only
+        return {**row, "files": [], "error": f"manifest item {base!r}: pdf_path and input_pdfs must be relative "
+                                             f"path strings inside the dataset ({type(exc).__name__}: {exc})"}
     return {**row, **describe_files(root, files)}
 
 
@@ -115,7 +127,11 @@ def _inside(root: Path, rel: str) -> Path:
 
 def _resolve_files(root: Path, item: dict[str, Any]) -> list[str]:
     """The processed PDF, else the item's per-page PDFs that exist."""
+    if "invalid_item" in item:
+        raise CorpusError(f"manifest item {item['invalid_item']} is not an object with a pdf_path")
     primary = item.get("pdf_path")
+    if primary is not None and not isinstance(primary, str):
+        raise TypeError(f"pdf_path is {type(primary).__name__}")
     if primary and _inside(root, primary).is_file():
         return [primary]
     pages = [p for p in item.get("input_pdfs") or [] if _inside(root, p).is_file()]
@@ -127,6 +143,11 @@ def _resolve_files(root: Path, item: dict[str, Any]) -> list[str]:
     )
 
 
+def readable_name(name: object) -> str:
+    """A file name for display and JSON: bytes that are not UTF-8 shown as \\xNN escapes."""
+    return os.fsencode(str(name)).decode("utf-8", "backslashreplace")
+
+
 def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
     """Page count, content hash and PDF metadata of a document made of one or more files."""
     digest = hashlib.sha256()
@@ -136,7 +157,7 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
         for rel in files:
             path = root / rel
             digest.update(hashlib.sha256(path.read_bytes()).digest())
-            with pymupdf.open(path) as pdf:
+            with open_mupdf(path) as pdf:
                 if pdf.needs_pass:
                     raise CorpusError(f"{rel} is encrypted; supply a decrypted copy")
                 pages += pdf.page_count
@@ -176,7 +197,7 @@ def load_pdf_folder(folder: Path, run_id: str, criteria: Sequence[str]) -> list[
                 "root": str(folder),
                 "source": "pdfs",
                 "title": None,
-                "metadata": json.dumps({"path": rel}),
+                "metadata": json.dumps({"path": readable_name(rel)}),
                 **described,
             })
     return rows

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import scrub_paths
+from extractors.errors import open_mupdf, scrub_paths
 
 SCREENING_SCHEMA = pa.schema(
     [
@@ -61,7 +61,7 @@ def screen_pdf(path: Path | str) -> dict[str, Any]:
     row: dict[str, Any] = {name: None for name in SCREENING_SCHEMA.names}
     row.update(doc_id=path.stem, path=str(path))
     try:
-        with pymupdf.open(path) as doc:
+        with open_mupdf(path) as doc:
             if doc.needs_pass:
                 return {**row, "error": "encrypted: supply a decrypted copy to screen it"}
             if doc.page_count == 0:

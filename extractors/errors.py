@@ -10,6 +10,8 @@ later, while pages are read. Any other exception escaping an extractor is a bug.
 
 from __future__ import annotations
 
+import io
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,7 +56,7 @@ class ExtractionError(Exception):
         super().__init__(f"{kind}: {self.detail}; {_ADVICE[kind]}")
 
 
-_ABSOLUTE = re.compile(r"(?<![\w:/.])(?:[A-Za-z]:)?[\\/](?:[^\\/\s'\"]+[\\/])+([^\\/\s'\"]+)")
+_ABSOLUTE = re.compile(r"(?<![\w:/.\\])(?:/(?:[^/\s'\"]+/)+|[A-Za-z]:\\(?:[^\\\s'\"]+\\)+)([^/\\\s'\"]+)")
 
 
 def scrub_paths(text: str, *paths: str | Path | None) -> str:
@@ -77,6 +79,22 @@ def _check_file(path: str | Path) -> Path:
     return file
 
 
+def open_mupdf(path: str | Path) -> pymupdf.Document:
+    """PyMuPDF's open for any name the file system allows: MuPDF takes names as UTF-8, so a name
+    that is not (bytes from another encoding) is opened through a Python file object."""
+    if not _utf8_name(path):
+        return pymupdf.open(stream=Path(path).read_bytes(), filetype="pdf")
+    return pymupdf.open(path, filetype="pdf")
+
+
+def _utf8_name(path: str | Path) -> bool:
+    try:
+        os.fspath(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def open_pdf(path: str | Path) -> pymupdf.Document:
     """Open ``path`` with PyMuPDF, or raise :class:`ExtractionError`.
 
@@ -87,7 +105,7 @@ def open_pdf(path: str | Path) -> pymupdf.Document:
     try:
         # filetype="pdf": without it PyMuPDF guesses from the name and would happily
         # open a text or image file as a one-page document.
-        doc = pymupdf.open(file, filetype="pdf")
+        doc = open_mupdf(file)
     except (RuntimeError, ValueError) as exc:  # FileDataError and MuPDF format errors
         raise ExtractionError("corrupt", f"PyMuPDF cannot parse it ({exc})", path=file) from exc
     if doc.needs_pass:
@@ -110,7 +128,10 @@ def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
     """
     file = _check_file(path)
     try:
-        pdf = pikepdf.open(file)
+        if _utf8_name(file):
+            pdf = pikepdf.open(file)
+        else:  # qpdf describes the file by its name, which must be UTF-8: hand it the bytes
+            pdf = pikepdf.open(io.BytesIO(file.read_bytes()))
     except pikepdf.PasswordError as exc:
         raise ExtractionError("encrypted", "the PDF is encrypted with a user password", path=file) from exc
     except pikepdf.PdfError as exc:

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judges.labels import parse_label
+from tasks.common import document_files
 from tasks.context import RunConfig
 from tasks.registry import STAGES
 from tasks.runner import execute
@@ -55,7 +56,7 @@ def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
     """A review item as a reviewer needs it: the file and page, the evidence, what each tier said."""
     run_id, doc_id, page = row["run_id"], row["doc_id"], row["page"]
     doc = next((d for d in store.read_rows("corpus", run_id, "documents") if d["doc_id"] == doc_id), {})
-    files = [str(Path(doc["root"]) / f) for f in doc.get("files") or []] if doc.get("root") else doc.get("files")
+    files = [str(path) for path in document_files(doc)] if doc.get("root") else doc.get("files")
     inputs = next((r for r in store.read_rows("inputs", run_id, "judge_inputs")
                    if r["doc_id"] == doc_id and r["page"] == page and r["criterion"] == row["criterion"]), {})
     opinions = [{"repeat": j["repeat"], "label": j["label"], "tiers": json.loads(j["tier_labels"] or "{}"),

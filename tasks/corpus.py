@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from corpus.manifest import DOCUMENTS_SCHEMA, MANIFEST, CorpusError, load_dataset, load_pdf_folder
+from tasks.common import stored_name
 from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
@@ -43,12 +45,12 @@ def source_root(cfg: RunConfig) -> Path:
 def _tree_digest(cfg: RunConfig) -> str:
     """Cheap digest of the corpus files (names, sizes, mtimes) so an edited dataset is re-read."""
     root = source_root(cfg)
-    digest = hashlib.sha256(str(root).encode())
+    digest = hashlib.sha256(os.fsencode(root))
     if root.is_dir():
         for path in sorted(root.rglob("*")):
             if path.is_file() and (path.suffix.lower() == ".pdf" or path.name == "dataset.json"):
                 stat = path.stat()
-                digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+                digest.update(os.fsencode(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}"))
     return digest.hexdigest()
 
 
@@ -62,6 +64,7 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     if not rows:
         raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
     for row in rows:
+        row["files"] = [stored_name(name) for name in row.get("files") or []]
         if row.get("error"):
             io.error(row["doc_id"], "corpus", row["error"])
     return {"documents": rows}

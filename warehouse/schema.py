@@ -29,6 +29,8 @@ def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) ->
     columns = []
     for field in schema:
         values = [row.get(field.name) for row in rows]
+        if _is_text(field.type):
+            values = [_storable(v) for v in values]
         if not field.nullable:
             missing = next((i for i, v in enumerate(values) if v is None), None)
             if missing is not None:
@@ -41,6 +43,28 @@ def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) ->
                 f"table {table!r}: column {field.name!r} expects {field.type}, got {bad!r} ({exc})"
             ) from exc
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _is_text(type_: pa.DataType) -> bool:
+    if pa.types.is_list(type_) or pa.types.is_large_list(type_):
+        return _is_text(type_.value_type)
+    return pa.types.is_string(type_) or pa.types.is_large_string(type_)
+
+
+def _storable(value: Any) -> Any:
+    """Text as UTF-8 can hold it: a lone surrogate (from a PDF string, or a file name that is not
+    UTF-8) becomes a visible escape such as ``\\udce9`` instead of failing the whole table."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, list):
+        return [_storable(v) for v in value]
+    return value
 
 
 def _first_bad(values: list[Any], type_: pa.DataType) -> Any:

@@ -94,3 +94,38 @@ def test_error_rows_say_the_kind_once() -> None:
 
     row = error_row("r", "extract", {"doc_id": "d"}, "corrupt", "corrupt: qpdf cannot parse it; re-export it")
     assert row["kind"] == "corrupt" and row["message"] == "qpdf cannot parse it; re-export it"
+
+
+@pytest.mark.slow
+def test_a_file_name_that_is_not_utf8_is_labelled_like_any_other(tmp_path: Path, synthetic_dataset: Path) -> None:
+    import os
+    import shutil
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    shutil.copy(_good(synthetic_dataset), os.path.join(os.fsencode(folder), b"caf\xe9 r\xe9sum\xe9.pdf"))
+    home = tmp_path / "home"
+    cfg = RunConfig(home=home, run_id="latin", source="pdfs", source_path=str(folder),
+                    criteria=["semantic_tagging", "fonts_readability"], progress=False, workers=1)
+    for stage in STAGE_LIST:
+        assert execute(cfg, stage).status == "completed"
+    _, labels = catalog.query(home, ALL_TABLES, "select criterion, label from doc_labels where run_id='latin'")
+    _, errors = catalog.query(home, ALL_TABLES, "select * from errors where run_id='latin'")
+    assert len(labels) == 2 and not errors
+    _, names = catalog.query(home, ALL_TABLES, "select json_extract_string(metadata, '$.path') from documents")
+    assert names[0][0] == "caf\\xe9 r\\xe9sum\\xe9.pdf"  # shown with the undecodable bytes escaped
+
+
+def test_malformed_manifest_items_become_rows_with_reasons(tmp_path: Path) -> None:
+    import json
+
+    from corpus.manifest import load_dataset
+
+    root = tmp_path / "ds"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "dataset.json").write_text(json.dumps({"tasks": {"semantic_tagging": {"passed": [
+        7, {"pdf_path": 12}, {"pdf_path": "a\u0000b.pdf"}, {"pdf_path": "missing.pdf"}]}}}))
+    rows = load_dataset(root, "r", ["semantic_tagging"], source="dataset")
+    assert len(rows) == 4 and all(r["error"] for r in rows)
+    assert "not an object" in rows[0]["error"] and "path strings" in rows[1]["error"]
+    assert "path strings" in rows[2]["error"] and "no PDF found" in rows[3]["error"]

@@ -68,3 +68,16 @@ def test_stage_state_round_trip(tmp_path: Path) -> None:
     assert store.completed_with_hash("corpus", "h") is None  # no outputs on disk: nothing to reuse
     store.write_table("corpus", "r", "t", [{"run_id": "r", "doc_id": "a"}], SCHEMA)
     assert store.completed_with_hash("corpus", "h").run_id == "r"
+
+
+def test_text_no_utf8_can_hold_is_stored_escaped_not_refused() -> None:
+    import pyarrow as pa
+
+    from warehouse.schema import conform
+
+    schema = pa.schema([pa.field("name", pa.string()), pa.field("names", pa.list_(pa.string()))])
+    table = conform([{"name": "caf\udce9.pdf", "names": ["ok", "\ud800 lone"]}, {"name": "x\x00y" + "z" * 100_000}],
+                    schema, "t")
+    assert table.column("name")[0].as_py() == "caf\\udce9.pdf"
+    assert table.column("names")[0].as_py() == ["ok", "\\ud800 lone"]
+    assert len(table.column("name")[1].as_py()) == 100_003
