@@ -128,10 +128,8 @@ def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
     """
     file = _check_file(path)
     try:
-        if _utf8_name(file):
-            pdf = pikepdf.open(file)
-        else:  # qpdf describes the file by its name, which must be UTF-8: hand it the bytes
-            pdf = pikepdf.open(io.BytesIO(file.read_bytes()))
+        # qpdf describes a file by its name, which must be UTF-8; other names are opened as bytes.
+        pdf = pikepdf.open(file) if _utf8_name(file) else pikepdf.open(io.BytesIO(file.read_bytes()))
     except pikepdf.PasswordError as exc:
         raise ExtractionError("encrypted", "the PDF is encrypted with a user password", path=file) from exc
     except pikepdf.PdfError as exc:
