@@ -152,6 +152,7 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
     """Page count, content hash and PDF metadata of a document made of one or more files."""
     digest = hashlib.sha256()
     pages = 0
+    repaired = False
     metadata: list[dict[str, Any]] = []
     try:
         for rel in files:
@@ -161,6 +162,7 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
                 if pdf.needs_pass:
                     raise CorpusError(f"{rel} is encrypted; supply a decrypted copy")
                 pages += pdf.page_count
+                repaired = repaired or pdf.is_repaired
                 metadata.append({k: v for k, v in (pdf.metadata or {}).items() if v})
     except CorpusError as exc:
         return {"files": files, "error": str(exc)}
@@ -172,7 +174,8 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
         "pages": pages,
         "sha256": digest.hexdigest(),
         "pdf_metadata": json.dumps(metadata, sort_keys=True, default=str),
-        "error": None if pages else "the PDF has no pages",
+        "error": None if pages else ("the file is damaged beyond repair: no page could be recovered; re-export it"
+                                     if repaired else "the PDF has no pages; re-export it from its source document"),
     }
 
 

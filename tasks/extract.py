@@ -138,6 +138,11 @@ def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: i
     return rows
 
 
+REPAIRED = ("the file is damaged (broken cross-reference table, truncation or bad offsets) and was read from "
+            "MuPDF's repair; its labels describe the repaired file: re-export or fix it (qpdf --check shows it)")
+WARNING_KINDS = frozenset({"repaired"})  # error rows that leave a document's evidence usable
+
+
 def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str, Any]
                      ) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on)."""
@@ -156,6 +161,9 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str
                     kind = str(summary["error"]).partition(": ")[0] or "corrupt"
                     errors.append(error_row(run_id, "extract", doc, kind, str(summary["error"])))
                     break
+                if source.doc.is_repaired:
+                    # Not an error: the labels stand, but they come from MuPDF's reconstruction.
+                    errors.append(error_row(run_id, "extract", doc, "repaired", REPAIRED))
                 pages = int(summary.get("pages") or 0)
                 mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
                         if page_offset < r["page"] <= page_offset + pages]

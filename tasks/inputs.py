@@ -13,6 +13,7 @@ from extractors.reading_order import order_agreement
 from judges.evidence import DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.common import good_documents
+from tasks.extract import WARNING_KINDS
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -50,6 +51,8 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
     regions = _group(io.read("layout", "layout_regions"))
     failed: dict[str, str] = {}
     for e in io.read("extract", "errors"):
+        if e["kind"] in WARNING_KINDS:
+            continue
         failed.setdefault(e["doc_id"], f"{e['kind']}: {e['message']}")
     no_transcript = {e["doc_id"] for e in io.read("transcript", "errors")}
     rows = []

@@ -129,3 +129,24 @@ def test_malformed_manifest_items_become_rows_with_reasons(tmp_path: Path) -> No
     assert len(rows) == 4 and all(r["error"] for r in rows)
     assert "not an object" in rows[0]["error"] and "path strings" in rows[1]["error"]
     assert "path strings" in rows[2]["error"] and "no PDF found" in rows[3]["error"]
+
+
+@pytest.mark.slow
+def test_a_repaired_file_is_labelled_with_a_repaired_warning(tmp_path: Path, synthetic_dataset: Path) -> None:
+    import re
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    data = _good(synthetic_dataset).read_bytes()
+    broken = re.sub(rb"startxref\s+\d+", b"startxref\n999999", data)  # offsets point nowhere: MuPDF repairs
+    assert broken != data
+    (folder / "damaged.pdf").write_bytes(broken)
+    home = tmp_path / "home"
+    cfg = RunConfig(home=home, run_id="fix", source="pdfs", source_path=str(folder),
+                    criteria=["semantic_tagging"], progress=False, workers=1)
+    for stage in STAGE_LIST:
+        assert execute(cfg, stage).status == "completed"
+    _, labels = catalog.query(home, ALL_TABLES, "select label from doc_labels where run_id='fix'")
+    _, errors = catalog.query(home, ALL_TABLES, "select kind, message from errors where run_id='fix'")
+    assert labels == [("passed",)]  # still judged
+    assert [kind for kind, _ in errors] == ["repaired"] and "qpdf --check" in errors[0][1]
