@@ -56,7 +56,7 @@ def _sample(home: Path, args: argparse.Namespace) -> int:
     from tasks.context import new_run_id
     from warehouse.store import ArtifactStore
 
-    folder = Path(args.pdfs)
+    folder = Path(args.pdfs).resolve()  # relative to where the user stands, once
     if not folder.is_dir():
         print(f"accessbench: error: {folder} is not a folder of PDFs", file=sys.stderr)
         return 3

@@ -33,3 +33,15 @@ def test_synth_then_sample_writes_manifests_and_tables(tmp_path: Path, capsys) -
     assert len(items) == 2 and {i["field"] for i in items} == {"biology", "physics"}  # stratified
     _, rows = catalog.query(home, ALL_TABLES, "select count(*) from screening where error is not null")
     assert rows == [(1,)]
+
+
+def test_sample_takes_a_folder_relative_to_where_the_user_stands(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "syn"
+    assert main(["--home", str(tmp_path / "home"), "corpus", "synth", "--out", str(out), "--base-docs", "1"]) == 0
+    (tmp_path / "pdfs").mkdir()
+    shutil.copy(next(out.glob("data/processed/*/passed/*.pdf")), tmp_path / "pdfs" / "a.pdf")
+    monkeypatch.chdir(tmp_path)
+    assert main(["--home", "home", "corpus", "sample", "--pdfs", "pdfs", "--per-criterion", "1",
+                 "--out", "sample"]) == 0
+    manifest = json.loads((tmp_path / "sample/data/dataset.json").read_text())
+    assert manifest["tasks"]
