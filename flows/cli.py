@@ -25,6 +25,8 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
         (home / "prefect").mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(home / "prefect")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
+    # A busy machine can take longer than Prefect's default 20 s to start its local server.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
 
@@ -33,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     from judges.criteria import CRITERIA
 
     parser = argparse.ArgumentParser(prog="accessbench", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,7 +102,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
+    _global_options_everywhere(parser)
     return parser
+
+
+def _global_options_everywhere(parser: argparse.ArgumentParser) -> None:
+    """`--home` and `-v` work after any subcommand too (`accessbench runs --home X`)."""
+    for action in parser._actions:  # noqa: SLF001 - argparse exposes subparsers only this way
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for child in dict.fromkeys(action.choices.values()):
+                child.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+                child.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                                   help=argparse.SUPPRESS)
+                _global_options_everywhere(child)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("accessbench")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -108,6 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from warehouse.home import resolve_home
 
     home = resolve_home(args.home)
+    if home.exists() and not home.is_dir():
+        return _error(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
+                      "when missing)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
@@ -142,12 +169,17 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.dataset:
         source, path = "dataset", str(Path(args.dataset).resolve())
+        if not Path(path).is_dir():
+            return _error(f"no such folder: {path}", EXIT_NOT_FOUND)
         if not (Path(path) / MANIFEST).exists():
             return _error(f"{path} has no {MANIFEST}: pass the folder that contains data/dataset.json", EXIT_NOT_FOUND)
     elif args.pdfs:
         source, path = "pdfs", str(Path(args.pdfs).resolve())
         if not Path(path).is_dir():
-            return _error(f"{path} is not a folder", EXIT_NOT_FOUND)
+            return _error(f"no such folder: {path}" if not Path(path).exists() else f"{path} is not a folder",
+                          EXIT_NOT_FOUND)
+        if not any(p.suffix.lower() == ".pdf" for p in Path(path).rglob("*")):
+            return _error(f"{path} holds no .pdf files (searched its subfolders too)", EXIT_NOT_FOUND)
     else:
         source, path = "synthetic", None
     criteria = args.criteria or [c for c in CRITERIA if any(judge.supports(c) for judge in judges)]
@@ -158,6 +190,8 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                   file=sys.stderr)
     if args.repeats < 1 or args.dpi < 10 or args.base_docs < 1:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
+    if args.doc_timeout <= 0 or args.workers < 1 or args.concurrency < 1:
+        return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
@@ -174,9 +208,13 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error(str(exc))
     existing = cfg.store.get_run(cfg.run_id)
     if existing:
-        previous = json.loads(existing["config"])
-        cfg = RunConfig.from_record(previous, home=home, progress=True)
-        print(f"resuming run {cfg.run_id} with its recorded settings", file=sys.stderr)
+        asked = cfg
+        cfg = RunConfig.from_record(json.loads(existing["config"]), home=home, progress=True)
+        ignored = [key for key, value in asked.to_record().items()
+                   if key not in ("progress", "home") and cfg.to_record().get(key) != value]
+        print(f"resuming run {cfg.run_id} with its recorded settings"
+              + (f"; ignoring what differs from them: {', '.join(ignored)} (start a new run, or accessbench rerun "
+                 "a stage, to change them)" if ignored else ""), file=sys.stderr)
     print(f"run {cfg.run_id}: {source}{' ' + path if path else ''}; criteria: {', '.join(cfg.criteria)}; "
           f"judges: {cfg.judge_label}; data home: {home}", file=sys.stderr)
     return _flow(home, args, "benchmark", cfg)
@@ -290,7 +328,8 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> st
     table = Table(*columns)
     for row in rows:
         table.add_row(*("" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
-    console = Console(file=io.StringIO(), width=max(100, min(250, 20 * len(columns))))
+    # Cells are data (PDF text, model replies): never rich markup ("[/bold]" would crash, "[x]" vanish).
+    console = Console(file=io.StringIO(), width=max(100, min(250, 20 * len(columns))), markup=False)
     console.print(table)
     console.print(f"{len(rows)} row(s)")
     return console.file.getvalue()  # type: ignore[attr-defined]

@@ -89,7 +89,7 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
             shown += 1
             table.add_row(item["item_id"], item["criterion"], item["doc_id"], str(item["page"]), item["label"] or "-",
                           item["tier_labels"] or "-", item["reason"], decision["label"] if decision else "")
-        Console(width=200).print(table)
+        Console(width=200, markup=False).print(table)
         print(f"{shown} item(s); decide one with: accessbench review resolve ITEM --label failed --note '…'")
         return 0
     found = _find(store, args.item)
