@@ -91,9 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from warehouse.home import resolve_home
+    from warehouse.store import UnsafePathError, check_run_id
 
     home = resolve_home(args.home)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything
+        if getattr(args, option, None):
+            try:
+                check_run_id(getattr(args, option))
+            except UnsafePathError as exc:
+                return _error(str(exc))
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.labels import CRITERIA
-from warehouse.store import ArtifactStore
+from warehouse.store import ArtifactStore, check_run_id
 
 
 def new_run_id() -> str:
@@ -41,6 +41,10 @@ class RunConfig:
     doc_timeout_s: float = 120.0  # per document, in render and extract
     workers: int = 2  # processes for per-document work
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.run_id:  # empty: a scheduled deployment's "new run each time", filled in by the flow
+            check_run_id(self.run_id)
 
     def judge_options(self) -> dict[str, Any]:
         """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""

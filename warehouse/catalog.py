@@ -27,7 +27,10 @@ from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE
 
 WAREHOUSE_FILE = "warehouse.duckdb"
 # Settings fixed before a query runs; `lock_configuration` keeps a query from changing them back.
-SANDBOX_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+SANDBOX_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+}
 SANDBOX_LOCK = ("SET enable_external_access = false", "SET lock_configuration = true")
 
 
