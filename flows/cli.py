@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
     run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
+    run.add_argument("--follow-symlinks", action="store_true",
+                     help="--pdfs: also read files that symlinks point to outside the folder (skipped by default)")
+    run.add_argument("--max-file-mb", type=float, default=512.0,
+                     help="limit: bytes read for one input file, in MiB (default 512)")
+    run.add_argument("--max-pages", type=int, default=2000, help="limit: pages of one document (default 2000)")
+    run.add_argument("--max-page-megapixels", type=float, default=16.0,
+                     help="limit: pixels of one page render or crop; larger pages render at a lower dpi (default 16)")
 
     sub.add_parser("runs", help="list runs with per-stage status")
 
@@ -87,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # SIGTERM (a worker being stopped, `kill`) ends a run as Ctrl-C does: workers are stopped, the
+    # finished documents' parts stay, and the same --run-id resumes.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -101,6 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 check_run_id(getattr(args, option))
             except UnsafePathError as exc:
                 return _error(str(exc))
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus}
@@ -108,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _error(message: str, code: int = EXIT_USAGE) -> int:
@@ -144,12 +161,16 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
               file=sys.stderr)
     if args.repeats < 1 or args.dpi < 10 or args.base_docs < 1:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
+    if args.max_file_mb <= 0 or args.max_pages < 1 or args.max_page_megapixels < 0.01:
+        return _error("--max-file-mb must be > 0, --max-pages ≥ 1 and --max-page-megapixels ≥ 0.01")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judge=args.judge, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
-                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript)
+                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
+                    follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
+                    max_page_megapixels=args.max_page_megapixels)
     try:
         from extractors.layout import LayoutBackendError, get_backend
 

@@ -14,13 +14,15 @@ follow a symlink.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,6 +94,34 @@ def inside(home: Path, path: Path) -> Path:
     if where != root and not where.is_relative_to(root):
         raise UnsafePathError(f"refusing to touch {path}: it resolves outside the data home {root}")
     return where
+
+
+class StageBusy(RuntimeError):
+    """Another process is writing the same stage of the same run."""
+
+
+@contextmanager
+def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
+    """Hold an exclusive lock on (run, stage) for this process, or raise StageBusy at once.
+
+    An flock on `artifacts/_locks/<stage>/run=<id>.lock`: the kernel drops it when the holder
+    exits, so a killed run never leaves a stale lock behind.
+    """
+    path = inside(home, Path(home) / "artifacts" / "_locks" / stage / f"run={check_run_id(run_id)}.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "another process"
+            raise StageBusy(f"stage {stage!r} of run {run_id} is being written by process {holder}; wait for it "
+                            "to finish, or start a separate run with another --run-id") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def remove_tree(home: Path, path: Path) -> None:
