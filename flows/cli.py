@@ -85,10 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
     from flows.corpus_cli import add_parser as add_corpus_parser
+    from flows.doctor import add_parser as add_doctor_parser
     from flows.review import add_parser as add_review_parser
 
     add_review_parser(sub)
     add_corpus_parser(sub)
+    add_doctor_parser(sub)
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
@@ -118,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
-                   "review": cmd_review, "corpus": cmd_corpus}
+                   "review": cmd_review, "corpus": cmd_corpus, "doctor": cmd_doctor}
         return int(handler[args.command](home, args))
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -298,6 +300,12 @@ def cmd_corpus(home: Path, args: argparse.Namespace) -> int:
     from flows.corpus_cli import run_corpus
 
     return run_corpus(home, args)
+
+
+def cmd_doctor(home: Path, args: argparse.Namespace) -> int:
+    from flows.doctor import run_doctor
+
+    return run_doctor(home, args)
 
 
 def cmd_review(home: Path, args: argparse.Namespace) -> int:
