@@ -110,3 +110,16 @@ def test_page_renders_leave_no_temporary_files(tmp_path: Path) -> None:
     render_pages(pdf, doc_id="d", out_dir=tmp_path / "img", dpi=36)
     names = sorted(p.name for p in (tmp_path / "img" / "d").iterdir())
     assert names == ["page-0001.png", "page-0002.png"]
+
+
+@pytest.mark.slow
+def test_the_fault_corpus_finishes_under_a_2_gib_per_process_ceiling(tmp_path: Path) -> None:
+    from benchmarks.hostile_files import build_fault_corpus, measure
+
+    build_fault_corpus(tmp_path / "pdfs")
+    result = measure(tmp_path / "pdfs", tmp_path / "home")
+    print(f"fault corpus: wall {result['wall_s']} s, peak RSS of any process {result['peak_rss_mib']} MiB")
+    assert result["returncode"] == 0, result["stderr_tail"]
+    assert result["peak_rss_mib"] < 2048
+    kinds = {(row["file"], row["kind"]) for row in result["errors"]}
+    assert kinds == {("x.pdf", "skipped"), ("zero.pdf", "skipped"), ("passwd.pdf", "skipped")}
