@@ -60,9 +60,9 @@ def _tree_digest(cfg: RunConfig) -> str:
         for path in sorted(walk_files(root)):
             if path.suffix.lower() == ".pdf" or path.name == "dataset.json":
                 try:
-                    stat = path.lstat()
+                    stat = path.stat()  # stat never opens the file: a FIFO or device is safe here
                 except OSError:
-                    continue
+                    continue  # a dangling symlink: the corpus stage reports it
                 digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
     return digest.hexdigest()
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from tasks.context import RunConfig
@@ -15,6 +17,33 @@ from tasks.registry import ALL_TABLES, STAGES
 from tasks.runner import StageFailed, execute
 from warehouse import catalog
 from warehouse.store import StageBusy, stage_lock
+
+
+def _render_repeatedly(args: tuple[str, str, int]) -> int:
+    from extractors.pages import render_pages
+
+    pdf, out, times = args
+    failures = 0
+    for _ in range(times):
+        try:
+            render_pages(pdf, doc_id="d", out_dir=Path(out), dpi=100)
+        except Exception:  # noqa: BLE001 - counted: any failure is the race this test looks for
+            failures += 1
+    return failures
+
+
+def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_path: Path) -> None:
+    # Page images are shared by content across runs. With one fixed temporary name per page
+    # (page-0001.png.partial) this failed 15 times in 80 renders: one writer renamed the other's file.
+    doc = pymupdf.open()
+    for number in range(4):
+        doc.new_page().insert_text((72, 72), f"page {number} " * 20)
+    doc.save(tmp_path / "a.pdf")
+    doc.close()
+    job = (str(tmp_path / "a.pdf"), str(tmp_path / "out"), 40)
+    with mp.get_context("spawn").Pool(2) as pool:
+        assert pool.map(_render_repeatedly, [job, job]) == [0, 0]
+    assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
 
 
 def _start(home: Path, run_id: str) -> subprocess.Popen[str]:
