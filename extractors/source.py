@@ -147,10 +147,7 @@ class PdfSource:
     def scale(self, number: int, dpi: float, clip: pymupdf.Rect | None = None) -> float:
         """The zoom for rendering page ``number`` (or ``clip``) at ``dpi``, lowered so the
         rendering stays within ``max_pixels``. Callers use it for coordinates as well."""
-        area = clip if clip is not None else self.page(number).rect
-        zoom = dpi / 72
-        pixels = max(area.width, 1.0) * max(area.height, 1.0) * zoom * zoom
-        return zoom if pixels <= self.max_pixels else zoom * math.sqrt(self.max_pixels / pixels)
+        return capped_zoom(clip if clip is not None else self.page(number).rect, dpi, self.max_pixels)
 
     def pixmap(self, number: int, matrix: pymupdf.Matrix, clip: pymupdf.Rect | None = None) -> pymupdf.Pixmap:
         """An RGB rendering (no alpha) of the page, or of ``clip`` in displayed page space; not cached."""
@@ -216,6 +213,13 @@ class PdfSource:
         finally:
             self._timing = False
             self.seconds += time.perf_counter() - start
+
+
+def capped_zoom(area: pymupdf.Rect, dpi: float, max_pixels: int = DEFAULT_MAX_PIXELS) -> float:
+    """The zoom for rendering ``area`` at ``dpi``, lowered so the image has at most ``max_pixels``."""
+    zoom = dpi / 72
+    pixels = max(area.width, 1.0) * max(area.height, 1.0) * zoom * zoom
+    return zoom if pixels <= max_pixels else zoom * math.sqrt(max_pixels / pixels)
 
 
 @contextmanager

@@ -123,3 +123,16 @@ def test_the_fault_corpus_finishes_under_a_2_gib_per_process_ceiling(tmp_path: P
     assert result["peak_rss_mib"] < 2048
     kinds = {(row["file"], row["kind"]) for row in result["errors"]}
     assert kinds == {("x.pdf", "skipped"), ("zero.pdf", "skipped"), ("passwd.pdf", "skipped")}
+
+
+def test_layout_model_renders_of_a_huge_page_are_capped_and_map_back_to_the_page(tmp_path: Path) -> None:
+    from extractors.layout.base import pixels_to_page, render_page
+    from extractors.source import DEFAULT_MAX_PIXELS
+
+    with pymupdf.open(make_pdf(tmp_path / "huge.pdf", side=HUGE_PT)) as doc:
+        page = doc[0]
+        image, dpi = render_page(page, 150)
+        height, width, _ = image.shape
+        assert width * height <= DEFAULT_MAX_PIXELS and dpi < 150
+        box = pixels_to_page(page, (0, 0, width, height), dpi)
+        assert box == pytest.approx((0, 0, HUGE_PT, HUGE_PT), abs=HUGE_PT / width * 2)
