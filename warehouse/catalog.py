@@ -30,6 +30,9 @@ WAREHOUSE_FILE = "warehouse.duckdb"
 SANDBOX_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
+    # No spill folder: DuckDB adds its temp directory (<cwd>/.tmp/) to the paths a query may read
+    # and write even with external access off.
+    "temp_directory": "",
 }
 SANDBOX_LOCK = ("SET enable_external_access = false", "SET lock_configuration = true")
 

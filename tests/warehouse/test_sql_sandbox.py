@@ -115,6 +115,20 @@ def test_duckdb_itself_refuses_without_the_keyword_check(home: Path, sql: str) -
     assert not (home / "evil.db").exists() and not (home / "x.csv").exists()
 
 
+def test_duckdbs_own_temp_directory_is_not_readable_either(home: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # DuckDB allows its spill folder (<cwd>/.tmp/) even with external access off, unless it has none.
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "s.txt").write_text(SECRET)
+    monkeypatch.chdir(tmp_path)
+    for sql in ("select * from read_text('.tmp/s.txt')", f"select * from read_text('{tmp_path}/.tmp/s.txt')",
+                "select * from glob('.tmp/*')"):
+        with pytest.raises(ReadOnlyError, match="refused") as caught:
+            catalog.query(home, TABLES, sql)
+        assert SECRET not in str(caught.value)
+    assert catalog.query(home, TABLES, "select current_setting('allowed_directories')")[1] == [([],)]
+
+
 def test_explain_of_a_select_still_works(home: Path) -> None:
     for sql in ("explain select * from doc_labels", "EXPLAIN ANALYZE select count(*) from doc_labels",
                 "/* c */ explain with t as (select 1) select * from t", "summarize doc_labels"):
