@@ -90,7 +90,9 @@ def inside(home: Path, path: Path) -> Path:
     unlinked), never its target.
     """
     root = Path(home).resolve()
-    where = Path(path).parent.resolve() / Path(path).name
+    path = Path(path)
+    # A last component of '..' or '.' names a folder, not an entry: resolve it like the rest.
+    where = path.resolve() if path.name in ("", ".", "..") else path.parent.resolve() / path.name
     if where != root and not where.is_relative_to(root):
         raise UnsafePathError(f"refusing to touch {path}: it resolves outside the data home {root}")
     return where
@@ -127,6 +129,8 @@ def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
 def remove_tree(home: Path, path: Path) -> None:
     """Delete the folder `path` inside `home`; a symlink is unlinked, never followed."""
     target = inside(home, path)
+    if target == Path(home).resolve():
+        raise UnsafePathError(f"refusing to delete the data home itself ({target})")
     if target.is_symlink():
         target.unlink()
     elif target.exists():

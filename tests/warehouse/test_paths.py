@@ -77,3 +77,12 @@ def test_clearing_staging_unlinks_a_symlink_and_never_deletes_its_target(tmp_pat
     with pytest.raises(UnsafePathError):
         store.staging("render", "r2", "hash-b").clear()
     assert (outside / "keep.txt").read_text() == "precious"
+
+
+def test_the_home_itself_is_never_deleted(tmp_path: Path) -> None:
+    from warehouse.store import remove_tree
+
+    (tmp_path / "keep.txt").write_text("x")
+    with pytest.raises(UnsafePathError, match="data home itself"):
+        remove_tree(tmp_path, tmp_path / "a" / "..")
+    assert (tmp_path / "keep.txt").exists()
