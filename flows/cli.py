@@ -28,6 +28,28 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    # Prefect's 20 s is too short for a local server starting beside another run on 2 busy cores.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+def _start_prefect_server() -> None:
+    """Start this process's local Prefect API server while holding a lock on its database.
+
+    Runs sharing a data home share Prefect's SQLite database; two servers starting at once on a
+    new one both migrate it, and one fails ("no such table"). Starting them one at a time is
+    enough: a migrated database serves both. A team server (PREFECT_API_URL) needs nothing.
+    """
+    if os.environ.get("PREFECT_API_URL") or not os.environ.get("PREFECT_HOME"):
+        return
+    import fcntl
+
+    from prefect.client.orchestration import get_client
+
+    lock_path = Path(os.environ["PREFECT_HOME"]) / ".accessbench-server-start.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        get_client(sync_client=True)  # starts (and migrates) the ephemeral server; the flow reuses it
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -191,6 +213,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
+    _start_prefect_server()
     from flows.benchmark import benchmark_flow, rerun_flow
     from tasks.runner import StageFailed
 
