@@ -9,29 +9,39 @@ STAMP := $(VENV)/.installed
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
+# Installers are locked too; setuptools as in pyproject.toml's [build-system] requires.
+BUILD_TOOLS := "setuptools>=77,<81" "pip>=24,<27"
+CHECK := $(BIN)/python -S .ci/check_supply_chain.py
+
+# Every file pip downloads must match a hash in the lock; the project itself adds no dependency.
 $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade "pip>=24,<27"
-	$(BIN)/pip install -q -c requirements.lock -e ".[dev,llm,aws,embedding]"
+	$(BIN)/python -m pip install -q --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	$(CHECK)
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install AccessBench with its locked dependencies
+install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 
 run: $(STAMP)  ## install, then run the benchmark on the embedded synthetic corpus
 	$(BIN)/accessbench run
 
-test: $(STAMP)  ## install, then run the whole test suite
+test: $(STAMP)  ## install, check the environment's supply chain, then run the whole test suite
+	$(CHECK)
 	$(BIN)/pytest -q
 
-test-fast: $(STAMP)  ## tests without the slow end-to-end flows
+test-fast: $(STAMP)  ## supply-chain check and the tests without the slow end-to-end flows
+	$(CHECK)
 	$(BIN)/pytest -q -m "not slow"
 
 check: $(STAMP)  ## lint and type-check
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-lock:  ## re-resolve requirements.lock from pyproject.toml
-	$(BIN)/uv pip compile pyproject.toml --extra dev --extra llm --extra aws --extra embedding --python-version 3.11 -o requirements.lock
+lock:  ## re-resolve requirements.lock (with hashes) from pyproject.toml
+	printf '%s\n' $(BUILD_TOOLS) | $(BIN)/uv pip compile pyproject.toml - --extra dev --extra llm --extra aws --extra embedding \
+		--python-version 3.11 --generate-hashes --custom-compile-command "make lock" -o requirements.lock
+	$(CHECK) --lock-only
 
 clean:  ## remove the virtualenv and the default data home
 	rm -rf $(VENV) .accessbench

@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pymupdf
 
-from extractors.errors import open_mupdf, scrub_paths
+from extractors.errors import scrub_paths
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
 
@@ -37,6 +40,7 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("metadata", pa.string()),  # JSON: manifest fields (provenance only)
         pa.field("pdf_metadata", pa.string()),  # JSON: producer, dates (provenance only)
         pa.field("error", pa.string()),
+        pa.field("error_kind", pa.string()),  # corpus | limit | skipped
     ]
 )
 
@@ -47,13 +51,80 @@ class CorpusError(ValueError):
     """The corpus source itself is unusable (not one document: the whole input)."""
 
 
+class FileRefused(ValueError):
+    """One input file is not read: over a limit, not a regular file, or a symlink out of the folder."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind  # limit | skipped
+
+
+@dataclass(frozen=True)
+class FileLimits:
+    """What one document may cost before it is refused with a `limit` error row."""
+
+    max_bytes: int = 512 * 2**20
+    max_pages: int = 2000
+
+
+_CHUNK = 1 << 20
+
+
+def read_bounded(path: Path, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file `path`, refusing FIFOs, devices and files over `max_bytes`.
+
+    Opened non-blocking and checked with fstat on the open descriptor, so a FIFO named x.pdf never
+    blocks and a symlink to /dev/zero is never read; at most `max_bytes` + 1 bytes are read even
+    if the file grows while it is read.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_symlinks else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise FileRefused("skipped", f"cannot open the file ({exc.strerror}); check it exists and is readable") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused("skipped", "not a regular file (a FIFO, device, socket or folder named .pdf); "
+                                         "skipped: copy the PDF into the folder as a plain file")
+        if info.st_size > max_bytes:
+            raise FileRefused("limit", _too_big(info.st_size, max_bytes))
+        os.set_blocking(fd, True)
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise FileRefused("limit", _too_big(total, max_bytes))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _too_big(size: int, max_bytes: int) -> str:
+    return (f"limit: the file is larger than the {max_bytes / 2**20:.0f} MiB limit ({size / 2**20:.0f} MiB or more); "
+            "raise it with accessbench run --max-file-mb N if you trust the file")
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Every entry under `root` that is not a folder, without descending into symlinked folders."""
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        base = Path(folder)
+        yield from (base / name for name in files)
+        # os.walk lists a symlink to a folder among dirs; it is an entry too (checked by the caller).
+        yield from (base / name for name in dirs if (base / name).is_symlink())
+
+
 def doc_id_for(criterion: str, relpath: str) -> str:
     # Neutral and stable: hides the label folder that the manifest path contains.
     return "d" + hashlib.sha1(os.fsencode(f"{criterion}\0{relpath}")).hexdigest()[:11]  # names may not be UTF-8
 
 
 def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
-                 source: str = "dataset") -> list[dict[str, Any]]:
+                 source: str = "dataset", limits: FileLimits | None = None) -> list[dict[str, Any]]:
     """Rows for every item of an upstream-layout dataset (one per criterion × label × item)."""
     root = Path(root).resolve()
     manifest = root / MANIFEST
@@ -81,7 +152,7 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
             for number, item in enumerate(items):
                 if not isinstance(item, dict):
                     item = {"id": f"{label_name}-{number}", "invalid_item": repr(item)[:200]}
-                rows.append(_item_row(root, run_id, criterion, label, item, source))
+                rows.append(_item_row(root, run_id, criterion, label, item, source, limits or FileLimits()))
     return rows
 
 
@@ -94,7 +165,7 @@ def _expected(label_name: str) -> Label | None:
 
 
 def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item: dict[str, Any],
-              source: str) -> dict[str, Any]:
+              source: str, limits: FileLimits) -> dict[str, Any]:
     base = str(item.get("openalex_id") or item.get("id") or Path(str(item.get("pdf_path", "?"))).stem)
     listed = [str(item["pdf_path"])] if item.get("pdf_path") else []
     row: dict[str, Any] = {
@@ -111,11 +182,12 @@ def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item
     try:
         files = _resolve_files(root, item)
     except CorpusError as exc:
-        return {**row, "files": listed, "error": str(exc)}
+        return {**row, "files": listed, "error": str(exc), "error_kind": "corpus"}
     except (TypeError, ValueError) as exc:  # not a string, a NUL byte, …: this item's problem only
-        return {**row, "files": [], "error": f"manifest item {base!r}: pdf_path and input_pdfs must be relative "
-                                             f"path strings inside the dataset ({type(exc).__name__}: {exc})"}
-    return {**row, **describe_files(root, files)}
+        return {**row, "files": [], "error_kind": "corpus",
+                "error": f"manifest item {base!r}: pdf_path and input_pdfs must be relative path strings inside "
+                         f"the dataset ({type(exc).__name__}: {exc})"}
+    return {**row, **describe_files(root, files, limits)}
 
 
 def _inside(root: Path, rel: str) -> Path:
@@ -148,27 +220,34 @@ def readable_name(name: object) -> str:
     return os.fsencode(str(name)).decode("utf-8", "backslashreplace")
 
 
-def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
+def describe_files(root: Path, files: list[str], limits: FileLimits | None = None, *,
+                   follow_symlinks: bool = True) -> dict[str, Any]:
     """Page count, content hash and PDF metadata of a document made of one or more files."""
+    limits = limits or FileLimits()
     digest = hashlib.sha256()
     pages = 0
     repaired = False
     metadata: list[dict[str, Any]] = []
     try:
         for rel in files:
-            path = root / rel
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-            with open_mupdf(path) as pdf:
+            data = read_bounded(root / rel, limits.max_bytes, follow_symlinks=follow_symlinks)
+            digest.update(hashlib.sha256(data).digest())
+            with pymupdf.open(stream=data, filetype="pdf") as pdf:
                 if pdf.needs_pass:
                     raise CorpusError(f"{rel} is encrypted; supply a decrypted copy")
                 pages += pdf.page_count
                 repaired = repaired or pdf.is_repaired
                 metadata.append({k: v for k, v in (pdf.metadata or {}).items() if v})
+            if pages > limits.max_pages:
+                raise FileRefused("limit", f"limit: the document has more than {limits.max_pages} pages; raise it "
+                                           "with accessbench run --max-pages N")
+    except FileRefused as exc:
+        return {"files": files, "error": str(exc), "error_kind": exc.kind}
     except CorpusError as exc:
-        return {"files": files, "error": str(exc)}
+        return {"files": files, "error": str(exc), "error_kind": "corpus"}
     except Exception as exc:  # noqa: BLE001 - any parser failure is this document's error row
-        return {"files": files, "error": scrub_paths(f"unreadable PDF ({type(exc).__name__}: {exc}); replace or remove "
-                                                     "the file")}
+        return {"files": files, "error_kind": "corpus",
+                "error": scrub_paths(f"unreadable PDF ({type(exc).__name__}: {exc}); replace or remove the file")}
     return {
         "files": files,
         "pages": pages,
@@ -176,20 +255,36 @@ def describe_files(root: Path, files: list[str]) -> dict[str, Any]:
         "pdf_metadata": json.dumps(metadata, sort_keys=True, default=str),
         "error": None if pages else ("the file is damaged beyond repair: no page could be recovered; re-export it"
                                      if repaired else "the PDF has no pages; re-export it from its source document"),
+        "error_kind": None if pages else "corpus",
     }
 
 
-def load_pdf_folder(folder: Path, run_id: str, criteria: Sequence[str]) -> list[dict[str, Any]]:
-    """Unlabelled PDFs: one row per (file, criterion), expected label null."""
+def _outside_link(folder: Path, rel: str) -> str | None:
+    """Why `rel` is skipped when it is a symlink (or under one) that leaves `folder`, else None."""
+    if (folder / rel).resolve().is_relative_to(folder):
+        return None
+    return "skipped: a symlink to a file outside the folder; pass --follow-symlinks to read what symlinks point to"
+
+
+def load_pdf_folder(folder: Path, run_id: str, criteria: Sequence[str], *, follow_symlinks: bool = False,
+                    limits: FileLimits | None = None) -> list[dict[str, Any]]:
+    """Unlabelled PDFs: one row per (file, criterion), expected label null.
+
+    Symlinks that leave the folder are skipped with an error row unless `follow_symlinks`;
+    FIFOs, devices and other non-regular files are skipped with an error row; files over
+    `limits` get a `limit` error row.
+    """
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise CorpusError(f"{folder} is not a folder of PDFs")
-    pdfs = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.suffix.lower() == ".pdf")
+    pdfs = sorted(p.relative_to(folder).as_posix() for p in walk_files(folder) if p.suffix.lower() == ".pdf")
     if not pdfs:
         raise CorpusError(f"no .pdf files under {folder}")
     rows = []
     for rel in pdfs:
-        described = describe_files(folder, [rel])
+        outside = None if follow_symlinks else _outside_link(folder, rel)
+        described = ({"files": [rel], "error": outside, "error_kind": "skipped"} if outside
+                     else describe_files(folder, [rel], limits))
         for criterion in criteria:
             rows.append({
                 "run_id": run_id,

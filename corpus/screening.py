@@ -22,7 +22,8 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from extractors.errors import open_mupdf, scrub_paths
+from corpus.manifest import FileLimits, FileRefused, read_bounded, walk_files
+from extractors.errors import scrub_paths
 
 SCREENING_SCHEMA = pa.schema(
     [
@@ -61,7 +62,11 @@ def screen_pdf(path: Path | str) -> dict[str, Any]:
     row: dict[str, Any] = {name: None for name in SCREENING_SCHEMA.names}
     row.update(doc_id=path.stem, path=str(path))
     try:
-        with open_mupdf(path) as doc:
+        data = read_bounded(path, FileLimits().max_bytes)  # never a FIFO, a device or an unbounded read
+    except FileRefused as exc:
+        return {**row, "error": str(exc)}
+    try:
+        with pymupdf.open(stream=data, filetype="pdf") as doc:
             if doc.needs_pass:
                 return {**row, "error": "encrypted: supply a decrypted copy to screen it"}
             if doc.page_count == 0:
@@ -157,20 +162,30 @@ def _looks_two_column(blocks: list[tuple[Any, ...]], width: float) -> bool:
     return left >= 2 and right >= 2
 
 
-def screen_folder(folder: Path | str, workers: int = 2) -> list[dict[str, Any]]:
+def screen_folder(folder: Path | str, workers: int = 2, *, follow_symlinks: bool = False) -> list[dict[str, Any]]:
     """Screen every ``*.pdf`` under ``folder`` (sorted by path) with ``workers`` processes.
 
     Unreadable files come back as rows with ``error`` set; a second file with an already used
-    stem gets an error too, because metadata is matched on the stem.
+    stem gets an error too, because metadata is matched on the stem. Symlinks that leave the
+    folder are not read (an error row says so) unless ``follow_symlinks``.
     """
     folder = Path(folder)
-    paths = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".pdf" and p.is_file())
+    root = folder.resolve()
+    candidates = sorted(p for p in walk_files(folder) if p.suffix.lower() == ".pdf")
+    outside = {p for p in candidates if not follow_symlinks and not p.resolve().is_relative_to(root)}
+    paths = [p for p in candidates if p not in outside]
     if workers <= 1 or len(paths) < 2:
         rows = [screen_pdf(p) for p in paths]
     else:
         chunk = max(1, len(paths) // (workers * 8))
         with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1, len(paths))) as pool:
             rows = list(pool.map(screen_pdf, paths, chunksize=chunk))
+    by_path = dict(zip(paths, rows, strict=True))
+    for path in outside:
+        empty: dict[str, Any] = {name: None for name in SCREENING_SCHEMA.names}
+        by_path[path] = {**empty, "doc_id": path.stem, "path": str(path),
+                         "error": "skipped: a symlink to a file outside the folder; pass --follow-symlinks to read it"}
+    rows = [by_path[p] for p in candidates]
     seen: set[str] = set()
     for row in rows:
         if row["doc_id"] in seen and row["error"] is None:

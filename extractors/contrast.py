@@ -314,7 +314,7 @@ def _strip_text(page: pymupdf.Page) -> None:
     )
 
 
-def _pixel_boxes(page: pymupdf.Page, spans: list[_Span], shape: tuple[int, int], dpi: int) -> np.ndarray:
+def _pixel_boxes(page: pymupdf.Page, spans: list[_Span], shape: tuple[int, int], dpi: float) -> np.ndarray:
     """Span boxes in pixel coordinates of the rendered page, as (n, 4) int [x0, y0, x1, y1].
 
     Text boxes are unrotated page space; the pixmap shows the page as displayed, so boxes go
@@ -378,11 +378,12 @@ class _Measured:
 
 def _measure(source: PdfSource, number: int, copy: _RedactedCopy, spans: list[_Span], dpi: int) -> _Measured:
     page = source.page(number)
-    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
+    scale = source.scale(number, dpi)  # lowered for pages over the source's pixel limit
+    zoom = pymupdf.Matrix(scale, scale)
     full = _render(source.pixmap(number, zoom))
     text_free, hidden_text = _draw_without_text(source.display_list(number), zoom)
     background = _render(copy.render(number, zoom) if hidden_text else text_free)
-    boxes = _pixel_boxes(page, spans, full.shape[:2], dpi)
+    boxes = _pixel_boxes(page, spans, full.shape[:2], scale * 72)
     bg = _background_colours(background, boxes).astype(np.float64)
     alpha = np.array([[s.alpha] for s in spans])
     # Semi-transparent text shows as a blend of its colour and what lies beneath it.

@@ -9,7 +9,6 @@ display list feeds the pixmap, the text count and the image count.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pymupdf
 from pymupdf import mupdf
 
 from extractors.errors import reading
-from extractors.source import PdfSource, pdf_source
+from extractors.source import DEFAULT_MAX_PIXELS, PdfSource, pdf_source, save_png
 
 PAGES_SCHEMA = pa.schema(
     [
@@ -38,16 +37,20 @@ PAGES_SCHEMA = pa.schema(
     ]
 )
 
-MAX_SIDE_PX = 4000  # enormous pages (posters, maps) are rendered at a lower dpi
+MAX_SIDE_PX = 4000  # enormous pages (posters, maps) are rendered at a lower dpi, as are those over max_pixels
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP
 
 
 def render_pages(pdf: str | Path | PdfSource, *, doc_id: str, out_dir: Path, dpi: int = 100,
-                 page_offset: int = 0) -> list[dict]:
-    """Render every page to ``out_dir/<doc folder>/page-NNNN.png``; one record per page."""
+                 page_offset: int = 0, max_pixels: int = DEFAULT_MAX_PIXELS) -> list[dict]:
+    """Render every page to ``out_dir/<doc folder>/page-NNNN.png``; one record per page.
+
+    A page larger than ``max_pixels`` at ``dpi`` is rendered at the lower dpi that fits (the
+    ``dpi`` column says which); ``max_pixels`` applies when ``pdf`` is a path.
+    """
     folder = Path(out_dir).resolve() / _folder_name(doc_id)
     folder.mkdir(parents=True, exist_ok=True)
-    with pdf_source(pdf) as source, reading(source, "page content"):
+    with pdf_source(pdf, max_pixels=max_pixels) as source, reading(source, "page content"):
         return [_render(source, number, doc_id, folder, dpi, number + 1 + page_offset)
                 for number in range(source.page_count)]
 
@@ -55,13 +58,11 @@ def render_pages(pdf: str | Path | PdfSource, *, doc_id: str, out_dir: Path, dpi
 def _render(source: PdfSource, number: int, doc_id: str, folder: Path, dpi: int, page_no: int) -> dict:
     page = source.page(number)
     rect = page.rect
-    scale = min(dpi / 72, MAX_SIDE_PX / max(rect.width, rect.height, 1.0))
+    scale = min(source.scale(number, dpi), MAX_SIDE_PX / max(rect.width, rect.height, 1.0))
     display_list = source.display_list(number)  # annotations included: they are visible
     pixmap = source.pixmap(number, pymupdf.Matrix(scale, scale))
     path = folder / f"page-{page_no:04d}.png"
-    partial = path.with_suffix(".png.partial")
-    pixmap.save(str(partial), output="png")
-    os.replace(partial, path)
+    save_png(pixmap, path)
     text = source.text_page(number, _TEXT_FLAGS).extractText()
     char_count = len("".join(text.split()))
     return {

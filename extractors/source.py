@@ -17,7 +17,10 @@ shared cost apart from each extractor's own work.
 
 from __future__ import annotations
 
+import math
+import os
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,14 +35,19 @@ from extractors.errors import open_pdf, open_pikepdf
 
 T = TypeVar("T")
 DEFAULT_MAX_PAGES = 48  # longer than most papers, so every extractor of a paper hits the cache
+# One rendering (a page or a crop) holds at most this many pixels: 4000 x 4000 RGB is 48 MB. A larger
+# page (a 14,400 pt poster) is rendered at a lower resolution instead of allocating gigabytes.
+DEFAULT_MAX_PIXELS = 16_000_000
 
 
 class PdfSource:
     """A PDF file opened once, its pages' display lists and text pages cached (see module doc)."""
 
-    def __init__(self, path: str | Path, *, max_pages: int = DEFAULT_MAX_PAGES) -> None:
+    def __init__(self, path: str | Path, *, max_pages: int = DEFAULT_MAX_PAGES,
+                 max_pixels: int = DEFAULT_MAX_PIXELS) -> None:
         self.path = Path(path)
         self.max_pages = max(1, max_pages)
+        self.max_pixels = max(1, max_pixels)
         self.seconds = 0.0  # time spent filling the cache
         self._timing = False
         self._doc: pymupdf.Document | None = None
@@ -136,6 +144,11 @@ class PdfSource:
         """
         return self._cached(number, "drawing_log", lambda: self._drawing_log(number))
 
+    def scale(self, number: int, dpi: float, clip: pymupdf.Rect | None = None) -> float:
+        """The zoom for rendering page ``number`` (or ``clip``) at ``dpi``, lowered so the
+        rendering stays within ``max_pixels``. Callers use it for coordinates as well."""
+        return capped_zoom(clip if clip is not None else self.page(number).rect, dpi, self.max_pixels)
+
     def pixmap(self, number: int, matrix: pymupdf.Matrix, clip: pymupdf.Rect | None = None) -> pymupdf.Pixmap:
         """An RGB rendering (no alpha) of the page, or of ``clip`` in displayed page space; not cached."""
         dl = self.display_list(number)
@@ -202,12 +215,33 @@ class PdfSource:
             self.seconds += time.perf_counter() - start
 
 
+def capped_zoom(area: pymupdf.Rect, dpi: float, max_pixels: int = DEFAULT_MAX_PIXELS) -> float:
+    """The zoom for rendering ``area`` at ``dpi``, lowered so the image has at most ``max_pixels``."""
+    zoom = dpi / 72
+    pixels = max(area.width, 1.0) * max(area.height, 1.0) * zoom * zoom
+    return zoom if pixels <= max_pixels else zoom * math.sqrt(max_pixels / pixels)
+
+
 @contextmanager
-def pdf_source(pdf: str | Path | PdfSource) -> Iterator[PdfSource]:
+def pdf_source(pdf: str | Path | PdfSource, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[PdfSource]:
     """``pdf`` itself when it is a source (left open), else a new source closed on exit."""
     if isinstance(pdf, PdfSource):
         yield pdf
         return
-    with PdfSource(pdf) as source:
+    with PdfSource(pdf, max_pixels=max_pixels) as source:
         yield source
+
+
+def save_png(pixmap: pymupdf.Pixmap, path: Path) -> None:
+    """Write ``pixmap`` to ``path`` atomically, under a temporary name no other writer uses.
+
+    Two runs (or processes) rendering the same document on one data home write the same
+    file; each writes its own temporary file and renames it into place.
+    """
+    partial = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:12]}.partial")
+    try:
+        pixmap.save(str(partial), output="png")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 

@@ -34,7 +34,6 @@ covers. Coordinates are PDF points, top-left origin, unrotated page space.
 from __future__ import annotations
 
 import inspect
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -48,7 +47,7 @@ import pymupdf.table
 
 from extractors.errors import reading
 from extractors.pages import _folder_name
-from extractors.source import PdfSource, pdf_source
+from extractors.source import PdfSource, pdf_source, save_png
 from extractors.structure import extract_struct_elements, record_attributes
 
 _BBOX = pa.list_(pa.float32())
@@ -628,7 +627,6 @@ def render_crops(pdf: str | Path | PdfSource, records: Sequence[dict], out_dir: 
                  prefix: str, id_key: str, margin: float = 4.0) -> list[str | None]:
     """Crops of ``records``' boxes, written under ``out_dir/<doc folder>/`` (atomically, as page renders are)."""
     paths: list[str | None] = []
-    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
     with pdf_source(pdf) as source, reading(source, "page content"):
         for record in records:
             page_no = record["page"] - 1 - page_offset if record["page"] is not None else -1
@@ -646,10 +644,9 @@ def render_crops(pdf: str | Path | PdfSource, records: Sequence[dict], out_dir: 
             folder.mkdir(parents=True, exist_ok=True)
             identifier = str(record[id_key]).replace("-", "m")
             path = folder / f"{prefix}-p{record['page']:04d}-{identifier}.png"
-            partial = path.with_suffix(".png.partial")
-            pixmap = source.pixmap(page_no, zoom, clip)  # annotations included, as page.get_pixmap
-            pixmap.set_dpi(dpi, dpi)
-            pixmap.save(str(partial), output="png")
-            os.replace(partial, path)
+            scale = source.scale(page_no, dpi, clip)  # a huge crop is rendered at a lower dpi
+            pixmap = source.pixmap(page_no, pymupdf.Matrix(scale, scale), clip)  # annotations included
+            pixmap.set_dpi(round(scale * 72), round(scale * 72))
+            save_png(pixmap, path)
             paths.append(str(path))
     return paths

@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +30,28 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    # Prefect's 20 s is too short for a local server starting beside another run on 2 busy cores.
+    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+
+
+def _start_prefect_server() -> None:
+    """Start this process's local Prefect API server while holding a lock on its database.
+
+    Runs sharing a data home share Prefect's SQLite database; two servers starting at once on a
+    new one both migrate it, and one fails ("no such table"). Starting them one at a time is
+    enough: a migrated database serves both. A team server (PREFECT_API_URL) needs nothing.
+    """
+    if os.environ.get("PREFECT_API_URL") or not os.environ.get("PREFECT_HOME"):
+        return
+    import fcntl
+
+    from prefect.client.orchestration import get_client
+
+    lock_path = Path(os.environ["PREFECT_HOME"]) / ".accessbench-server-start.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        get_client(sync_client=True)  # starts (and migrates) the ephemeral server; the flow reuses it
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,6 +99,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
     run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
+    run.add_argument("--follow-symlinks", action="store_true",
+                     help="--pdfs: also read files that symlinks point to outside the folder (skipped by default)")
+    run.add_argument("--max-file-mb", type=float, default=512.0,
+                     help="limit: bytes read for one input file, in MiB (default 512)")
+    run.add_argument("--max-pages", type=int, default=2000, help="limit: pages of one document (default 2000)")
+    run.add_argument("--max-page-megapixels", type=float, default=16.0,
+                     help="limit: pixels of one page render or crop; larger pages render at a lower dpi (default 16)")
 
     sub.add_parser("runs", help="list runs with per-stage status")
 
@@ -93,12 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
     from flows.audit_cli import add_parser as add_audit_parser
     from flows.calls_cli import add_parsers as add_calls_parsers
     from flows.corpus_cli import add_parser as add_corpus_parser
+    from flows.doctor import add_parser as add_doctor_parser
     from flows.review import add_parser as add_review_parser
 
     add_review_parser(sub)
     add_corpus_parser(sub)
     add_calls_parsers(sub)
     add_audit_parser(sub)
+    add_doctor_parser(sub)
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
@@ -126,24 +158,40 @@ def _version() -> str:
         return "(not installed)"
 
 
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # SIGTERM (a worker being stopped, `kill`) ends a run as Ctrl-C does: workers are stopped, the
+    # finished documents' parts stay, and the same --run-id resumes.
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from warehouse.home import resolve_home
+    from warehouse.store import UnsafePathError, check_run_id
 
     home = resolve_home(args.home)
     if home.exists() and not home.is_dir():
         return _error(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
                       "when missing)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything
+        if getattr(args, option, None):
+            try:
+                check_run_id(getattr(args, option))
+            except UnsafePathError as exc:
+                return _error(str(exc))
+    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
-                   "audit": cmd_audit}
+                   "audit": cmd_audit, "doctor": cmd_doctor}
         return int(handler[args.command](home, args))
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _error(message: str, code: int = EXIT_USAGE) -> int:
@@ -192,6 +240,8 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
     if args.doc_timeout <= 0 or args.workers < 1 or args.concurrency < 1:
         return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
+    if args.max_file_mb <= 0 or args.max_pages < 1 or args.max_page_megapixels < 0.01:
+        return _error("--max-file-mb must be > 0, --max-pages ≥ 1 and --max-page-megapixels ≥ 0.01")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
@@ -199,7 +249,9 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     evidence=args.evidence, cache=args.cache, max_error_rate=args.max_error_rate,
                     layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
-                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript)
+                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
+                    follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
+                    max_page_megapixels=args.max_page_megapixels)
     try:
         from extractors.layout import LayoutBackendError, get_backend
 
@@ -222,6 +274,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
+    _start_prefect_server()
     from flows.benchmark import benchmark_flow, rerun_flow
     from tasks.runner import StageFailed
 
@@ -357,6 +410,12 @@ def cmd_audit(home: Path, args: argparse.Namespace) -> int:
     from flows.audit_cli import run_audit
 
     return run_audit(home, args)
+
+
+def cmd_doctor(home: Path, args: argparse.Namespace) -> int:
+    from flows.doctor import run_doctor
+
+    return run_doctor(home, args)
 
 
 def cmd_review(home: Path, args: argparse.Namespace) -> int:

@@ -28,6 +28,8 @@ def add_parser(sub: Any) -> None:
     sample.add_argument("--min-prior-score", type=float, help="keep documents whose prior score is at least this")
     sample.add_argument("--out", help="manifest folder (default: <home>/samples/<sample id>)")
     sample.add_argument("--workers", type=int, default=2)
+    sample.add_argument("--follow-symlinks", action="store_true",
+                        help="also read files that symlinks point to outside the folder (skipped by default)")
 
 
 def run_corpus(home: Path, args: argparse.Namespace) -> int:
@@ -61,7 +63,7 @@ def _sample(home: Path, args: argparse.Namespace) -> int:
         print(f"accessbench: error: {folder} is not a folder of PDFs", file=sys.stderr)
         return 3
     started = time.monotonic()
-    screened = screen_folder(folder, workers=args.workers)
+    screened = screen_folder(folder, workers=args.workers, follow_symlinks=args.follow_symlinks)
     seconds = time.monotonic() - started
     try:
         metadata = load_metadata(args.metadata) if args.metadata else []

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.criteria import CRITERIA
-from warehouse.store import ArtifactStore
+from warehouse.store import ArtifactStore, check_run_id
 
 
 def new_run_id() -> str:
@@ -44,7 +44,16 @@ class RunConfig:
     base_docs: int = 3
     doc_timeout_s: float = 120.0  # per document, in render and extract
     workers: int = 2  # processes for per-document work
+    # Limits on what one input may cost; a document over one gets a `limit` error row.
+    max_file_mb: float = 512.0  # bytes read for one input file
+    max_pages: int = 2000  # pages of one document
+    max_page_megapixels: float = 16.0  # one page render or crop; larger pages render at a lower dpi
+    follow_symlinks: bool = False  # --pdfs: read symlinks that leave the folder
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.run_id:  # empty: a scheduled deployment's "new run each time", filled in by the flow
+            check_run_id(self.run_id)
 
     def judge_options(self) -> dict[str, Any]:
         """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""

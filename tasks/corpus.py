@@ -9,7 +9,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from corpus.manifest import DOCUMENTS_SCHEMA, MANIFEST, CorpusError, load_dataset, load_pdf_folder
+from corpus.manifest import (
+    DOCUMENTS_SCHEMA,
+    MANIFEST,
+    CorpusError,
+    FileLimits,
+    load_dataset,
+    load_pdf_folder,
+    walk_files,
+)
 from tasks.common import stored_name
 from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
@@ -28,7 +36,11 @@ def synthetic_root(cfg: RunConfig) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=".synthetic-", dir=root.parent))
     try:
         build_synthetic_benchmark(tmp, seed=cfg.seed, base_docs=cfg.base_docs)
-        tmp.rename(root)
+        try:
+            tmp.rename(root)
+        except OSError:
+            if not (root / MANIFEST).exists():  # else a concurrent run built the same dataset first
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return root
@@ -47,9 +59,12 @@ def _tree_digest(cfg: RunConfig) -> str:
     root = source_root(cfg)
     digest = hashlib.sha256(os.fsencode(root))
     if root.is_dir():
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and (path.suffix.lower() == ".pdf" or path.name == "dataset.json"):
-                stat = path.stat()
+        for path in sorted(walk_files(root)):
+            if path.suffix.lower() == ".pdf" or path.name == "dataset.json":
+                try:
+                    stat = path.stat()  # stat never opens the file: a FIFO or device is safe here
+                except OSError:
+                    continue  # a dangling symlink: the corpus stage reports it
                 digest.update(os.fsencode(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}"))
     return digest.hexdigest()
 
@@ -57,16 +72,17 @@ def _tree_digest(cfg: RunConfig) -> str:
 def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     cfg = io.cfg
     root = source_root(cfg)
+    limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages)
     if cfg.source == "pdfs":
-        rows = load_pdf_folder(root, cfg.run_id, cfg.criteria)
+        rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits)
     else:
-        rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source)
+        rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source, limits=limits)
     if not rows:
         raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
     for row in rows:
         row["files"] = [stored_name(name) for name in row.get("files") or []]
         if row.get("error"):
-            io.error(row["doc_id"], "corpus", row["error"])
+            io.error(row["doc_id"], row.get("error_kind") or "corpus", row["error"])
     return {"documents": rows}
 
 
@@ -75,7 +91,8 @@ DOCUMENTS = TableSpec("documents", "corpus", DOCUMENTS_SCHEMA)
 CORPUS = Stage(
     name="corpus",
     upstream=(),
-    config_keys=("source", "source_path", "criteria", "seed", "base_docs"),
+    config_keys=("source", "source_path", "criteria", "seed", "base_docs", "follow_symlinks", "max_file_mb",
+                 "max_pages"),
     tables=(DOCUMENTS,),
     body=corpus_body,
     code=("corpus",),

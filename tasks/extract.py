@@ -143,7 +143,7 @@ REPAIRED = ("the file is damaged (broken cross-reference table, truncation or ba
 WARNING_KINDS = frozenset({"repaired"})  # error rows that leave a document's evidence usable
 
 
-def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str, Any]
+def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, item: dict[str, Any]
                      ) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on)."""
     out: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in EXTRACT_TABLES}
@@ -154,7 +154,7 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, item: dict[str
     crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
     for index, path in enumerate(document_files(doc)):
         try:
-            with PdfSource(path) as source:
+            with PdfSource(path, max_pixels=max_pixels) as source:
                 summary = struct_summary(source)
                 out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
                 if summary.get("error"):  # already "kind: what happened; what to do" — kept as it is
@@ -187,14 +187,15 @@ def extract_body(io: StageIO) -> dict[str, Any]:
         regions.setdefault(row["doc_id"], []).append(row)
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
                             "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
-    work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi)
+    work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
+                   int(cfg.max_page_megapixels * 1e6))
     return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"])
 
 
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
-    config_keys=("crop_dpi",),
+    config_keys=("crop_dpi", "max_page_megapixels"),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors",),

@@ -15,14 +15,16 @@ from warehouse.catalog import TableSpec
 PAGES = TableSpec("pages", "render", with_run_id(PAGES_SCHEMA))
 
 
-def render_document(run_id: str, image_root: str, dpi: int, doc: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc: dict[str, Any]
+                    ) -> dict[str, list[dict[str, Any]]]:
     """Page images and `pages` rows of one document (runs in a worker process)."""
     # Images are addressed by content and DPI, so identical documents and later runs share them.
     out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
     rows: list[dict[str, Any]] = []
     try:
         for path in document_files(doc):
-            rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows))
+            rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows),
+                                 max_pixels=max_pixels)
     except ExtractionError as exc:
         return {"pages": [], "errors": [error_row(run_id, "render", doc, exc.kind, str(exc))]}
     except Exception as exc:  # noqa: BLE001 - one bad document must not stop the run
@@ -32,7 +34,8 @@ def render_document(run_id: str, image_root: str, dpi: int, doc: dict[str, Any])
 
 def render_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    work = partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi)
+    work = partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi,
+                   int(cfg.max_page_megapixels * 1e6))
     docs = good_documents(io)
     return io.per_key([(d["doc_id"], d) for d in docs], work, "render pages", isolated=True, same=content_key)
 
@@ -40,7 +43,7 @@ def render_body(io: StageIO) -> dict[str, Any]:
 RENDER = Stage(
     name="render",
     upstream=("corpus",),
-    config_keys=("dpi",),
+    config_keys=("dpi", "max_page_megapixels"),
     tables=(PAGES,),
     body=render_body,
     code=("extractors",),

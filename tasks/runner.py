@@ -24,7 +24,7 @@ from tasks.context import RunConfig
 from tasks.isolation import DocumentTimeout, run_isolated
 from warehouse.catalog import TableSpec
 from warehouse.schema import conform
-from warehouse.store import StageRun, Staging, now
+from warehouse.store import StageBusy, StageRun, Staging, now, stage_lock
 
 log = logging.getLogger("accessbench")
 console = Console(stderr=True)
@@ -192,7 +192,19 @@ def input_hash(cfg: RunConfig, stage: Stage) -> str:
 
 
 def execute(cfg: RunConfig, stage: Stage, *, force: bool = False) -> StageRun:
-    """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row."""
+    """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row.
+
+    Holds the (run, stage) lock throughout: a second process on the same stage of the same run
+    fails at once with StageFailed instead of writing over the first one's parts.
+    """
+    try:
+        with stage_lock(cfg.home, stage.name, cfg.run_id):
+            return _execute(cfg, stage, force=force)
+    except StageBusy as exc:
+        raise StageFailed(str(exc)) from exc
+
+
+def _execute(cfg: RunConfig, stage: Stage, *, force: bool) -> StageRun:
     store = cfg.store
     for name in stage.upstream:
         state = store.get_stage_run(cfg.run_id, name)

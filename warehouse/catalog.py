@@ -1,9 +1,12 @@
 """The DuckDB catalog: one view per artifact table across runs, plus run state and metric views.
 
-Views are plain SQL over the Parquet globs, so they see new runs without being rebuilt. Queries
-run on an in-memory DuckDB that defines the same views, which means a query never waits on (or
-crashes on) the file lock held while a run refreshes `warehouse.duckdb`; that file exists for
-other tools (the duckdb CLI, notebooks) and holds views only, never data.
+`warehouse.duckdb` holds plain SQL views over the Parquet globs for other tools (the duckdb CLI,
+notebooks); it holds views only, never data. Our own queries (`accessbench sql`, reports, the
+metrics stage) run on an in-memory DuckDB instead, so a query never waits on (or crashes on) the
+file lock held while a run refreshes that file, and so it can be sandboxed: each table is a
+pyarrow dataset over the current Parquet files, handed to DuckDB before DuckDB's own file access
+is switched off (`enable_external_access = false`) and its configuration locked. A query can then
+read the views and nothing else: no file, no directory listing, no extension, no setting.
 """
 
 from __future__ import annotations
@@ -16,13 +19,23 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
 
 from warehouse.audit_metrics import AUDIT_METRIC_INPUTS, AUDIT_METRIC_VIEWS
 from warehouse.metrics import METRIC_INPUTS, METRIC_VIEWS
 from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE
 
 WAREHOUSE_FILE = "warehouse.duckdb"
-READ_ONLY_TYPES = {"SELECT", "EXPLAIN"}
+# Settings fixed before a query runs; `lock_configuration` keeps a query from changing them back.
+SANDBOX_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    # No spill folder: DuckDB adds its temp directory (<cwd>/.tmp/) to the paths a query may read
+    # and write even with external access off.
+    "temp_directory": "",
+}
+SANDBOX_LOCK = ("SET enable_external_access = false", "SET lock_configuration = true")
 
 
 class ReadOnlyError(ValueError):
@@ -99,11 +112,50 @@ def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     return ddl
 
 
+def _dataset(glob: str, schema: pa.Schema) -> pads.Dataset | None:
+    """The Parquet files matching `glob` as one dataset, or None.
+
+    Columns are unioned by name across the files and the declared schema, so a column added to a
+    table since older runs were written reads as null for those runs.
+    """
+    files = sorted(str(p) for p in Path("/").glob(glob.lstrip("/")) if p.is_file() and not p.is_symlink())
+    if not files:
+        return None
+    unified = pa.unify_schemas([*(pq.read_schema(f) for f in files), schema], promote_options="permissive")
+    return pads.dataset(files, schema=unified, format="parquet")
+
+
+def _empty_view_sql(name: str, schema: pa.Schema) -> str:
+    cols = ", ".join(f"CAST(NULL AS {_duck_type(f.type)}) AS \"{f.name}\"" for f in schema)
+    return f'CREATE VIEW "{name}" AS SELECT {cols} WHERE false'
+
+
 def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnection:
-    """An in-memory connection with every view defined; never touches the warehouse file lock."""
-    con = duckdb.connect(":memory:")
-    for statement in catalog_ddl(home, tables):
-        con.execute(statement)
+    """A sandboxed in-memory connection with every view defined (see the module doc).
+
+    Never touches the warehouse file lock, and cannot read or write any file itself.
+    """
+    artifacts = Path(home) / "artifacts"
+    tables = list(tables)
+    con = duckdb.connect(":memory:", config=SANDBOX_CONFIG)
+    try:
+        specs = [(s, _state_glob(s, artifacts)) for s in STATE_TABLES] + [(s, s.glob(artifacts)) for s in tables]
+        for spec, glob in specs:
+            dataset = _dataset(glob, spec.schema)
+            if dataset is None:
+                con.execute(_empty_view_sql(spec.name, spec.schema))
+                continue
+            hidden = f"__arrow_{spec.name}"
+            con.register(hidden, dataset)
+            con.execute(f'CREATE VIEW "{spec.name}" AS SELECT * FROM "{hidden}"')
+        if {spec.name for spec in tables} >= METRIC_INPUTS:
+            for name, sql in METRIC_VIEWS:
+                con.execute(f'CREATE VIEW "{name}" AS {sql}')
+        for statement in SANDBOX_LOCK:
+            con.execute(statement)
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
@@ -133,28 +185,73 @@ def refresh(home: Path, tables: Iterable[TableSpec], wait_s: float = 5.0) -> boo
         return True
 
 
-def check_read_only(sql: str) -> None:
+_USAGE = 'pass one SELECT statement, e.g. accessbench sql "select * from runs"'
+
+
+def _statements(sql: str) -> list[duckdb.Statement]:
     try:
-        statements = duckdb.extract_statements(sql)
+        return list(duckdb.extract_statements(sql))
     except duckdb.Error as exc:
         raise ReadOnlyError(f"could not parse the query: {exc}") from exc
+
+
+def _explained(sql: str) -> str | None:
+    """The statement an EXPLAIN [ANALYZE] wraps, comments skipped; None when `sql` is no EXPLAIN."""
+    raw = duckdb.tokenize(sql)
+    ends = [pos for pos, _ in raw[1:]] + [len(sql)]
+    tokens = [(pos, sql[pos:end].strip().lower())
+              for (pos, kind), end in zip(raw, ends, strict=True) if kind != duckdb.token_type.comment]
+    if not tokens or tokens[0][1] != "explain":
+        return None
+    rest = tokens[1:]
+    if rest and rest[0][1] == "analyze":
+        rest = rest[1:]
+    return sql[rest[0][0]:] if rest else ""
+
+
+def check_read_only(sql: str) -> None:
+    """Refuse anything but one SELECT (or EXPLAIN [ANALYZE] of one SELECT), with a clear message.
+
+    This is for the message only: the sandbox in `connect` is what stops a statement that gets
+    past it from reading files, writing files, installing extensions or changing settings.
+    """
+    statements = _statements(sql)
     if not statements:
-        raise ReadOnlyError("empty query: pass a SELECT statement, e.g. accessbench sql \"select * from runs\"")
-    for statement in statements:
-        kind = statement.type.name
-        if kind not in READ_ONLY_TYPES:
-            raise ReadOnlyError(
-                f"refused: {kind} statements are not allowed; `accessbench sql` is read-only "
-                "(SELECT/EXPLAIN). Change results by re-running a stage: accessbench rerun --run ID --stage NAME"
-            )
+        raise ReadOnlyError(f"empty query: {_USAGE}")
+    if len(statements) > 1:
+        raise ReadOnlyError(f"refused: {len(statements)} statements; `accessbench sql` is read-only and runs one "
+                            f"statement per call: {_USAGE}")
+    kind = statements[0].type.name
+    if kind == "EXPLAIN":
+        inner = _explained(sql)
+        inner_statements = _statements(inner) if inner else []
+        if len(inner_statements) != 1 or inner_statements[0].type.name != "SELECT":
+            raise ReadOnlyError("refused: EXPLAIN is allowed only of a plain SELECT; `accessbench sql` is read-only")
+    elif kind != "SELECT":
+        raise ReadOnlyError(
+            f"refused: {kind} statements are not allowed; `accessbench sql` is read-only "
+            "(SELECT/EXPLAIN SELECT). Change results by re-running a stage: "
+            "accessbench rerun --run ID --stage NAME"
+        )
 
 
 def query(home: Path, tables: Iterable[TableSpec], sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Run a read-only query over the warehouse; returns column names and rows."""
+    """Run one read-only query over the warehouse, in the sandbox; returns column names and rows.
+
+    A statement the sandbox stops (a file read, an extension, a setting) raises ReadOnlyError.
+    """
     check_read_only(sql)
     con = connect(home, tables)
     try:
-        result = con.execute(sql)
+        try:
+            result = con.execute(sql)
+        except duckdb.PermissionException as exc:
+            reason = str(exc).splitlines()[0]
+            raise ReadOnlyError(f"refused: {reason}; `accessbench sql` reads the warehouse tables only") from exc
+        except duckdb.InvalidInputException as exc:
+            if "configuration has been locked" not in str(exc):
+                raise
+            raise ReadOnlyError("refused: settings cannot be changed in `accessbench sql`") from exc
         columns = [d[0] for d in result.description or []]
         return columns, result.fetchall()
     finally:

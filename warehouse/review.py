@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from warehouse.schema import conform
-from warehouse.store import ArtifactStore, atomic_write_parquet, now
+from warehouse.store import ArtifactStore, atomic_write_parquet, check_run_id, inside, now
 
 RESOLUTIONS_SCHEMA = pa.schema(
     [
@@ -33,7 +33,7 @@ RESOLUTIONS_PATTERN = "review/run=*/resolutions/*.parquet"
 
 
 def resolutions_dir(store: ArtifactStore, run_id: str) -> Path:
-    return store.artifacts / "review" / f"run={run_id}" / "resolutions"
+    return inside(store.home, store.artifacts / "review" / f"run={check_run_id(run_id)}" / "resolutions")
 
 
 def add_resolution(store: ArtifactStore, row: dict[str, Any]) -> Path:

@@ -6,16 +6,23 @@ one by one writes each document's rows as a *part* under `<stage>/_staging/run=<
 done-marker; a killed run resumes from the parts whose marker exists, and the stage's final
 tables appear only when every document is done. Run and stage state live beside the data as
 Parquet too (`_state/`), so the DuckDB catalog can expose them without holding a lock.
+
+Run ids become folder names, so they must match RUN_ID_PATTERN; every path the store writes or
+deletes is checked to lie inside the data home after symlinks are resolved, and deletes never
+follow a symlink.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +64,77 @@ RUNS_SCHEMA = pa.schema(
 )
 
 STATE = "_state"
+
+# Letters, digits, '.', '_', '-'; starts with a letter or digit; at most 128 characters.
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+class UnsafePathError(ValueError):
+    """A run id or path that would reach outside the data home."""
+
+
+def check_run_id(run_id: str) -> str:
+    """Return `run_id` if it is safe as a folder name, else raise UnsafePathError."""
+    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id):
+        raise UnsafePathError(
+            f"invalid run id {run_id!r}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter "
+            "or digit (e.g. 2025-weekly.1)"
+        )
+    return run_id
+
+
+def inside(home: Path, path: Path) -> Path:
+    """`path` if it lies inside `home` once symlinks in its folders are resolved; else raise.
+
+    The last component is not resolved: a symlink there is the object acted on (replaced or
+    unlinked), never its target.
+    """
+    root = Path(home).resolve()
+    path = Path(path)
+    # A last component of '..' or '.' names a folder, not an entry: resolve it like the rest.
+    where = path.resolve() if path.name in ("", ".", "..") else path.parent.resolve() / path.name
+    if where != root and not where.is_relative_to(root):
+        raise UnsafePathError(f"refusing to touch {path}: it resolves outside the data home {root}")
+    return where
+
+
+class StageBusy(RuntimeError):
+    """Another process is writing the same stage of the same run."""
+
+
+@contextmanager
+def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
+    """Hold an exclusive lock on (run, stage) for this process, or raise StageBusy at once.
+
+    An flock on `artifacts/_locks/<stage>/run=<id>.lock`: the kernel drops it when the holder
+    exits, so a killed run never leaves a stale lock behind.
+    """
+    path = inside(home, Path(home) / "artifacts" / "_locks" / stage / f"run={check_run_id(run_id)}.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "another process"
+            raise StageBusy(f"stage {stage!r} of run {run_id} is being written by process {holder}; wait for it "
+                            "to finish, or start a separate run with another --run-id") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def remove_tree(home: Path, path: Path) -> None:
+    """Delete the folder `path` inside `home`; a symlink is unlinked, never followed."""
+    target = inside(home, path)
+    if target == Path(home).resolve():
+        raise UnsafePathError(f"refusing to delete the data home itself ({target})")
+    if target.is_symlink():
+        target.unlink()
+    elif target.exists():
+        shutil.rmtree(target)  # rmtree unlinks symlinks inside the tree without following them
 
 
 def now() -> datetime:
@@ -100,13 +178,15 @@ class Staging:
 
     root: Path
     input_hash: str
+    home: Path
     _done_cache: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        stamp = self.root / "input_hash"
+        self.root = inside(self.home, self.root)
+        stamp = inside(self.home, self.root / "input_hash")  # refuses a root that is a symlink out
         if stamp.exists() and stamp.read_text() != self.input_hash:
             # Parts computed for other inputs or config are not ours to reuse.
-            shutil.rmtree(self.root)
+            remove_tree(self.home, self.root)
         if not stamp.exists():
             self.root.mkdir(parents=True, exist_ok=True)
             stamp.write_text(self.input_hash)
@@ -123,10 +203,12 @@ class Staging:
     def put(self, key: str, tables: Mapping[str, pa.Table]) -> None:
         name = _key_file(key)
         for table_name, table in tables.items():
-            atomic_write_parquet(table, self.root / table_name / f"{name}.parquet")
-        marker = self.root / "_done" / name
+            atomic_write_parquet(table, inside(self.home, self.root / table_name / f"{name}.parquet"))
+        marker = inside(self.home, self.root / "_done" / name)
         marker.parent.mkdir(exist_ok=True)
-        marker.write_text(key)
+        tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
+        tmp.write_text(key)
+        os.replace(tmp, marker)
         self._done_cache.add(name)
 
     def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
@@ -139,7 +221,7 @@ class Staging:
         return pa.concat_tables(parts) if parts else schema.empty_table()
 
     def clear(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_tree(self.home, self.root)
 
 
 class ArtifactStore:
@@ -151,7 +233,7 @@ class ArtifactStore:
 
     # -- stage tables -------------------------------------------------------------------
     def run_dir(self, stage: str, run_id: str) -> Path:
-        return self.artifacts / stage / f"run={run_id}"
+        return inside(self.home, self.artifacts / stage / f"run={check_run_id(run_id)}")
 
     def table_path(self, stage: str, run_id: str, table: str) -> Path:
         return self.run_dir(stage, run_id) / f"{table}.parquet"
@@ -165,7 +247,7 @@ class ArtifactStore:
         schema: pa.Schema,
     ) -> int:
         data = rows.cast(schema) if isinstance(rows, pa.Table) else conform(rows, schema, table)
-        atomic_write_parquet(data, self.table_path(stage, run_id, table))
+        atomic_write_parquet(data, inside(self.home, self.table_path(stage, run_id, table)))
         return data.num_rows
 
     def read_table(self, stage: str, run_id: str, table: str) -> pa.Table | None:
@@ -182,10 +264,10 @@ class ArtifactStore:
         if folder.exists():
             for path in folder.glob("*.parquet"):
                 if path.stem not in keep:
-                    path.unlink()
+                    inside(self.home, path).unlink()
 
     def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
-        return Staging(self.artifacts / stage / "_staging" / f"run={run_id}", input_hash)
+        return Staging(self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}", input_hash, self.home)
 
     def fingerprint(self, stage: str, run_id: str) -> str:
         """A digest of a stage's committed rows, used in the input hash of downstream stages.
@@ -213,7 +295,7 @@ class ArtifactStore:
         for path in src.rglob("*"):
             if path.is_dir():
                 continue
-            target = dst / path.relative_to(src)
+            target = inside(self.home, dst / path.relative_to(src))
             target.parent.mkdir(parents=True, exist_ok=True)
             if path.suffix == ".parquet":
                 table = pq.read_table(path)
@@ -228,7 +310,7 @@ class ArtifactStore:
 
     # -- run state ----------------------------------------------------------------------
     def _state_path(self, kind: str, run_id: str, name: str) -> Path:
-        return self.artifacts / STATE / kind / f"run={run_id}" / f"{name}.parquet"
+        return inside(self.home, self.artifacts / STATE / kind / f"run={check_run_id(run_id)}" / f"{name}.parquet")
 
     def record_stage(self, row: StageRun) -> None:
         table = conform([asdict(row)], STAGE_RUNS_SCHEMA, "stage_runs")
@@ -241,7 +323,7 @@ class ArtifactStore:
         return StageRun(**pq.read_table(path).to_pylist()[0])
 
     def stage_runs(self, run_id: str | None = None) -> list[StageRun]:
-        pattern = f"run={run_id}" if run_id else "run=*"
+        pattern = f"run={check_run_id(run_id)}" if run_id else "run=*"
         rows = [
             StageRun(**pq.read_table(p).to_pylist()[0])
             for p in (self.artifacts / STATE / "stage_runs").glob(f"{pattern}/*.parquet")

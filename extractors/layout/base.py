@@ -17,6 +17,8 @@ from typing import ClassVar, Literal, Protocol
 import numpy as np
 import pymupdf
 
+from extractors.source import capped_zoom
+
 # PubLayNet's five classes; every backend maps its own classes onto these.
 LayoutKind = Literal["text", "title", "list", "table", "figure"]
 Box = tuple[float, float, float, float]
@@ -100,15 +102,17 @@ def require_weights(backend: str, weights: Path | None, what: str) -> Path:
     return weights
 
 
-def render_page(page: pymupdf.Page, dpi: int) -> np.ndarray:
-    """The page as displayed (rotation applied), as an (h, w, 3) uint8 RGB array."""
-    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+def render_page(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
+    """The page as displayed (rotation applied), as an (h, w, 3) uint8 RGB array, and the dpi
+    used: lower than ``dpi`` for a page over the pixel limit (a 14,400 pt poster)."""
+    zoom = capped_zoom(page.rect, dpi)
+    pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
     # `samples` copies the pixels: a view would dangle once `pix` is freed.
     rows = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)
-    return rows[:, : pix.w * 3].reshape(pix.h, pix.w, 3)
+    return rows[:, : pix.w * 3].reshape(pix.h, pix.w, 3), zoom * 72
 
 
-def pixels_to_page(page: pymupdf.Page, box: tuple[float, float, float, float], dpi: int) -> Box:
+def pixels_to_page(page: pymupdf.Page, box: tuple[float, float, float, float], dpi: float) -> Box:
     """Map a box in pixels of :func:`render_page`'s image to unrotated page points."""
     return rounded_box(pymupdf.Rect(box) * pymupdf.Matrix(72 / dpi, 72 / dpi) * page.derotation_matrix)
 

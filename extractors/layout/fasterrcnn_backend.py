@@ -84,7 +84,7 @@ class FasterRCNNLayoutBackend:
         return state
 
     def detect(self, page: pymupdf.Page) -> list[Region]:
-        image = render_page(page, RENDER_DPI)
+        image, dpi = render_page(page, RENDER_DPI)
         tensor = self._torch.from_numpy(image.copy()).permute(2, 0, 1).float().div(255.0)
         with self._torch.inference_mode():
             output = self.model([tensor])[0]
@@ -95,5 +95,5 @@ class FasterRCNNLayoutBackend:
                 continue
             kind = PUBLAYNET_KINDS[label - 1]
             x0, y0, x1, y1 = box
-            regions.append(Region(kind, kind, pixels_to_page(page, (x0, y0, x1, y1), RENDER_DPI), round(score, 4)))
+            regions.append(Region(kind, kind, pixels_to_page(page, (x0, y0, x1, y1), dpi), round(score, 4)))
         return regions

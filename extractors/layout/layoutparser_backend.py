@@ -73,13 +73,14 @@ class LayoutParserBackend:
         from PIL import Image
 
         # A PIL image: layoutparser converts those to the BGR order detectron2 expects.
-        image = Image.fromarray(render_page(page, RENDER_DPI))
+        pixels, dpi = render_page(page, RENDER_DPI)
+        image = Image.fromarray(pixels)
         regions = []
         for block in self.model.detect(image):
             raw = str(block.type)
             if raw not in KIND_MAP:
                 continue
             x0, y0, x1, y1 = (float(v) for v in block.coordinates)
-            box = pixels_to_page(page, (x0, y0, x1, y1), RENDER_DPI)
+            box = pixels_to_page(page, (x0, y0, x1, y1), dpi)
             regions.append(Region(KIND_MAP[raw], raw, box, round(float(block.score), 4)))
         return regions

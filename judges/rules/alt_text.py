@@ -17,6 +17,7 @@ from typing import Any
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle, alt_words
+from judges.injection import find_instructions
 from judges.labels import Label
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import ALT_TEXT, AltThresholds
@@ -219,6 +220,13 @@ def _check(figure: Figure, where: str, subs: dict[str, str], issues: list[Issue]
     if is_file_name(figure.alt):
         fail("clarity", f"the {quoted} is a file name, not a description",
              "replace it with a sentence saying what the figure shows")
+        return
+    instructions = find_instructions(figure.alt, "alt text")
+    if instructions:
+        # Words addressed to a machine describe nothing, whatever else matches (a caption or body
+        # text that repeats them is the same injection, not context).
+        fail("clarity", f"the {quoted} reads as instructions to a machine ({instructions[0].kind.replace('_', ' ')}), "
+             "not a description of the figure", "replace it with a sentence saying what the figure shows")
         return
     if is_generic(figure.alt):
         fail("descriptiveness", f"the {quoted} is a generic placeholder that says nothing about the content",

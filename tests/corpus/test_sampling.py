@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -237,3 +238,17 @@ def test_sample_manifest_uses_the_upstream_layout_with_unknown_labels(folder: Pa
             target = tmp_path / "out" / item["pdf_path"]
             assert target.is_file() and target.resolve().is_relative_to((tmp_path / "out").resolve())
             assert target.read_bytes() == (folder / f"{item['openalex_id']}.pdf").read_bytes()
+
+
+def test_screening_skips_fifos_devices_and_symlinks_out_of_the_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    os.mkfifo(folder / "x.pdf")
+    (folder / "zero.pdf").symlink_to("/dev/zero")
+    (folder / "passwd.pdf").symlink_to("/etc/passwd")
+    rows = {Path(r["path"]).name: r for r in screen_folder(folder, workers=1)}  # returns: nothing blocks
+    assert "not a regular file" in rows["x.pdf"]["error"]
+    assert "--follow-symlinks" in rows["zero.pdf"]["error"] and "--follow-symlinks" in rows["passwd.pdf"]["error"]
+    followed = {Path(r["path"]).name: r for r in screen_folder(folder, workers=1, follow_symlinks=True)}
+    assert "not a regular file" in followed["zero.pdf"]["error"]
+    assert "unreadable PDF" in followed["passwd.pdf"]["error"]

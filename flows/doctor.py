@@ -1,0 +1,115 @@
+"""`accessbench doctor`: what this installation would use, without revealing any secret.
+
+Lists the data home and its free disk, the Prefect server runs go to, which model providers have a
+key in the environment (variable names only: a value is never read into the output), and which
+optional extras are installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as metadata
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from packaging.requirements import Requirement
+
+# Providers litellm reads keys for, by the variable it reads; others are found by name pattern.
+PROVIDER_KEYS = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "azure": ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "cohere": ("COHERE_API_KEY", "CO_API_KEY"),
+    "bedrock / aws": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE"),
+}
+_KEY_NAME = re.compile(r"(_API_KEY|_API_TOKEN|_ACCESS_KEY_ID)$")
+EXTRAS = ("llm", "aws", "pdfix", "layout", "layoutparser", "dev")
+
+
+def provider_keys(environ: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """Provider → names of the set (non-empty) variables that hold its key; values are never returned."""
+    env = dict(os.environ if environ is None else environ)
+    present = {name for name, value in env.items() if value}
+    found = {provider: [n for n in names if n in present] for provider, names in PROVIDER_KEYS.items()}
+    known = {n for names in PROVIDER_KEYS.values() for n in names}
+    others = sorted(n for n in present if _KEY_NAME.search(n) and n not in known)
+    if others:
+        found["other"] = others
+    return {provider: names for provider, names in found.items() if names}
+
+
+def installed_extras(distribution: str = "accessbench") -> dict[str, bool]:
+    """Extra → whether every package it needs is installed."""
+    try:
+        requires = metadata.requires(distribution) or []
+    except metadata.PackageNotFoundError:
+        return {}
+    needs: dict[str, list[Requirement]] = {extra: [] for extra in EXTRAS}
+    for line in requires:
+        req = Requirement(line)
+        for extra in EXTRAS:
+            if req.marker is not None and req.marker.evaluate({"extra": extra}):
+                needs[extra].append(req)
+    return {extra: all(_installed(r) for r in reqs) for extra, reqs in needs.items() if reqs}
+
+
+def _installed(req: Requirement) -> bool:
+    try:
+        return req.specifier.contains(metadata.version(req.name), prereleases=True)
+    except metadata.PackageNotFoundError:
+        return False
+
+
+def prefect_server(home: Path) -> str:
+    url = os.environ.get("PREFECT_API_URL")
+    if url:
+        return f"{url} (from PREFECT_API_URL)"
+    prefect_home = os.environ.get("PREFECT_HOME") or str(home / "prefect")
+    return f"local, started on first use (PREFECT_HOME={prefect_home})"
+
+
+def free_disk(home: Path) -> str:
+    existing = next((p for p in (home, *home.parents) if p.exists()), Path("/"))
+    usage = shutil.disk_usage(existing)
+    return f"{usage.free / 2**30:.1f} GiB free of {usage.total / 2**30:.1f} GiB (on {existing})"
+
+
+def report(home: Path) -> list[tuple[str, str]]:
+    keys = provider_keys()
+    extras = installed_extras()
+    rows: list[tuple[str, str]] = [
+        ("data home", f"{home}" + ("" if home.exists() else " (not created yet)")),
+        ("free disk", free_disk(home)),
+        ("prefect server", prefect_server(home)),
+        ("provider keys", "; ".join(f"{p}: {', '.join(n)}" for p, n in keys.items()) or
+         "none set (the rules judge needs none; LLM judges read e.g. OPENAI_API_KEY)"),
+        ("extras installed", ", ".join(e for e, ok in extras.items() if ok) or "none"),
+        ("extras missing", ", ".join(f"{e} (pip install 'accessbench[{e}]')" for e, ok in extras.items() if not ok)
+         or "none"),
+    ]
+    return rows
+
+
+def run_doctor(home: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table("check", "value", title="accessbench doctor", show_lines=False)
+    for name, value in report(home):
+        table.add_row(name, escape(value))
+    Console(width=160).print(table)
+    return 0
+
+
+def add_parser(sub: Any) -> None:
+    sub.add_parser("doctor", help="data home, free disk, Prefect server, provider keys set (names only), extras")

@@ -1,0 +1,111 @@
+"""Runs sharing one data home cannot change each other's results."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from tasks.context import RunConfig
+from tasks.registry import ALL_TABLES, STAGES
+from tasks.runner import StageFailed, execute
+from warehouse import catalog
+from warehouse.store import StageBusy, stage_lock
+
+
+def _render_repeatedly(args: tuple[str, str, int]) -> int:
+    from extractors.pages import render_pages
+
+    pdf, out, times = args
+    failures = 0
+    for _ in range(times):
+        try:
+            render_pages(pdf, doc_id="d", out_dir=Path(out), dpi=100)
+        except Exception:  # noqa: BLE001 - counted: any failure is the race this test looks for
+            failures += 1
+    return failures
+
+
+def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_path: Path) -> None:
+    # Page images are shared by content across runs. With one fixed temporary name per page
+    # (page-0001.png.partial) this failed 15 times in 80 renders: one writer renamed the other's file.
+    doc = pymupdf.open()
+    for number in range(4):
+        doc.new_page().insert_text((72, 72), f"page {number} " * 20)
+    doc.save(tmp_path / "a.pdf")
+    doc.close()
+    job = (str(tmp_path / "a.pdf"), str(tmp_path / "out"), 40)
+    with mp.get_context("spawn").Pool(2) as pool:
+        assert pool.map(_render_repeatedly, [job, job]) == [0, 0]
+    assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
+
+
+def _start(home: Path, run_id: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
+    env.pop("PREFECT_API_URL", None)
+    env.pop("PREFECT_HOME", None)
+    return subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--base-docs", "1", "--judge", "rules",
+                             "--run-id", run_id], env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+
+
+def _finish(proc: subprocess.Popen[str]) -> None:
+    out, err = proc.communicate(timeout=900)
+    assert proc.returncode == 0, err[-3000:]
+
+
+def _labels(home: Path, run_id: str) -> set[tuple[object, ...]]:
+    sql = f"select doc_id, criterion, label from doc_labels where run_id='{run_id}'"
+    _, rows = catalog.query(home, ALL_TABLES, sql)
+    return set(rows)
+
+
+def _errors(home: Path, run_id: str) -> list[tuple[object, ...]]:
+    return catalog.query(home, ALL_TABLES, f"select stage, doc_id, message from errors where run_id='{run_id}'")[1]
+
+
+@pytest.mark.slow
+def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) -> None:
+    lone = tmp_path / "lone"
+    _finish(_start(lone, "lone"))
+    expected = _labels(lone, "lone")
+    assert len(expected) > 10 and not _errors(lone, "lone")
+
+    shared = tmp_path / "shared"
+    first, second = _start(shared, "a"), _start(shared, "b")  # same documents, same page images, same time
+    _finish(first)
+    _finish(second)
+    for run_id in ("a", "b"):
+        assert _labels(shared, run_id) == expected
+        assert _errors(shared, run_id) == []
+    leftovers = [p for p in shared.rglob("*") if p.name.endswith((".partial", ".tmp"))]
+    assert leftovers == []
+
+
+def test_a_second_writer_of_the_same_stage_and_run_is_refused(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from warehouse.store import stage_lock\n"
+         "with stage_lock(Path(sys.argv[1]), 'corpus', 'r1'):\n    print('held', flush=True); time.sleep(60)",
+         str(tmp_path)], stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        cfg = RunConfig(home=tmp_path, run_id="r1", base_docs=1, progress=False)
+        started = time.monotonic()
+        with pytest.raises(StageFailed, match=f"being written by process {holder.pid}"):
+            execute(cfg, STAGES["corpus"])
+        assert time.monotonic() - started < 5  # refused at once, not after waiting
+        with stage_lock(tmp_path, "corpus", "r2"):  # another run's stage is free
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    # The kernel dropped the killed holder's lock; a second holder in this process is refused too.
+    with stage_lock(tmp_path, "corpus", "r1"), pytest.raises(StageBusy), stage_lock(tmp_path, "corpus", "r1"):
+        pass
