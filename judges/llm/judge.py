@@ -204,6 +204,7 @@ class LLMJudge:
             label = Label.FAILED  # the protocol: any failed sub-criterion fails the page
         flags = hallucination_flags(bundle, reply, instructions)
         flags["label_forced_failed"] = forced
+        flags.update(injection_flags(bundle, label))
         issues = [Issue(i.sub_criterion, i.location, i.problem, i.remediation) for i in reply.issues]
         return PageJudgment(label, subs, issues, redact_exact(reply.summary) or "", flags=flags,
                             **_accounting(calls, phash))
@@ -212,6 +213,31 @@ class LLMJudge:
         judgment = PageJudgment(Label.CANNOT_TELL, error=redact(message), **_accounting(calls, phash))
         judgment.calls = log.records
         return judgment
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def injection_flags(bundle: PageBundle, label: Label) -> dict[str, bool]:
+    """`instruction_like_text`: the evidence the model saw holds text addressed to a machine;
+    `disagrees_with_rules`: on such a page, the model's label differs from the rules judge's — the
+    pattern of a model that obeyed the document instead of auditing it."""
+    from judges.injection import find_instructions
+    from judges.rules import RULES
+
+    found = any(find_instructions(text) for text in _strings(bundle.evidence))
+    if not found:
+        return {"instruction_like_text": False, "disagrees_with_rules": False}
+    rule = RULES.get(bundle.criterion)
+    return {"instruction_like_text": True,
+            "disagrees_with_rules": rule is not None and rule(bundle).label is not label}
 
 
 def _bounded(text: str | None) -> str:
