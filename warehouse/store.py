@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -60,10 +61,30 @@ RUNS_SCHEMA = pa.schema(
         pa.field("config", pa.string()),  # JSON
         pa.field("status", pa.string()),
         pa.field("finished", pa.timestamp("us", tz="UTC")),
+        pa.field("owner", pa.string()),  # "host:pid" of the process running it, while it runs
     ]
 )
 
 STATE = "_state"
+
+
+def run_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_alive(owner: str | None) -> bool:
+    """Whether the process that marked a run `running` still exists (unknown owners count as alive:
+    a run recorded on another machine, or before owners were recorded, is not second-guessed)."""
+    host, _, pid = (owner or "").rpartition(":")
+    if not host or host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 # Letters, digits, '.', '_', '-'; starts with a letter or digit; at most 128 characters.
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -339,6 +360,7 @@ class ArtifactStore:
         return None
 
     def record_run(self, row: Mapping[str, Any]) -> None:
+        row = {**row, "owner": row.get("owner") or (run_owner() if row.get("status") == "running" else None)}
         table = conform([row], RUNS_SCHEMA, "runs")
         atomic_write_parquet(table, self._state_path("runs", row["run_id"], "run"))
 
@@ -347,8 +369,12 @@ class ArtifactStore:
         return pq.read_table(path).to_pylist()[0] if path.exists() else None
 
     def runs(self) -> list[dict[str, Any]]:
+        """Every run, oldest first; a run left `running` by a process that is gone reads `interrupted`."""
         rows = [pq.read_table(p).to_pylist()[0] for p in (self.artifacts / STATE / "runs").glob("run=*/run.parquet")]
-        return sorted(rows, key=lambda r: r["created"])
+        for row in rows:
+            if row.get("status") == "running" and not owner_alive(row.get("owner")):
+                row["status"] = "interrupted"
+        return sorted(rows, key=lambda r: r["created"] or datetime.min.replace(tzinfo=UTC))
 
     def config_json(self, config: Mapping[str, Any]) -> str:
         return json.dumps(config, sort_keys=True, default=str)

@@ -81,3 +81,19 @@ def test_text_no_utf8_can_hold_is_stored_escaped_not_refused() -> None:
     assert table.column("name")[0].as_py() == "caf\\udce9.pdf"
     assert table.column("names")[0].as_py() == ["ok", "\\ud800 lone"]
     assert len(table.column("name")[1].as_py()) == 100_003
+
+
+def test_a_run_whose_process_is_gone_reads_interrupted(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+
+    from warehouse.store import ArtifactStore
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    store = ArtifactStore(tmp_path)
+    store.record_run({"run_id": "killed", "status": "running", "owner": f"{socket.gethostname()}:{gone.pid}"})
+    store.record_run({"run_id": "alive", "status": "running"})  # this process owns it
+    store.record_run({"run_id": "elsewhere", "status": "running", "owner": "another-host:1"})
+    status = {r["run_id"]: r["status"] for r in store.runs()}
+    assert status == {"killed": "interrupted", "alive": "running", "elsewhere": "running"}
