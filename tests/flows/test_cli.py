@@ -72,6 +72,9 @@ def test_unknown_run_and_missing_dataset_are_clear_errors(tmp_path: Path) -> Non
     result = cli(tmp_path, "rerun", "--run", "nope", "--stage", "judge", check=False)
     assert result.returncode == 3 and "accessbench runs" in result.stderr
     result = cli(tmp_path, "run", "--dataset", str(tmp_path / "missing"), check=False)
+    assert result.returncode == 3 and "no such folder" in result.stderr  # not "has no data/dataset.json"
+    (tmp_path / "empty").mkdir()
+    result = cli(tmp_path, "run", "--dataset", str(tmp_path / "empty"), check=False)
     assert result.returncode == 3 and "dataset.json" in result.stderr
 
 
