@@ -97,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_calls_parsers(sub)
     add_audit_parser(sub)
 
-    report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
-    report.add_argument("--run", help="run id (default: the latest run)")
+    from flows.report_cli import add_parser as add_report_parser
+
+    add_report_parser(sub)
     return parser
 
 
@@ -199,7 +200,17 @@ def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: An
           f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
     if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
         _print_report(home, cfg.run_id, brief=True)
+        _print_next_steps(home, cfg.run_id)
     return EXIT_OK
+
+
+def _print_next_steps(home: Path, run_id: str) -> None:
+    """Where the HTML report is, and what to run next."""
+    from flows.report_cli import write_run_report
+
+    path = write_run_report(home, run_id)
+    print(f"report: {path}\nnext: accessbench report --run {run_id} --format html --out report.html\n"
+          f"      accessbench sql \"select * from doc_labels where run_id='{run_id}'\"", file=sys.stderr)
 
 
 def _print_stage_results(results: list[dict[str, Any]]) -> None:
@@ -327,16 +338,9 @@ def cmd_review(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_report(home: Path, args: argparse.Namespace) -> int:
-    from warehouse.store import ArtifactStore
+    from flows.report_cli import run_report
 
-    runs = ArtifactStore(home).runs()
-    if not runs:
-        return _error(f"no runs in {home}; start one with: accessbench run", EXIT_NOT_FOUND)
-    run_id = args.run or runs[-1]["run_id"]
-    if run_id not in {r["run_id"] for r in runs}:
-        return _error(f"no run {run_id!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
-    _print_report(home, run_id, brief=False)
-    return EXIT_OK
+    return run_report(home, args)
 
 
 def _print_report(home: Path, run_id: str, brief: bool) -> None:

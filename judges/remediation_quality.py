@@ -23,19 +23,24 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # ISO 32000-1 §14.8.4 standard structure types, plus those ISO 32000-2 (PDF 2.0) added.
-STRUCTURE_TYPES = frozenset("""
+STRUCTURE_TYPES = _word_set("""
 Document Part Art Sect Div BlockQuote Caption TOC TOCI Index NonStruct Private P H H1 H2 H3 H4 H5 H6
 L LI Lbl LBody Table TR TH TD THead TBody TFoot Span Quote Note Reference BibEntry Code Link Annot Ruby
 RB RT RP Warichu WT WP Figure Formula Form DocumentFragment Aside Title FENote Sub Em Strong Artifact
-""".split())
+""")
 # Structure attributes and dictionary keys (ISO 32000-1 §14.7–14.9, §9, §12.5) advice may name.
-ATTRIBUTES = frozenset("""
+ATTRIBUTES = _word_set("""
 Alt ActualText E Lang Scope Headers ID RowSpan ColSpan Summary Placement BBox ListNumbering RoleMap
 Role Contents StructParent StructParents StructTreeRoot OBJR MCR MCID ParentTree ToUnicode FontFile
 FontFile2 FontFile3 FontDescriptor Tabs MarkInfo Marked Suspects DisplayDocTitle ViewerPreferences
 Dest Dests URI Annots Pg K S A Name Widths Encoding BaseFont Subtype Type Metadata Outlines
-""".split())
+""")
 KNOWN_NAMES = STRUCTURE_TYPES | ATTRIBUTES
 # Names that are also ordinary English words count only when the text uses them as names.
 _AMBIGUOUS = frozenset(n for n in KNOWN_NAMES if n.isalpha() and (len(n) <= 2 or n.lower() in {

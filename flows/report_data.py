@@ -1,0 +1,219 @@
+"""Everything a report shows, read once from the warehouse views for a set of runs.
+
+`collect` returns plain data (lists of dicts, JSON-serialisable) that the Markdown, JSON and HTML
+renderers share: benchmark metrics beside the published rows, remediation quality per judge, and
+for screening runs (no expected labels) one entry per file with its failures, their evidence
+regions and the pages they are on. Text in it comes from PDFs and models: renderers escape it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from flows import paper_numbers as paper
+from judges.criteria import CRITERIA
+from judges.labels import Label
+from tasks.registry import ALL_TABLES
+from warehouse import catalog
+
+MAX_REGIONS = 30  # outlines per page image; the rest are counted, not drawn
+
+
+def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    result = con.execute(sql, params or {})
+    names = [d[0] for d in result.description]
+    return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
+
+
+def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
+    con = catalog.connect(home, ALL_TABLES)
+    try:
+        p = {"runs": run_ids}
+        runs = _rows(con, "SELECT run_id, created, source, source_path, judge, status FROM runs "
+                          "WHERE list_contains($runs, run_id) ORDER BY created", p)
+        labelled = {r["run_id"] for r in _rows(con, "SELECT DISTINCT run_id FROM doc_results "
+                                                   "WHERE list_contains($runs, run_id)", p)}
+        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled}
+                                         for r in runs]}
+        scored = [r for r in run_ids if r in labelled]
+        data["benchmark"] = _benchmark(con, scored) if scored else None
+        data["remediation"] = _remediation(con, run_ids)
+        audits = {r["run_id"] for r in runs if r["source"] == "audit"}  # reported by `--format text`
+        data["audit_runs"] = sorted(audits)
+        screened = [r for r in run_ids if r not in labelled and r not in audits]
+        data["screening"] = [_screening(con, run_id) for run_id in screened]
+    finally:
+        con.close()
+    return data
+
+
+def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
+    p = {"runs": run_ids}
+    accuracy = _rows(con, """
+        SELECT a.run_id, a.judge, a.model, a.criterion, a.n, a.accuracy, a.accuracy_sd, a.repeats,
+               p.macro_precision, p.macro_recall, p.macro_f1, p.macro_f1_sd,
+               x.accuracy AS accuracy_ex_ct, x.accuracy_sd AS accuracy_sd_ex_ct, px.macro_f1 AS macro_f1_ex_ct
+        FROM accuracy_by_criterion a
+        LEFT JOIN prf_by_criterion p USING (run_id, judge, model, criterion)
+        LEFT JOIN accuracy_by_criterion_ex_ct x USING (run_id, judge, model, criterion)
+        LEFT JOIN prf_by_criterion_ex_ct px USING (run_id, judge, model, criterion)
+        WHERE list_contains($runs, a.run_id) ORDER BY a.run_id, a.judge, a.model, a.criterion""", p)
+    by_label = _rows(con, """
+        WITH per_repeat AS (
+            SELECT run_id, judge, model, expected_label, repeat, avg(correct::INT) AS acc, count(*) AS n
+            FROM doc_results WHERE list_contains($runs, run_id) GROUP BY ALL)
+        SELECT run_id, judge, model, expected_label, max(n) AS n, avg(acc) AS accuracy,
+               stddev_pop(acc) AS accuracy_sd, count(*) AS repeats
+        FROM per_repeat GROUP BY ALL ORDER BY ALL""", p)
+    leaderboard = _rows(con, """
+        WITH ex AS (
+            SELECT run_id, judge, model, repeat, avg(correct::INT) AS acc FROM doc_results_ex_ct GROUP BY ALL),
+        ex_mean AS (SELECT run_id, judge, model, avg(acc) AS accuracy_ex_ct FROM ex GROUP BY ALL),
+        f1_ex AS (SELECT run_id, judge, model, avg(macro_f1) AS macro_f1_ex_ct FROM prf_by_criterion_ex_ct
+                  GROUP BY ALL)
+        SELECT l.*, e.accuracy_ex_ct, f.macro_f1_ex_ct,
+               (SELECT count(*) FROM unjudged u WHERE u.run_id = l.run_id AND u.judge = l.judge
+                AND u.model = l.model) AS unjudged
+        FROM leaderboard l LEFT JOIN ex_mean e USING (run_id, judge, model)
+        LEFT JOIN f1_ex f USING (run_id, judge, model)
+        WHERE list_contains($runs, l.run_id) ORDER BY l.accuracy DESC, l.run_id, l.judge""", p)
+    confusion = _rows(con, "SELECT run_id, judge, model, criterion, expected_label, label, n FROM confusion_matrix "
+                           "WHERE list_contains($runs, run_id) ORDER BY ALL", p)
+    published = {
+        "citation": paper.CITATION,
+        "models": list(paper.PAPER_MODELS),
+        "accuracy": [{"criterion": c, "model": m, "accuracy": a, "accuracy_sd": sd}
+                     for (c, m), (a, sd) in paper.accuracy_by_criterion().items()],
+        "macro_prf": [{"criterion": c, "model": m, "macro_precision": pr, "macro_recall": rc, "macro_f1": f1}
+                      for (c, m), (pr, rc, f1) in paper.macro_prf().items()],
+        "by_label": [{"expected_label": lab, "model": m, "accuracy": a, "accuracy_sd": sd}
+                     for (lab, m), (a, sd) in paper.accuracy_by_label().items()],
+    }
+    for row in leaderboard:
+        row["paper_model"] = paper.paper_model(row["model"])
+    return {"accuracy": accuracy, "by_label": by_label, "leaderboard": leaderboard, "confusion": confusion,
+            "published": published}
+
+
+def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    return _rows(con, """
+        SELECT run_id, judge, coalesce(model, '') AS model, count(*) AS failed_judgments,
+               avg(specificity) AS specificity, avg(actionability) AS actionability,
+               avg(technical_validity) AS technical_validity, count(technical_validity) AS checkable,
+               avg(score) AS score, count(*) FILTER (WHERE len(invalid) > 0) AS with_invalid
+        FROM remediation_scores WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
+
+
+def _file_name(files: list[str] | None, doc_id: str) -> str:
+    return Path(files[0]).name if files else doc_id
+
+
+def _screening(con: Any, run_id: str) -> dict[str, Any]:
+    p = {"run": run_id}
+    docs = _rows(con, "SELECT doc_id, any_value(files) AS files, max(pages) AS pages FROM documents "
+                      "WHERE run_id = $run GROUP BY doc_id", p)
+    labels = _rows(con, """
+        SELECT doc_id, criterion, judge, model, label, reason FROM doc_labels
+        WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM doc_labels WHERE run_id = $run)
+        ORDER BY doc_id, criterion, judge""", p)
+    judgments = _rows(con, """
+        SELECT doc_id, criterion, judge, model, page, label, issues, remediation, summary, error FROM judgments
+        WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
+        ORDER BY doc_id, criterion, judge, page""", p)
+    errors = _rows(con, "SELECT doc_id, stage, message FROM errors WHERE run_id = $run", p)
+    by_doc: dict[str, dict[str, Any]] = {}
+    for doc in docs:
+        by_doc[doc["doc_id"]] = {"doc_id": doc["doc_id"], "file": _file_name(doc["files"], doc["doc_id"]),
+                                 "pages": doc["pages"], "criteria": {}, "errors": []}
+    for row in labels:
+        entry = by_doc.setdefault(row["doc_id"], {"doc_id": row["doc_id"], "file": row["doc_id"], "pages": None,
+                                                  "criteria": {}, "errors": []})
+        judged = entry["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
+        judged["labels"].append({"judge": row["judge"], "model": row["model"] or "", "label": row["label"],
+                                 "reason": row["reason"]})
+    failed_pages: dict[str, set[int]] = defaultdict(set)
+    for row in judgments:
+        found = by_doc.get(row["doc_id"])
+        if found is None or row["label"] != Label.FAILED:
+            continue
+        judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
+        failed_pages[row["doc_id"]].add(row["page"])
+        for issue in _issues(row):
+            judged["issues"].append({"judge": row["judge"], "model": row["model"] or "", "page": row["page"],
+                                     **issue})
+    for row in errors:
+        if row["doc_id"] in by_doc:
+            by_doc[row["doc_id"]]["errors"].append(f"{row['stage']}: {row['message']}")
+    regions = _regions(con, run_id)
+    pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
+        SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
+    files = []
+    for doc_id, entry in by_doc.items():
+        entry["failed"] = sorted(c for c, j in entry["criteria"].items()
+                                 if any(lab["label"] == Label.FAILED for lab in j["labels"]))
+        entry["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
+                                     for i in entry["criteria"].get(c, {}).get("issues", [])), None)
+        entry["page_images"] = [
+            {**{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
+             "regions": regions.get((doc_id, page), [])}
+            for page in sorted(failed_pages[doc_id]) if (doc_id, page) in pages]
+        files.append(entry)
+    files.sort(key=lambda e: (-len(e["failed"]), -len(e["errors"]), e["file"]))
+    return {"run_id": run_id, "files": files}
+
+
+def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
+    try:
+        issues = json.loads(row["issues"] or "[]")
+    except ValueError:
+        issues = []
+    out = [{"sub_criterion": str(i.get("sub_criterion") or ""), "location": str(i.get("location") or ""),
+            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or "")}
+           for i in (issues if isinstance(issues, list) else []) if isinstance(i, dict)]
+    if not out:
+        out = [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
+                "remediation": row["remediation"] or ""}]
+    return out
+
+
+# Per criterion: the evidence rows whose boxes show where a Failed page fails (PDF points, top-left).
+REGION_SQL: dict[str, str] = {
+    "table_structure": "SELECT doc_id, page, bbox, 'table ' || (row_number() OVER (PARTITION BY doc_id, page "
+                       "ORDER BY table_id)) AS what FROM tables WHERE run_id = $run AND bbox IS NOT NULL",
+    "alt_text_quality": "SELECT doc_id, page, bbox, 'figure ' || (figure_index + 1) || CASE WHEN alt IS NULL OR "
+                        "trim(alt) = '' THEN ' (no alt text)' ELSE '' END AS what FROM figures WHERE run_id = $run "
+                        "AND bbox IS NOT NULL AND NOT small AND coalesce(NOT is_artifact, true)",
+    "functional_hyperlinks": "SELECT doc_id, page, rect AS bbox, 'link ' || CASE WHEN NOT has_link_element THEN "
+                             "'without a Link element' WHEN dest_valid = false THEN 'to a missing destination' "
+                             "WHEN uri_well_formed = false THEN 'with a malformed URI' ELSE '' END AS what "
+                             "FROM links WHERE run_id = $run AND rect IS NOT NULL AND (NOT has_link_element OR "
+                             "dest_valid = false OR uri_well_formed = false)",
+    "color_contrast": "SELECT doc_id, page, bbox, 'text at ' || round(contrast_ratio, 2) || ':1 (needs ' || "
+                      "threshold || ':1)' AS what FROM text_spans WHERE run_id = $run AND passes = false",
+    "logical_reading_order": "SELECT doc_id, page, bbox, 'block read ' || (coalesce(struct_rank, content_rank) + 1) "
+                             "|| ' but printed ' || (visual_rank + 1) AS what FROM reading_order WHERE run_id = $run "
+                             "AND coalesce(struct_rank, content_rank) <> visual_rank",
+    "fonts_readability": "SELECT s.doc_id, s.page, s.bbox, 'font ' || s.font_name || CASE WHEN NOT f.embedded THEN "
+                         "' not embedded' WHEN NOT f.has_tounicode THEN ' without Unicode mapping' ELSE ' at ' || "
+                         "round(s.size, 1) || ' pt' END AS what FROM text_spans s JOIN fonts f ON f.run_id = "
+                         "s.run_id AND f.doc_id = s.doc_id AND f.font_name = s.font_name WHERE s.run_id = $run AND "
+                         "(NOT f.embedded OR NOT f.has_tounicode OR s.size < 9)",
+}
+
+
+def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """(doc, page) → boxes to outline, from the evidence of the criteria that failed on that page."""
+    failed = {(r["doc_id"], r["page"], r["criterion"]) for r in _rows(con, """
+        SELECT DISTINCT doc_id, page, criterion FROM judgments WHERE run_id = $run AND label = 'failed'""",
+        {"run": run_id})}
+    out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for criterion, sql in REGION_SQL.items():
+        for row in _rows(con, sql, {"run": run_id}):
+            key = (row["doc_id"], row["page"])
+            if (*key, criterion) in failed and row["bbox"] and len(row["bbox"]) >= 4:
+                out[key].append({"criterion": criterion, "bbox": [float(v) for v in row["bbox"][:4]],
+                                 "what": row["what"]})
+    return out
