@@ -107,11 +107,13 @@ def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
         FROM remediation_scores WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
 
 
-def _file_name(files: list[str] | None, doc_id: str) -> str:
-    return Path(files[0]).name if files else doc_id
+def _file_key(files: list[str] | None, doc_id: str) -> str:
+    """A screened file as the user named it: its path under the screened folder (several: joined)."""
+    return " + ".join(files) if files else doc_id
 
 
 def _screening(con: Any, run_id: str) -> dict[str, Any]:
+    """One entry per screened file (a run holds one document per file and criterion), worst first."""
     p = {"run": run_id}
     docs = _rows(con, "SELECT doc_id, any_value(files) AS files, max(pages) AS pages FROM documents "
                       "WHERE run_id = $run GROUP BY doc_id", p)
@@ -123,44 +125,57 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
         SELECT doc_id, criterion, judge, model, page, label, issues, remediation, summary, error FROM judgments
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
         ORDER BY doc_id, criterion, judge, page""", p)
-    errors = _rows(con, "SELECT doc_id, stage, message FROM errors WHERE run_id = $run", p)
-    by_doc: dict[str, dict[str, Any]] = {}
+    errors = _rows(con, "SELECT DISTINCT doc_id, stage, message FROM errors WHERE run_id = $run", p)
+    key_of = {d["doc_id"]: _file_key(d["files"], d["doc_id"]) for d in docs}
+    by_file: dict[str, dict[str, Any]] = {}
+
+    def entry(doc_id: str) -> dict[str, Any]:
+        key = key_of.get(doc_id, doc_id)
+        return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": []})
+
     for doc in docs:
-        by_doc[doc["doc_id"]] = {"doc_id": doc["doc_id"], "file": _file_name(doc["files"], doc["doc_id"]),
-                                 "pages": doc["pages"], "criteria": {}, "errors": []}
+        found = entry(doc["doc_id"])
+        found["doc_ids"].append(doc["doc_id"])
+        found["pages"] = max(found["pages"] or 0, doc["pages"] or 0) or None
     for row in labels:
-        entry = by_doc.setdefault(row["doc_id"], {"doc_id": row["doc_id"], "file": row["doc_id"], "pages": None,
-                                                  "criteria": {}, "errors": []})
-        judged = entry["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
+        judged = entry(row["doc_id"])["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
         judged["labels"].append({"judge": row["judge"], "model": row["model"] or "", "label": row["label"],
                                  "reason": row["reason"]})
-    failed_pages: dict[str, set[int]] = defaultdict(set)
+    failed_pages: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for row in judgments:
-        found = by_doc.get(row["doc_id"])
-        if found is None or row["label"] != Label.FAILED:
+        if row["label"] != Label.FAILED:
             continue
+        found = entry(row["doc_id"])
         judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
-        failed_pages[row["doc_id"]].add(row["page"])
+        failed_pages[found["file"]].add((row["doc_id"], row["page"]))
         for issue in _issues(row):
             judged["issues"].append({"judge": row["judge"], "model": row["model"] or "", "page": row["page"],
                                      **issue})
     for row in errors:
-        if row["doc_id"] in by_doc:
-            by_doc[row["doc_id"]]["errors"].append(f"{row['stage']}: {row['message']}")
+        message = f"{row['stage']}: {row['message']}"
+        if message not in entry(row["doc_id"])["errors"]:
+            entry(row["doc_id"])["errors"].append(message)
     regions = _regions(con, run_id)
     pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
         SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
     files = []
-    for doc_id, entry in by_doc.items():
-        entry["failed"] = sorted(c for c, j in entry["criteria"].items()
+    for key, found in by_file.items():
+        found["doc_id"] = found["doc_ids"][0] if found["doc_ids"] else key
+        found["failed"] = sorted(c for c, j in found["criteria"].items()
                                  if any(lab["label"] == Label.FAILED for lab in j["labels"]))
-        entry["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
-                                     for i in entry["criteria"].get(c, {}).get("issues", [])), None)
-        entry["page_images"] = [
-            {**{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
-             "regions": regions.get((doc_id, page), [])}
-            for page in sorted(failed_pages[doc_id]) if (doc_id, page) in pages]
-        files.append(entry)
+        found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
+                                     for i in found["criteria"].get(c, {}).get("issues", [])), None)
+        # One image per failed page, outlining the regions of every criterion that failed there.
+        by_page: dict[int, dict[str, Any]] = {}
+        for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):
+            if (doc_id, page) not in pages:
+                continue
+            shown = by_page.setdefault(page, {
+                **{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
+                "regions": []})
+            shown["regions"].extend(regions.get((doc_id, page), []))
+        found["page_images"] = [by_page[page] for page in sorted(by_page)]
+        files.append(found)
     files.sort(key=lambda e: (-len(e["failed"]), -len(e["errors"]), e["file"]))
     return {"run_id": run_id, "files": files}
 
@@ -183,9 +198,9 @@ def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
 REGION_SQL: dict[str, str] = {
     "table_structure": "SELECT doc_id, page, bbox, 'table ' || (row_number() OVER (PARTITION BY doc_id, page "
                        "ORDER BY table_id)) AS what FROM tables WHERE run_id = $run AND bbox IS NOT NULL",
-    "alt_text_quality": "SELECT doc_id, page, bbox, 'figure ' || (figure_index + 1) || CASE WHEN alt IS NULL OR "
-                        "trim(alt) = '' THEN ' (no alt text)' ELSE '' END AS what FROM figures WHERE run_id = $run "
-                        "AND bbox IS NOT NULL AND NOT small AND coalesce(NOT is_artifact, true)",
+    "alt_text_quality": "SELECT doc_id, page, bbox, 'figure ' || (figure_index + 1) || CASE WHEN is_artifact THEN "
+                        "' (marked as an artifact)' WHEN alt IS NULL OR trim(alt) = '' THEN ' (no alt text)' "
+                        "ELSE '' END AS what FROM figures WHERE run_id = $run AND bbox IS NOT NULL AND NOT small",
     "functional_hyperlinks": "SELECT doc_id, page, rect AS bbox, 'link ' || CASE WHEN NOT has_link_element THEN "
                              "'without a Link element' WHEN dest_valid = false THEN 'to a missing destination' "
                              "WHEN uri_well_formed = false THEN 'with a malformed URI' ELSE '' END AS what "

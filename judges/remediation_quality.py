@@ -43,7 +43,7 @@ Dest Dests URI Annots Pg K S A Name Widths Encoding BaseFont Subtype Type Metada
 """)
 KNOWN_NAMES = STRUCTURE_TYPES | ATTRIBUTES
 # Names that are also ordinary English words count only when the text uses them as names.
-_AMBIGUOUS = frozenset(n for n in KNOWN_NAMES if n.isalpha() and (len(n) <= 2 or n.lower() in {
+_AMBIGUOUS = frozenset(n for n in KNOWN_NAMES if n.isalpha() and (len(n) == 1 or n.lower() in {
     "document", "part", "art", "sect", "div", "caption", "index", "private", "span", "quote", "note",
     "reference", "code", "link", "annot", "ruby", "figure", "formula", "form", "aside", "title", "sub",
     "em", "strong", "artifact", "table", "alt", "lang", "scope", "headers", "summary", "placement",

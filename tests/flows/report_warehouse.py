@@ -63,24 +63,25 @@ def build(home: Path) -> Path:
         "Page 1, table 1", "header cells are TD", "tag the first row TH with Scope=Column", "header_semantics")])]
     store.write_table("judge", BENCH, "judgments", bench_judgments, JUDGMENTS_SCHEMA)
 
+    # As `run --pdfs` stores them: one document per (file, criterion), the file shared.
     files = {"s1": EVIL_FILE, "s2": "clean.pdf"}
+    docs = {(f, c): f"{f}-{c[:5]}" for f in files for c in ("table_structure", "color_contrast")}
     store.write_table("corpus", SCREEN, "documents", [
-        {"run_id": SCREEN, "doc_id": doc, "criterion": criterion, "expected_label": None, "files": [name],
-         "pages": 1, "source": "pdfs"}
-        for doc, name in files.items() for criterion in ("table_structure", "color_contrast")], DOCUMENTS_SCHEMA)
+        {"run_id": SCREEN, "doc_id": doc, "criterion": criterion, "expected_label": None, "files": [files[f]],
+         "pages": 1, "source": "pdfs"} for (f, criterion), doc in docs.items()], DOCUMENTS_SCHEMA)
     labels = {("s1", "table_structure"): "failed", ("s1", "color_contrast"): "failed",
               ("s2", "table_structure"): "passed", ("s2", "color_contrast"): "passed"}
     store.write_table("aggregate", SCREEN, "doc_labels", [
-        {"run_id": SCREEN, "judge": "rules", "model": None, "repeat": 0, "doc_id": doc, "criterion": criterion,
+        {"run_id": SCREEN, "judge": "rules", "model": None, "repeat": 0, "doc_id": docs[key], "criterion": key[1],
          "label": label, "pages": 1, "failed_pages": [1] if label == "failed" else [], "error_pages": 0}
-        for (doc, criterion), label in labels.items()], DOC_LABELS_SCHEMA)
+        for key, label in labels.items()], DOC_LABELS_SCHEMA)
     screen_judgments = [
-        _judgment(SCREEN, "s1", "table_structure", "failed", [_issue(
+        _judgment(SCREEN, docs[("s1", "table_structure")], "table_structure", "failed", [_issue(
             "Page 1, table 1", "a table drawn but not tagged", "tag it as Table > TR > TH/TD", "tagging")]),
-        _judgment(SCREEN, "s1", "color_contrast", "failed", [_issue(
+        _judgment(SCREEN, docs[("s1", "color_contrast")], "color_contrast", "failed", [_issue(
             "Page 1, text “grey note”", EVIL_TEXT, "darken the text to reach 4.5:1, e.g. #000000", "small_text")]),
-        _judgment(SCREEN, "s2", "table_structure", "passed", []),
-        _judgment(SCREEN, "s2", "color_contrast", "passed", []),
+        _judgment(SCREEN, docs[("s2", "table_structure")], "table_structure", "passed", []),
+        _judgment(SCREEN, docs[("s2", "color_contrast")], "color_contrast", "passed", []),
     ]
     store.write_table("judge", SCREEN, "judgments", screen_judgments, JUDGMENTS_SCHEMA)
     for run, rows in ((BENCH, bench_judgments), (SCREEN, screen_judgments)):
@@ -94,16 +95,19 @@ def build(home: Path) -> Path:
     pix.clear_with(255)
     pix.save(str(image))
     store.write_table("render", SCREEN, "pages", [
-        {"run_id": SCREEN, "doc_id": "s1", "page": 1, "width_pt": 200.0, "height_pt": 100.0, "rotation": 0,
+        {"run_id": SCREEN, "doc_id": doc, "page": 1, "width_pt": 200.0, "height_pt": 100.0, "rotation": 0,
          "dpi": 72.0, "width_px": 200, "height_px": 100, "image_path": str(image), "has_text": True,
-         "char_count": 10, "image_count": 0}], PAGES.schema)
+         "char_count": 10, "image_count": 0} for doc in (docs[("s1", "table_structure")],
+                                                          docs[("s1", "color_contrast")])], PAGES.schema)
     store.write_table("extract", SCREEN, "tables", [
-        {"run_id": SCREEN, "doc_id": "s1", "table_id": -1, "page": 1, "bbox": [10.0, 10.0, 90.0, 60.0], "rows": 2,
-         "cols": 2, "spans": 0, "tagged": False, "source": "visual", "issues": []}], TABLES.schema)
+        {"run_id": SCREEN, "doc_id": docs[("s1", "table_structure")], "table_id": -1, "page": 1,
+         "bbox": [10.0, 10.0, 90.0, 60.0], "rows": 2, "cols": 2, "spans": 0, "tagged": False, "source": "visual",
+         "issues": []}], TABLES.schema)
     store.write_table("extract", SCREEN, "text_spans", [
-        {"run_id": SCREEN, "doc_id": "s1", "page": 1, "span_index": i, "block": 0, "line": i,
+        {"run_id": SCREEN, "doc_id": docs[("s1", "color_contrast")], "page": 1, "span_index": i, "block": 0, "line": i,
          "font_name": "Helvetica", "size": 10.0, "bold": False, "italic": False, "superscript": False,
-         "color": "#999999", "alpha": 1.0, "render_invisible": False, "clipped": False, "unmapped_chars": 0, "text": text, "char_count": len(text), "bbox": bbox,
+         "color": "#999999", "alpha": 1.0, "render_invisible": False, "clipped": False,
+         "unmapped_chars": 0, "text": text, "char_count": len(text), "bbox": bbox,
          "contrast_ratio": ratio, "threshold": 4.5, "passes": ratio >= 4.5}
         for i, (text, bbox, ratio) in enumerate([("grey note", [100.0, 20.0, 180.0, 32.0], 2.85),
                                                  ("black text", [100.0, 50.0, 180.0, 62.0], 21.0)])],
