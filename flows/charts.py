@@ -92,6 +92,32 @@ def heatmap(name: str, title: str, rows: list[str], cols: list[str], counts: dic
     return Chart(name, _svg(width, height, body, title), alt)
 
 
+def value_heatmap(name: str, title: str, rows: list[str], cols: list[str], values: dict[tuple[str, str], float],
+                  what: str) -> Chart:
+    """Shares 0..1 (e.g. DLCS per model × category): shade and printed value per cell; `what` names the value."""
+    cell_w, cell_h, left, top = 78, 34, 320, 58
+    width, height = left + cell_w * len(cols) + 20, top + cell_h * len(rows) + 40
+    body = [_text(8, 20, title, size=14, weight="bold")]
+    for j, col in enumerate(cols):
+        body.append(_text(left + cell_w * j + cell_w / 2, top - 6, col[:14], "middle", size=10))
+    described = []
+    for i, row in enumerate(rows):
+        body.append(_text(left - 6, top + cell_h * i + cell_h / 2 + 4, row[:50], "end", size=11))
+        for j, col in enumerate(cols):
+            value = values.get((row, col))
+            fill = _shade(value) if value is not None else "#ffffff"
+            body.append(f'<rect x="{left + cell_w * j}" y="{top + cell_h * i}" width="{cell_w}" height="{cell_h}" '
+                        f'fill="{fill}" stroke="#767676"/>')
+            body.append(_text(left + cell_w * j + cell_w / 2, top + cell_h * i + cell_h / 2 + 5,
+                              "–" if value is None else f"{value:.2f}", "middle", _text_on(fill), 12))
+        described.append(f"{row}: " + ", ".join(
+            f"{c} {values[(row, c)]:.2f}" for c in cols if values.get((row, c)) is not None))
+    body.append(_text(8, top + cell_h * len(rows) + 24, f"shade: {what}, 0 (white) to 1 (dark)", fill=MUTED,
+                      size=11))
+    alt = f"{title}. Heatmap of {what}; " + "; ".join(described) + "."
+    return Chart(name, _svg(width, height, body, title), alt)
+
+
 def bars(name: str, title: str, categories: list[str], series: dict[str, list[float | None]],
          errors: dict[str, list[float | None]] | None = None, maximum: float = 1.0) -> Chart:
     """Grouped horizontal bars: one group per category, one bar per series (e.g. judge), value 0..maximum."""

@@ -43,6 +43,7 @@ def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
         data["remediation"] = _remediation(con, run_ids)
         audits = {r["run_id"] for r in runs if r["source"] == "audit"}  # reported by `--format text`
         data["audit_runs"] = sorted(audits)
+        data["audits"] = [_audit(con, run_id) for run_id in run_ids if run_id in audits]
         screened = [r for r in run_ids if r not in labelled and r not in audits]
         data["screening"] = [_screening(con, run_id) for run_id in screened]
     finally:
@@ -96,6 +97,26 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
         row["paper_model"] = paper.paper_model(row["model"])
     return {"accuracy": accuracy, "by_label": by_label, "leaderboard": leaderboard, "confusion": confusion,
             "published": published}
+
+
+def _audit(con: Any, run_id: str) -> dict[str, Any]:
+    """An inclusivity audit run's QLCS, DLCS and Depth@3 beside the study's published rows."""
+    from flows.audit_report import published as dash
+
+    p = {"run": run_id}
+    return {
+        "run_id": run_id,
+        "qlcs": _rows(con, "SELECT judge, model, variant, qlcs, qlcs_sd, responses FROM qlcs WHERE run_id = $run "
+                           "ORDER BY ALL", p),
+        "dlcs": _rows(con, "SELECT judge, model, variant, category, dlcs FROM dlcs WHERE run_id = $run", p),
+        "depth3": _rows(con, "SELECT judge, model, variant, category, share FROM depth_at_k WHERE run_id = $run "
+                             "AND k = 3", p),
+        "published": {"qlcs": [{"model": r["model"], "qlcs": float(r["qlcs"])} for r in dash("table3_qlcs")],
+                      "dlcs": [{"model": r["model"], "category": r["category"], "dlcs": float(r["dlcs"])}
+                               for r in dash("table4_dlcs")],
+                      "depth3": [{"model": r["model"], "category": r["category"], "share": float(r["share"])}
+                                 for r in dash("table5_depth3")]},
+    }
 
 
 def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:

@@ -107,10 +107,9 @@ def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "A
     for screening in data.get("screening") or []:
         sections.append((_anchor("screening", screening["run_id"]), f"Screening: run {screening['run_id']}",
                          _screening(screening)))
-    if data.get("audit_runs"):
-        sections.append(("audits", "Inclusivity audits", '<p>Audit runs ' + _e(", ".join(data["audit_runs"]))
-                         + " are reported in the terminal: <code>accessbench report --run ID</code> shows QLCS, "
-                         "DLCS and depth beside the published rows.</p>"))
+    for audit in data.get("audits") or []:
+        sections.append((_anchor("audit", audit["run_id"]), f"Inclusivity audit: run {audit['run_id']}",
+                         _audit(audit, plots)))
     toc = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)
     body = "".join(f'<section aria-labelledby="{a}"><h2 id="{a}">{_e(h)}</h2>{b}</section>' for a, h, b in sections)
     runs = ", ".join(r["run_id"] for r in data["runs"])
@@ -124,10 +123,16 @@ def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "A
             f'<main id="main">{body}</main><script>{SORT_JS}</script></body></html>')
 
 
+def _run_kind(run: dict[str, Any]) -> str:
+    if run["source"] == "audit":
+        return "inclusivity audit"
+    return "benchmark (expected labels)" if run["scored"] else "screening (no expected labels)"
+
+
 def _runs(runs: list[dict[str, Any]]) -> str:
     rows = [f"{_rowhead(r['run_id'])}<td>{_e(r['created'][:19])}</td><td>{_e(r['source'])}</td>"
             f"<td>{_e(r['judge'])}</td><td>{_e(r['status'])}</td>"
-            f"<td>{'benchmark (expected labels)' if r['scored'] else 'screening (no expected labels)'}</td>"
+            f"<td>{_run_kind(r)}</td>"
             for r in runs]
     return _table("The runs in this report", ["run", "created", "source", "judges", "status", "kind"], rows)
 
@@ -223,6 +228,33 @@ def _confusion(cells: list[dict[str, Any]], plots: Path | None) -> str:
             chart = charts.heatmap(_anchor("confusion", run, judge, criterion), f"{judge}: {criterion}",
                                    labels, cols, counts)
             parts.append(_figure(chart, f"{criterion} — {judge}, run {run}.", plots))
+    return "".join(parts)
+
+
+def _audit(audit: dict[str, Any], plots: Path | None) -> str:
+    from judges.inclusivity.categories import CATEGORY_NAMES
+
+    run, pub = audit["run_id"], audit["published"]
+    rows = [f"{_rowhead(r['judge'] + ' judge: ' + r['model'])}<td>{_e(r['variant'])}</td>"
+            f"{_num(r['qlcs'], r['qlcs_sd'])}<td class=\"num\">{r['responses']}</td>" for r in audit["qlcs"]]
+    rows += [f'{_rowhead(r["model"], "published")}<td class="published">base (published, Dash et al. 2025)</td>'
+             f'{_num(r["qlcs"])}<td class="num">35</td>' for r in pub["qlcs"]]
+    parts = [_table("Question-level coverage (QLCS): share of the nine categories a response covers, beside the "
+                    "published rows", ["model", "variant", "QLCS", "responses"], rows)]
+    for key, value, what, title in (("dlcs", "dlcs", "DLCS (share of questions covering the category)",
+                                     "Disability-level coverage (DLCS)"),
+                                    ("depth3", "share", "the share of responses at depth 3", "Depth@3")):
+        ours = {(f"{r['judge']}: {r['model']} ({r['variant']})", r["category"]): r[value] for r in audit[key]}
+        theirs = {(f"{r['model']} (published)", r["category"]): r[value] for r in pub[key]}
+        for label, values in (("ours", ours), ("published", theirs)):
+            if not values:
+                continue
+            names = list(dict.fromkeys(k[0] for k in values))
+            chart = charts.value_heatmap(_anchor(key, run, label), f"{title}: {label}", names, list(CATEGORY_NAMES),
+                                         values, what)
+            parts.append(_figure(chart, f"{title} per model and disability category — {label}"
+                                        + (" (Dash et al. 2025)." if label == "published" else f", run {run}."),
+                                 plots))
     return "".join(parts)
 
 

@@ -1,4 +1,4 @@
-"""A small warehouse for report tests: one scored run and one screening run with hostile text.
+"""A small warehouse for report tests: a scored run, a screening run with hostile text, an audit run.
 
 Scored run `bench`: six (document, criterion) items with a known confusion (alt text 2/4, tables
 2/2) and one Failed judgment. Screening run `screen`: two files; the worse one fails tables and
@@ -15,15 +15,17 @@ from pathlib import Path
 import pymupdf
 
 from corpus.manifest import DOCUMENTS_SCHEMA
+from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.remediation_quality import score_judgment
 from tasks.aggregate import DOC_LABELS_SCHEMA
+from tasks.audit import CATEGORY_JUDGMENTS
 from tasks.extract import TABLES, TEXT_SPANS
 from tasks.judge import JUDGMENTS_SCHEMA
 from tasks.metrics import REMEDIATION_SCORES_SCHEMA
 from tasks.render import PAGES
 from warehouse.store import ArtifactStore
 
-BENCH, SCREEN = "bench", "screen"
+BENCH, SCREEN, AUDIT = "bench", "screen", "audit"
 EVIL_FILE = 'evil <img src=x onerror=alert(1)>.pdf'
 EVIL_TEXT = '<img src=x onerror="alert(2)"> | [link](javascript:alert(3))'
 CONFUSION = [
@@ -49,7 +51,7 @@ def _judgment(run: str, doc: str, criterion: str, label: str, issues: list[dict[
 def build(home: Path) -> Path:
     store = ArtifactStore(home)
     created = datetime(2026, 1, 1, tzinfo=UTC)
-    for run, source in ((BENCH, "dataset"), (SCREEN, "pdfs")):
+    for run, source in ((BENCH, "dataset"), (SCREEN, "pdfs"), (AUDIT, "audit")):
         store.record_run({"run_id": run, "created": created, "source": source, "judge": "rules", "config": "{}",
                           "status": "completed", "criteria": []})
     store.write_table("corpus", BENCH, "documents", [
@@ -112,4 +114,11 @@ def build(home: Path) -> Path:
         for i, (text, bbox, ratio) in enumerate([("grey note", [100.0, 20.0, 180.0, 32.0], 2.85),
                                                  ("black text", [100.0, 50.0, 180.0, 62.0], 21.0)])],
         TEXT_SPANS.schema)
+    # Audit: two responses of one model; the first covers Vision (depth 3) and Hearing (depth 1), the second nothing.
+    store.write_table("category_judgments", AUDIT, "category_judgments", [
+        {"run_id": AUDIT, "response_id": f"r{q}", "question_id": f"q{q}", "model": "demo/<b>model</b>",
+         "variant": "base", "judge": "lexicon", "category": category,
+         "covered": q == 1 and category in ("Vision", "Hearing"),
+         "depth": (3 if category == "Vision" else 1 if category == "Hearing" else 0) if q == 1 else 0}
+        for q in (1, 2) for category in CATEGORY_NAMES], CATEGORY_JUDGMENTS.schema)
     return home

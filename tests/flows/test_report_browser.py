@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from flows.report_cli import build
-from tests.flows.report_warehouse import BENCH, SCREEN
+from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
 AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
@@ -80,7 +80,7 @@ def _run_in_chromium(chromium: str, page: Path, profile: Path) -> dict[str, obje
 def test_report_in_chromium_has_no_errors_loads_every_image_and_passes_axe(tmp_path: Path) -> None:
     chromium = _require_browser()
     home = build_warehouse(tmp_path / "home")
-    report = build(home, [BENCH, SCREEN], "html")
+    report = build(home, [BENCH, SCREEN, AUDIT], "html")
     page = tmp_path / "report.html"
     script = f"<script>{AXE.read_text(encoding='utf-8')}</script>{RUNNER}"
     page.write_text(report.replace("<head>", "<head>" + PROBE, 1).replace("</body>", script + "</body>", 1),

@@ -11,7 +11,7 @@ import pytest
 
 from flows.cli import EXIT_NOT_FOUND, EXIT_OK, main
 from flows.report_cli import build, plots_folder
-from tests.flows.report_warehouse import BENCH, EVIL_FILE, EVIL_TEXT, SCREEN
+from tests.flows.report_warehouse import AUDIT, BENCH, EVIL_FILE, EVIL_TEXT, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
 
@@ -61,6 +61,20 @@ def test_html_is_self_contained_escapes_pdf_and_model_text_and_describes_every_i
     assert "GPT-4 Turbo (published)" in page and 'id="file-screen-' in page and 'href="#file-screen-' in page
     headings = [int(h) for h in re.findall(r"<h([1-6])", page)]
     assert headings[0] == 1 and all(b - a <= 1 for a, b in zip(headings, headings[1:], strict=False))
+
+
+def test_audit_runs_show_coverage_and_depth_beside_the_published_study(home: Path) -> None:
+    data = json.loads(build(home, [AUDIT], "json"))
+    (audit,) = data["audits"]
+    assert data["screening"] == [] and audit["qlcs"][0]["qlcs"] == pytest.approx((2 / 9 + 0) / 2)
+    dlcs = {r["category"]: r["dlcs"] for r in audit["dlcs"]}
+    assert dlcs["Vision"] == 0.5 and dlcs["Speech"] == 0.0
+    depth3 = {r["category"]: r["share"] for r in audit["depth3"]}
+    assert depth3["Vision"] == 0.5 and depth3["Hearing"] == 0.0
+    page = build(home, [AUDIT], "html")
+    assert "demo/&lt;b&gt;model&lt;/b&gt;" in page and "<b>model" not in page
+    assert "Vision 0.50" in page  # the DLCS heatmap's alt text states its cells
+    assert "(published, Dash et al. 2025)" in page and "GPT-4.1 (published)" in page
 
 
 def test_html_writes_its_charts_as_svg_and_png_for_papers(home: Path) -> None:
