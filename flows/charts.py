@@ -67,9 +67,9 @@ def _text(x: float, y: float, text: str, anchor: str = "start", fill: str = INK,
 
 def heatmap(name: str, title: str, rows: list[str], cols: list[str], counts: dict[tuple[str, str], int]) -> Chart:
     """Confusion matrix: expected labels down, judged labels across; shade = share of the row."""
-    cell, left, top = 64, 130, 58
+    cell, left, top = 64, 130, 64
     width, height = left + cell * len(cols) + 20, top + cell * len(rows) + 40
-    body = [_text(8, 20, title, size=14, weight="bold"), _text(left + cell * len(cols) / 2, 44, "judged label",
+    body = [_text(8, 20, title, size=14, weight="bold"), _text(left + cell * len(cols) / 2, 38, "judged label",
                                                                "middle", MUTED)]
     for j, col in enumerate(cols):
         body.append(_text(left + cell * j + cell / 2, top - 4, col.replace("_", " "), "middle", size=11))

@@ -3,7 +3,8 @@
 Three yes/no questions per issue (its location, problem and remediation):
 
 - **specificity** — does it name a page *and* an element ("Page 2, figure 1", "table 1",
-  "link “Data and methods”", "font NewCM10-Regular")?
+  "link “Data and methods”", "font NewCM10-Regular", or the element's own text quoted in the
+  location: "Page 1, “Results”")?
 - **actionability** — does the remediation name something concrete to change: a structure type
   (TH, LI, Figure), an attribute or key (/Alt, Scope, ActualText, ToUnicode) or a value (4.5:1,
   #000000, 9 pt, Scope=Column)? "Fix the reading order" is not actionable.
@@ -61,6 +62,8 @@ _PAGE = re.compile(r"\b(?:page|p\.)\s*\d+", re.I)
 _ELEMENT = re.compile(
     r"\b(?i:figure|table|link|heading|list item|list|text|font|image|paragraph|cell|row|column|caption|span|"
     r"footnote|header|footer|formula|annotation|element|form field)s?\s+(?:\d+|[“\"'‘«][^”\"'’»]*|[A-Z][\w.+-]*)")
+# An element named by its own text, as locations quote it: Page 1, “Results”; link to 'cite.Smith2020'.
+_QUOTED = re.compile(r"“[^”]{2,}”|\"[^\"]{2,}\"|‘[^’]{2,}’|'[^']{2,}'")
 _VALUE = re.compile(r"\d+(?:\.\d+)?\s*:\s*1\b|#[0-9a-fA-F]{6}\b|\b\d+(?:\.\d+)?\s*pt\b|\b\w+=\w+")
 _NAME_CONTEXTS = (
     re.compile(r"<\s*/?([A-Za-z][A-Za-z0-9]*)\s*>"),  # <TH>
@@ -115,7 +118,7 @@ def _references(text: str) -> tuple[list[str], list[str]]:
 def score_issue(location: str, problem: str, remediation: str) -> IssueScore:
     where = f"{location} {problem}"
     specific = bool(_PAGE.search(where) or _PAGE.search(remediation)) and bool(
-        _ELEMENT.search(where) or _ELEMENT.search(remediation))
+        _ELEMENT.search(where) or _QUOTED.search(location) or _ELEMENT.search(remediation))
     remedy_names = {n for n in _names(remediation) if n in KNOWN_NAMES}
     actionable = bool(remediation.strip()) and bool(remedy_names or _VALUE.search(remediation))
     named, invalid = _references(f"{where} {remediation}")

@@ -21,6 +21,9 @@ def test_located_concrete_valid_advice_scores_on_all_three() -> None:
     ("page 3", "make the table accessible", False, False),  # a page but no element
     ("Page 2, figure 1", "describe the figure better", True, False),  # located but says nothing concrete
     ("Page 1, font NewCM10-Regular", "embed all fonts", True, False),
+    ("Page 1, “Darwin’s finches join genome club”", "tag it H1", True, True),  # the element by its text
+    ("Page 1, link to 'cite.Smith2020'", "add /Contents naming the reference", True, True),
+    ("Page 1, it", "tag it H1", False, True),
     ("", "darken the text to reach 4.5:1, e.g. #000000 on #ffffff", False, True),  # concrete values
     ("", "wrap the items in one L element", False, True),  # a structure type in a name context
     ("", "describe it in /Alt", False, True),
