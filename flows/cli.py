@@ -208,7 +208,12 @@ def _print_next_steps(home: Path, run_id: str) -> None:
     """Where the HTML report is, and what to run next."""
     from flows.report_cli import write_run_report
 
-    path = write_run_report(home, run_id)
+    try:
+        path = write_run_report(home, run_id)
+    except Exception as exc:  # noqa: BLE001 - the run is done and its results are in the warehouse
+        print(f"could not write the HTML report ({exc}); try: accessbench report --run {run_id} --format html "
+              "--out report.html", file=sys.stderr)
+        return
     print(f"report: {path}\nnext: accessbench report --run {run_id} --format html --out report.html\n"
           f"      accessbench sql \"select * from doc_labels where run_id='{run_id}'\"", file=sys.stderr)
 

@@ -20,6 +20,7 @@ from tasks.registry import ALL_TABLES
 from warehouse import catalog
 
 MAX_REGIONS = 30  # outlines per page image; the rest are counted, not drawn
+MAX_PAGE_IMAGES = 12  # failed pages shown as images per file (the issues table lists every page)
 
 
 def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -195,7 +196,8 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
                 **{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
                 "regions": []})
             shown["regions"].extend(regions.get((doc_id, page), []))
-        found["page_images"] = [by_page[page] for page in sorted(by_page)]
+        found["page_images"] = [by_page[page] for page in sorted(by_page)][:MAX_PAGE_IMAGES]
+        found["pages_not_shown"] = max(0, len(by_page) - MAX_PAGE_IMAGES)
         files.append(found)
     files.sort(key=lambda e: (-len(e["failed"]), -len(e["errors"]), e["file"]))
     return {"run_id": run_id, "files": files}

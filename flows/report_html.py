@@ -312,6 +312,9 @@ def _screening(screening: dict[str, Any]) -> str:
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
         for page in f["page_images"]:
             parts.append(_page_figure(f, page))
+        if f.get("pages_not_shown"):
+            parts.append(f'<p class="note">{f["pages_not_shown"]} more failed page(s) are listed in the issues '
+                         "above but not shown as images.</p>")
     return "".join(parts)
 
 

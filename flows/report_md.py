@@ -87,6 +87,11 @@ def render_markdown(data: dict[str, Any]) -> str:
             if issues:
                 out += [f"### {md_cell(f['file'])}\n",
                         md_table(["criterion", "page", "where", "problem", "remediation"], issues)]
+    for audit in data.get("audits") or []:
+        out += [f"## Inclusivity audit: run {md_cell(audit['run_id'])}\n", md_table(
+            ["model", "variant", "QLCS"],
+            [*([f"{r['judge']} judge: {r['model']}", r["variant"], _f(r["qlcs"], r["qlcs_sd"])] for r in audit["qlcs"]),
+             *([f"{r['model']} (published)", "base", _f(r["qlcs"])] for r in audit["published"]["qlcs"])])]
     return "\n".join(out)
 
 

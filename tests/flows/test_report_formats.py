@@ -75,6 +75,8 @@ def test_audit_runs_show_coverage_and_depth_beside_the_published_study(home: Pat
     assert "demo/&lt;b&gt;model&lt;/b&gt;" in page and "<b>model" not in page
     assert "Vision 0.50" in page  # the DLCS heatmap's alt text states its cells
     assert "(published, Dash et al. 2025)" in page and "GPT-4.1 (published)" in page
+    md = build(home, [AUDIT], "md")
+    assert r"lexicon judge: demo/\<b\>model\</b\> | base | 0.111 ± 0.157" in md and "GPT-4.1 \\(published\\)" in md
 
 
 def test_html_writes_its_charts_as_svg_and_png_for_papers(home: Path) -> None:
