@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Any
 
 from prefect import flow
@@ -51,7 +53,26 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
         _record_run(cfg, "failed", finished=True)
         raise
     _record_run(cfg, "completed", finished=True)
+    if "aggregate" in names:
+        publish_summary(cfg)
     return results
+
+
+def publish_summary(cfg: RunConfig) -> str | None:
+    """The run's summary as a Prefect markdown artifact, shown beside the flow run in the Prefect UI."""
+    from prefect.artifacts import create_markdown_artifact
+
+    from flows.report_data import collect
+    from flows.report_md import summary_markdown
+
+    markdown = f"## AccessBench run {cfg.run_id}\n\n" + summary_markdown(collect(cfg.home, [cfg.run_id]))
+    key = re.sub(r"[^a-z0-9-]+", "-", f"accessbench-{cfg.run_id}".lower())
+    try:
+        create_markdown_artifact(markdown=markdown, key=key, description=f"AccessBench summary of run {cfg.run_id}")
+    except Exception as exc:  # noqa: BLE001 - the results are in the warehouse; the UI copy is a convenience
+        logging.getLogger(__name__).warning("could not publish the Prefect artifact for run %s: %s", cfg.run_id, exc)
+        return None
+    return key
 
 
 @flow(name="accessbench-benchmark", log_prints=True)

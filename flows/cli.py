@@ -132,8 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_parser(sub)
     add_doctor_parser(sub)
 
-    report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
-    report.add_argument("--run", help="run id (default: the latest run)")
+    from flows.report_cli import add_parser as add_report_parser
+
+    add_report_parser(sub)
     _global_options_everywhere(parser)
     return parser
 
@@ -176,9 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "when missing)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything
-        if getattr(args, option, None):
+        given = getattr(args, option, None) or []
+        for run_id in given if isinstance(given, list) else [given]:
             try:
-                check_run_id(getattr(args, option))
+                check_run_id(run_id)
             except UnsafePathError as exc:
                 return _error(str(exc))
     previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
@@ -290,7 +292,22 @@ def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: An
           f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
     if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
         _print_report(home, cfg.run_id, brief=True)
+        _print_next_steps(home, cfg.run_id)
     return EXIT_OK
+
+
+def _print_next_steps(home: Path, run_id: str) -> None:
+    """Where the HTML report is, and what to run next."""
+    from flows.report_cli import write_run_report
+
+    try:
+        path = write_run_report(home, run_id)
+    except Exception as exc:  # noqa: BLE001 - the run is done and its results are in the warehouse
+        print(f"could not write the HTML report ({exc}); try: accessbench report --run {run_id} --format html "
+              "--out report.html", file=sys.stderr)
+        return
+    print(f"report: {path}\nnext: accessbench report --run {run_id} --format html --out report.html\n"
+          f"      accessbench sql \"select * from doc_labels where run_id='{run_id}'\"", file=sys.stderr)
 
 
 def _print_stage_results(results: list[dict[str, Any]]) -> None:
@@ -425,16 +442,9 @@ def cmd_review(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_report(home: Path, args: argparse.Namespace) -> int:
-    from warehouse.store import ArtifactStore
+    from flows.report_cli import run_report
 
-    runs = ArtifactStore(home).runs()
-    if not runs:
-        return _error(f"no runs in {home}; start one with: accessbench run", EXIT_NOT_FOUND)
-    run_id = args.run or runs[-1]["run_id"]
-    if run_id not in {r["run_id"] for r in runs}:
-        return _error(f"no run {run_id!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
-    _print_report(home, run_id, brief=False)
-    return EXIT_OK
+    return run_report(home, args)
 
 
 def _print_report(home: Path, run_id: str, brief: bool) -> None:

@@ -6,6 +6,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from judges.labels import Label
+from judges.remediation_quality import score_judgment
 from tasks.runner import ERRORS_SCHEMA, Stage, StageIO
 from warehouse import catalog
 from warehouse.catalog import TableSpec
@@ -24,6 +26,27 @@ RUN_METRICS_SCHEMA = pa.schema(
     ]
 )
 RUN_METRICS = TableSpec("run_metrics", "metrics", RUN_METRICS_SCHEMA)
+
+# One row per Failed judgment: the paper's remediation rubric (judges.remediation_quality).
+REMEDIATION_SCORES_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("model", pa.string()),
+        pa.field("repeat", pa.int32(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("issues", pa.int32(), nullable=False),  # issues scored (0: the remediation text alone)
+        pa.field("specificity", pa.float64(), nullable=False),  # share of issues naming a page and an element
+        pa.field("actionability", pa.float64(), nullable=False),  # share naming a tag, attribute or value
+        pa.field("technical_validity", pa.float64()),  # share of checkable issues whose references exist
+        pa.field("score", pa.float64(), nullable=False),  # mean of the three (validity None = 0)
+        pa.field("named", pa.list_(pa.string())),  # structure types, attributes, WCAG SCs, PDF/UA clauses named
+        pa.field("invalid", pa.list_(pa.string())),  # those that do not exist
+    ]
+)
+REMEDIATION_SCORES = TableSpec("remediation_scores", "metrics", REMEDIATION_SCORES_SCHEMA)
 
 SNAPSHOT = """
 SELECT a.run_id, a.judge, a.model, a.criterion, NULL AS expected_label, a.n, a.accuracy, a.accuracy_sd,
@@ -47,15 +70,22 @@ def metrics_body(io: StageIO) -> dict[str, Any]:
         rows = [dict(zip(names, values, strict=True)) for values in result.fetchall()]
     finally:
         con.close()
-    return {"run_metrics": rows}
+    scores = [
+        {"run_id": io.cfg.run_id, "judge": j["judge"], "model": j["model"], "repeat": j["repeat"],
+         "doc_id": j["doc_id"], "criterion": j["criterion"], "page": j["page"],
+         **score_judgment(j["issues"], j["remediation"])}
+        for j in io.read("judge", "judgments") if j["label"] == Label.FAILED
+    ]
+    return {"run_metrics": rows, "remediation_scores": scores}
 
 
 METRICS = Stage(
     name="metrics",
-    upstream=("corpus", "aggregate"),
+    upstream=("corpus", "judge", "aggregate"),
     config_keys=(),
-    tables=(RUN_METRICS,),
+    tables=(RUN_METRICS, REMEDIATION_SCORES),
     body=metrics_body,
+    code=("judges",),  # the remediation rubric lives in judges.remediation_quality
 )
 
-__all__ = ["ERRORS_SCHEMA", "METRICS", "RUN_METRICS"]
+__all__ = ["ERRORS_SCHEMA", "METRICS", "REMEDIATION_SCORES", "RUN_METRICS"]

@@ -100,15 +100,23 @@ def _view_sql(name: str, glob: str, schema: pa.Schema) -> str:
     return f'CREATE OR REPLACE VIEW "{name}" AS {body}'
 
 
+def metric_views(table_names: set[str]) -> list[tuple[str, str]]:
+    """The metric views (benchmark and audit) whose input tables are all present; one list for the
+    sandboxed query connection and the warehouse file alike."""
+    views: list[tuple[str, str]] = []
+    if table_names >= METRIC_INPUTS:
+        views += METRIC_VIEWS
+    if table_names >= AUDIT_METRIC_INPUTS:
+        views += AUDIT_METRIC_VIEWS
+    return views
+
+
 def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     artifacts = Path(home) / "artifacts"
     tables = list(tables)
     ddl = [_view_sql(s.name, _state_glob(s, artifacts), s.schema) for s in STATE_TABLES]
     ddl += [_view_sql(s.name, s.glob(artifacts), s.schema) for s in tables]
-    if {spec.name for spec in tables} >= METRIC_INPUTS:
-        ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in METRIC_VIEWS]
-    if {spec.name for spec in tables} >= AUDIT_METRIC_INPUTS:
-        ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in AUDIT_METRIC_VIEWS]
+    ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in metric_views({s.name for s in tables})]
     return ddl
 
 
@@ -148,9 +156,8 @@ def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnectio
             hidden = f"__arrow_{spec.name}"
             con.register(hidden, dataset)
             con.execute(f'CREATE VIEW "{spec.name}" AS SELECT * FROM "{hidden}"')
-        if {spec.name for spec in tables} >= METRIC_INPUTS:
-            for name, sql in METRIC_VIEWS:
-                con.execute(f'CREATE VIEW "{name}" AS {sql}')
+        for name, sql in metric_views({spec.name for spec in tables}):
+            con.execute(f'CREATE VIEW "{name}" AS {sql}')
         for statement in SANDBOX_LOCK:
             con.execute(statement)
     except BaseException:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -42,6 +44,16 @@ def test_default_run_then_sql_report_runs_and_rerun(tmp_path: Path) -> None:
     # Prefect's database lives in the data home; nothing lands in the working directory.
     assert (home / "prefect").is_dir()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]
+    # The run ends by saying where its HTML report is and what to run next.
+    assert f"report: {home / 'reports' / 'demo.html'}" in result.stderr and "accessbench sql" in result.stderr
+    assert "<table" in (home / "reports" / "demo.html").read_text(encoding="utf-8")
+    scored = sql(home, "select (select count(*) from remediation_scores where run_id='demo') as scored, "
+                       "(select count(*) from judgments where run_id='demo' and label='failed') as failed")
+    assert scored[0]["scored"] == scored[0]["failed"] > 0  # every Failed judgment has its remediation scored
+    # The summary is a Prefect artifact of the flow run (the local server keeps it in the data home).
+    with closing(sqlite3.connect(home / "prefect" / "prefect.db")) as db:
+        artifact = db.execute("select data, flow_run_id from artifact where key = 'accessbench-demo'").fetchone()
+    assert artifact and "Leaderboard" in artifact[0] and "rules" in artifact[0] and artifact[1]
 
     assert "demo" in cli(home, "runs").stdout
     report = cli(home, "report", "--run", "demo").stdout

@@ -54,6 +54,10 @@ def test_full_run_fills_every_table_and_scores(finished: Path) -> None:
     assert {c for c, _ in rows} == set(CRITERIA)
     _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from run_metrics where run_id='r1'")
     assert rows[0][0] > 0
+    _, rows = catalog.query(tmp_path, ALL_TABLES, """
+        select count(*), count(s.run_id) from judgments j left join remediation_scores s using
+        (run_id, judge, repeat, doc_id, criterion, page) where j.run_id = 'r1' and j.label = 'failed'""")
+    assert rows[0][0] > 0 and rows[0][1] == rows[0][0]  # every Failed judgment's remediation is scored
 
 
 def test_unchanged_stages_are_skipped_and_other_runs_reuse_outputs(home: Path, synthetic_dataset: Path) -> None:

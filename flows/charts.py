@@ -1,0 +1,197 @@
+"""Charts as standalone SVG (no plotting library): confusion heatmaps, bar charts, outlined pages.
+
+Every chart is a string of SVG whose text is XML-escaped (labels can come from a PDF or a model)
+plus the sentence a screen reader hears in its place (`Chart.alt`), which states what it shows.
+Colours are chosen for contrast: text reaches 4.5:1 on its background, bars 3:1 on white.
+`save` writes a chart as SVG and PNG (rendered by MuPDF) for papers.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+INK = "#1a1a1a"
+MUTED = "#595959"  # 7:1 on white
+# Bars: each at least 3:1 against white (WCAG 1.4.11), distinguishable from one another.
+SERIES = ("#1f5fa8", "#b34700", "#2e7d32", "#7b3fa0", "#a3123a", "#00707a", "#6b5b00")
+OUTLINE = "#d40000"  # failing regions on page images: 5.3:1 on white
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str  # file stem when saved
+    svg: str
+    alt: str  # what the chart shows, in words
+
+    def data_uri(self) -> str:
+        return "data:image/svg+xml;base64," + base64.b64encode(self.svg.encode("utf-8")).decode("ascii")
+
+
+def _luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _shade(share: float) -> str:
+    """White (0) to dark blue (1)."""
+    low, high = (255, 255, 255), (8, 48, 107)
+    rgb = [round(lo + (hi - lo) * max(0.0, min(1.0, share))) for lo, hi in zip(low, high, strict=True)]
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+def _text_on(background: str) -> str:
+    return INK if contrast(INK, background) >= contrast("#ffffff", background) else "#ffffff"
+
+
+def _svg(width: float, height: float, body: list[str], title: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">'
+            f'<title>{escape(title)}</title><rect width="100%" height="100%" fill="#ffffff"/>'
+            + "".join(body) + "</svg>")
+
+
+def _text(x: float, y: float, text: str, anchor: str = "start", fill: str = INK, size: int = 12,
+          weight: str = "normal") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" fill="{fill}" font-size="{size}" '
+            f'font-weight="{weight}">{escape(text)}</text>')
+
+
+def heatmap(name: str, title: str, rows: list[str], cols: list[str], counts: dict[tuple[str, str], int]) -> Chart:
+    """Confusion matrix: expected labels down, judged labels across; shade = share of the row."""
+    cell, left, top = 64, 130, 64
+    width, height = left + cell * len(cols) + 20, top + cell * len(rows) + 40
+    body = [_text(8, 20, title, size=14, weight="bold"), _text(left + cell * len(cols) / 2, 38, "judged label",
+                                                               "middle", MUTED)]
+    for j, col in enumerate(cols):
+        body.append(_text(left + cell * j + cell / 2, top - 4, col.replace("_", " "), "middle", size=11))
+    described = []
+    for i, row in enumerate(rows):
+        total = sum(counts.get((row, c), 0) for c in cols)
+        body.append(_text(left - 6, top + cell * i + cell / 2 + 4, row.replace("_", " "), "end", size=11))
+        for j, col in enumerate(cols):
+            n = counts.get((row, col), 0)
+            fill = _shade(n / total if total else 0)
+            body.append(f'<rect x="{left + cell * j}" y="{top + cell * i}" width="{cell}" height="{cell}" '
+                        f'fill="{fill}" stroke="#767676"/>')
+            body.append(_text(left + cell * j + cell / 2, top + cell * i + cell / 2 + 5, str(n), "middle",
+                              _text_on(fill), 14))
+        described.append(f"expected {row.replace('_', ' ')}: " + ", ".join(
+            f"{counts.get((row, c), 0)} judged {c.replace('_', ' ')}" for c in cols))
+    body.append(_text(8, top + cell * len(rows) + 24, "rows: expected label; shade: share of the row", fill=MUTED,
+                      size=11))
+    alt = f"{title}. Confusion matrix, " + "; ".join(described) + "."
+    return Chart(name, _svg(width, height, body, title), alt)
+
+
+def value_heatmap(name: str, title: str, rows: list[str], cols: list[str], values: dict[tuple[str, str], float],
+                  what: str) -> Chart:
+    """Shares 0..1 (e.g. DLCS per model × category): shade and printed value per cell; `what` names the value."""
+    cell_w, cell_h, left, top = 78, 34, 320, 58
+    width, height = left + cell_w * len(cols) + 20, top + cell_h * len(rows) + 40
+    body = [_text(8, 20, title, size=14, weight="bold")]
+    for j, col in enumerate(cols):
+        body.append(_text(left + cell_w * j + cell_w / 2, top - 6, col[:14], "middle", size=10))
+    described = []
+    for i, row in enumerate(rows):
+        body.append(_text(left - 6, top + cell_h * i + cell_h / 2 + 4, row[:50], "end", size=11))
+        for j, col in enumerate(cols):
+            value = values.get((row, col))
+            fill = _shade(value) if value is not None else "#ffffff"
+            body.append(f'<rect x="{left + cell_w * j}" y="{top + cell_h * i}" width="{cell_w}" height="{cell_h}" '
+                        f'fill="{fill}" stroke="#767676"/>')
+            body.append(_text(left + cell_w * j + cell_w / 2, top + cell_h * i + cell_h / 2 + 5,
+                              "–" if value is None else f"{value:.2f}", "middle", _text_on(fill), 12))
+        described.append(f"{row}: " + ", ".join(
+            f"{c} {values[(row, c)]:.2f}" for c in cols if values.get((row, c)) is not None))
+    body.append(_text(8, top + cell_h * len(rows) + 24, f"shade: {what}, 0 (white) to 1 (dark)", fill=MUTED,
+                      size=11))
+    alt = f"{title}. Heatmap of {what}; " + "; ".join(described) + "."
+    return Chart(name, _svg(width, height, body, title), alt)
+
+
+def bars(name: str, title: str, categories: list[str], series: dict[str, list[float | None]],
+         errors: dict[str, list[float | None]] | None = None, maximum: float = 1.0) -> Chart:
+    """Grouped horizontal bars: one group per category, one bar per series (e.g. judge), value 0..maximum."""
+    bar, gap, left, plot = 16, 12, 190, 420
+    names = list(series)
+    legend_h = 20 * len(names)
+    top = 40 + legend_h
+    height = top + len(categories) * (bar * len(names) + gap) + 40
+    width = left + plot + 90
+    body = [_text(8, 20, title, size=14, weight="bold")]
+    for k, label in enumerate(names):
+        colour = SERIES[k % len(SERIES)]
+        body.append(f'<rect x="{left}" y="{30 + 20 * k}" width="12" height="12" fill="{colour}"/>')
+        body.append(_text(left + 18, 41 + 20 * k, label))
+    described = []
+    for i, category in enumerate(categories):
+        y0 = top + i * (bar * len(names) + gap)
+        body.append(_text(left - 6, y0 + bar * len(names) / 2 + 4, category.replace("_", " "), "end", size=11))
+        parts = []
+        for k, label in enumerate(names):
+            value = series[label][i]
+            y = y0 + k * bar
+            if value is None:
+                body.append(_text(left + 4, y + bar - 4, "no value", fill=MUTED, size=10))
+                parts.append(f"{label} no value")
+                continue
+            w = plot * max(0.0, min(value, maximum)) / maximum
+            colour = SERIES[k % len(SERIES)]
+            body.append(f'<rect x="{left}" y="{y + 1}" width="{w:.1f}" height="{bar - 2}" fill="{colour}"/>')
+            sd = (errors or {}).get(label, [None] * len(categories))[i]
+            end = left + w
+            if sd:
+                x1, x2 = left + plot * max(0.0, value - sd) / maximum, left + plot * min(maximum, value + sd) / maximum
+                body.append(f'<line x1="{x1:.1f}" x2="{x2:.1f}" y1="{y + bar / 2}" y2="{y + bar / 2}" stroke="{INK}"/>')
+                end = max(end, x2)
+            body.append(_text(end + 6, y + bar - 4, f"{value:.2f}" + (f" ± {sd:.2f}" if sd else ""), size=10))
+            parts.append(f"{label} {value:.2f}" + (f" (SD {sd:.2f})" if sd else ""))
+        described.append(f"{category.replace('_', ' ')}: " + ", ".join(parts))
+    axis_y = height - 28
+    body.append(f'<line x1="{left}" x2="{left + plot}" y1="{axis_y}" y2="{axis_y}" stroke="{MUTED}"/>')
+    for tick in range(6):
+        x = left + plot * tick / 5
+        body.append(_text(x, axis_y + 16, f"{maximum * tick / 5:.1f}", "middle", MUTED, 10))
+    alt = f"{title}. Bar chart; " + "; ".join(described) + "."
+    return Chart(name, _svg(width, height, body, title), alt)
+
+
+def outlined_page(name: str, png: bytes, size_px: tuple[int, int], scale: float,
+                  regions: list[tuple[list[float], str]], title: str) -> Chart:
+    """A page image with regions (bbox in PDF points, top-left origin; label) outlined and numbered."""
+    width, height = size_px
+    image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    body = [f'<image href={quoteattr(image)} x="0" y="0" width="{width}" height="{height}"/>']
+    for k, (bbox, _label) in enumerate(regions, start=1):
+        x0, y0, x1, y1 = (v * scale for v in bbox[:4])
+        body.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{max(x1 - x0, 2):.1f}" height="{max(y1 - y0, 2):.1f}" '
+                    f'fill="none" stroke="{OUTLINE}" stroke-width="3"/>')
+        tag_y = y0 - 2 if y0 > 16 else y0 + 16
+        body.append(f'<rect x="{x0:.1f}" y="{tag_y - 13:.1f}" width="{10 + 8 * len(str(k))}" height="15" '
+                    f'fill="{OUTLINE}"/>')
+        body.append(_text(x0 + 4, tag_y - 1, str(k), fill="#ffffff", size=12, weight="bold"))
+    described = "; ".join(f"{k}: {label}" for k, (_, label) in enumerate(regions, start=1))
+    alt = f"{title}, with {len(regions)} failing region(s) outlined in red and numbered" + (
+        f" — {described}" if described else "") + "."
+    return Chart(name, _svg(width, height, body, title), alt)
+
+
+def save(chart: Chart, folder: Path) -> list[Path]:
+    """Write `<name>.svg` and `<name>.png` (rendered by MuPDF at 2x) under `folder`."""
+    import pymupdf
+
+    folder.mkdir(parents=True, exist_ok=True)
+    svg_path, png_path = folder / f"{chart.name}.svg", folder / f"{chart.name}.png"
+    svg_path.write_text(chart.svg, encoding="utf-8")
+    with pymupdf.open(stream=chart.svg.encode("utf-8"), filetype="svg") as doc:
+        doc[0].get_pixmap(matrix=pymupdf.Matrix(2, 2)).save(str(png_path))
+    return [svg_path, png_path]

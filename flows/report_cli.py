@@ -1,0 +1,79 @@
+"""`accessbench report [--run ID …] --format text|md|json|html [--out PATH]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("text", "md", "json", "html")
+
+
+def add_parser(sub: Any) -> None:
+    report = sub.add_parser("report", help="accuracy, confusion matrices, remediation quality, screening results "
+                                           "(text, Markdown, JSON or a self-contained HTML file)")
+    report.add_argument("--run", action="append", metavar="ID",
+                        help="run id (default: the latest run); repeat it to report several runs together")
+    report.add_argument("--format", choices=FORMATS, default="text",
+                        help="text (terminal tables, default), md, json, or html (one self-contained file)")
+    report.add_argument("--out", help="write the report to this file instead of standard output")
+
+
+def plots_folder(home: Path, run_ids: list[str]) -> Path:
+    return home / "reports" / "plots" / ("+".join(run_ids) if len(run_ids) <= 3 else f"{run_ids[0]}+{len(run_ids)-1}")
+
+
+def build(home: Path, run_ids: list[str], fmt: str) -> str:
+    """The report of `run_ids` in `fmt`; html also writes its charts as SVG and PNG under the data home."""
+    if fmt == "text":
+        from flows.audit_report import is_audit_run, render_audit_report
+        from flows.report import render_report
+
+        return "\n".join(render_audit_report(home, r, False) if is_audit_run(home, r) else render_report(home, r)
+                         for r in run_ids)
+    from flows.report_data import collect
+
+    data = collect(home, run_ids)
+    if fmt == "json":
+        from flows.report_md import render_json
+
+        return render_json(data)
+    if fmt == "md":
+        from flows.report_md import render_markdown
+
+        return render_markdown(data)
+    from flows.report_html import render_html
+
+    return render_html(data, plots=plots_folder(home, run_ids))
+
+
+def write_run_report(home: Path, run_id: str) -> Path:
+    """`<home>/reports/<run>.html`, written at the end of `accessbench run`."""
+    path = home / "reports" / f"{run_id}.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(build(home, [run_id], "html"), encoding="utf-8")
+    return path
+
+
+def run_report(home: Path, args: argparse.Namespace) -> int:
+    from flows.cli import EXIT_NOT_FOUND, EXIT_OK, _error
+    from warehouse.store import ArtifactStore
+
+    runs = ArtifactStore(home).runs()
+    if not runs:
+        return _error(f"no runs in {home}; start one with: accessbench run", EXIT_NOT_FOUND)
+    known = {r["run_id"] for r in runs}
+    run_ids = list(dict.fromkeys(args.run or [runs[-1]["run_id"]]))
+    missing = [r for r in run_ids if r not in known]
+    if missing:
+        return _error(f"no run {missing[0]!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
+    text = build(home, run_ids, args.format)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        print(f"report written to {out.resolve()}", file=sys.stderr)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return EXIT_OK

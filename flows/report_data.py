@@ -1,0 +1,257 @@
+"""Everything a report shows, read once from the warehouse views for a set of runs.
+
+`collect` returns plain data (lists of dicts, JSON-serialisable) that the Markdown, JSON and HTML
+renderers share: benchmark metrics beside the published rows, remediation quality per judge, and
+for screening runs (no expected labels) one entry per file with its failures, their evidence
+regions and the pages they are on. Text in it comes from PDFs and models: renderers escape it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from flows import paper_numbers as paper
+from judges.criteria import CRITERIA
+from judges.labels import Label
+from tasks.registry import ALL_TABLES
+from warehouse import catalog
+
+MAX_REGIONS = 30  # outlines per page image; the rest are counted, not drawn
+MAX_PAGE_IMAGES = 12  # failed pages shown as images per file (the issues table lists every page)
+
+
+def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    result = con.execute(sql, params or {})
+    names = [d[0] for d in result.description]
+    return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
+
+
+def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
+    con = catalog.connect(home, ALL_TABLES)
+    try:
+        p = {"runs": run_ids}
+        runs = _rows(con, "SELECT run_id, created, source, source_path, judge, status FROM runs "
+                          "WHERE list_contains($runs, run_id) ORDER BY created", p)
+        labelled = {r["run_id"] for r in _rows(con, "SELECT DISTINCT run_id FROM doc_results "
+                                                   "WHERE list_contains($runs, run_id)", p)}
+        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled}
+                                         for r in runs]}
+        scored = [r for r in run_ids if r in labelled]
+        data["benchmark"] = _benchmark(con, scored) if scored else None
+        data["remediation"] = _remediation(con, run_ids)
+        audits = {r["run_id"] for r in runs if r["source"] == "audit"}  # reported by `--format text`
+        data["audit_runs"] = sorted(audits)
+        data["audits"] = [_audit(con, run_id) for run_id in run_ids if run_id in audits]
+        screened = [r for r in run_ids if r not in labelled and r not in audits]
+        data["screening"] = [_screening(con, run_id) for run_id in screened]
+    finally:
+        con.close()
+    return data
+
+
+def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
+    p = {"runs": run_ids}
+    accuracy = _rows(con, """
+        SELECT a.run_id, a.judge, a.model, a.criterion, a.n, a.accuracy, a.accuracy_sd, a.repeats,
+               p.macro_precision, p.macro_recall, p.macro_f1, p.macro_f1_sd,
+               x.accuracy AS accuracy_ex_ct, x.accuracy_sd AS accuracy_sd_ex_ct, px.macro_f1 AS macro_f1_ex_ct
+        FROM accuracy_by_criterion a
+        LEFT JOIN prf_by_criterion p USING (run_id, judge, model, criterion)
+        LEFT JOIN accuracy_by_criterion_ex_ct x USING (run_id, judge, model, criterion)
+        LEFT JOIN prf_by_criterion_ex_ct px USING (run_id, judge, model, criterion)
+        WHERE list_contains($runs, a.run_id) ORDER BY a.run_id, a.judge, a.model, a.criterion""", p)
+    by_label = _rows(con, """
+        WITH per_repeat AS (
+            SELECT run_id, judge, model, expected_label, repeat, avg(correct::INT) AS acc, count(*) AS n
+            FROM doc_results WHERE list_contains($runs, run_id) GROUP BY ALL)
+        SELECT run_id, judge, model, expected_label, max(n) AS n, avg(acc) AS accuracy,
+               stddev_pop(acc) AS accuracy_sd, count(*) AS repeats
+        FROM per_repeat GROUP BY ALL ORDER BY ALL""", p)
+    leaderboard = _rows(con, """
+        WITH ex AS (
+            SELECT run_id, judge, model, repeat, avg(correct::INT) AS acc FROM doc_results_ex_ct GROUP BY ALL),
+        ex_mean AS (SELECT run_id, judge, model, avg(acc) AS accuracy_ex_ct FROM ex GROUP BY ALL),
+        f1_ex AS (SELECT run_id, judge, model, avg(macro_f1) AS macro_f1_ex_ct FROM prf_by_criterion_ex_ct
+                  GROUP BY ALL)
+        SELECT l.*, e.accuracy_ex_ct, f.macro_f1_ex_ct,
+               (SELECT count(*) FROM unjudged u WHERE u.run_id = l.run_id AND u.judge = l.judge
+                AND u.model = l.model) AS unjudged
+        FROM leaderboard l LEFT JOIN ex_mean e USING (run_id, judge, model)
+        LEFT JOIN f1_ex f USING (run_id, judge, model)
+        WHERE list_contains($runs, l.run_id) ORDER BY l.accuracy DESC, l.run_id, l.judge""", p)
+    confusion = _rows(con, "SELECT run_id, judge, model, criterion, expected_label, label, n FROM confusion_matrix "
+                           "WHERE list_contains($runs, run_id) ORDER BY ALL", p)
+    published = {
+        "citation": paper.CITATION,
+        "models": list(paper.PAPER_MODELS),
+        "accuracy": [{"criterion": c, "model": m, "accuracy": a, "accuracy_sd": sd}
+                     for (c, m), (a, sd) in paper.accuracy_by_criterion().items()],
+        "macro_prf": [{"criterion": c, "model": m, "macro_precision": pr, "macro_recall": rc, "macro_f1": f1}
+                      for (c, m), (pr, rc, f1) in paper.macro_prf().items()],
+        "by_label": [{"expected_label": lab, "model": m, "accuracy": a, "accuracy_sd": sd}
+                     for (lab, m), (a, sd) in paper.accuracy_by_label().items()],
+    }
+    for row in leaderboard:
+        row["paper_model"] = paper.paper_model(row["model"])
+    return {"accuracy": accuracy, "by_label": by_label, "leaderboard": leaderboard, "confusion": confusion,
+            "published": published}
+
+
+def _audit(con: Any, run_id: str) -> dict[str, Any]:
+    """An inclusivity audit run's QLCS, DLCS and Depth@3 beside the study's published rows."""
+    from flows.audit_report import published as dash
+
+    p = {"run": run_id}
+    return {
+        "run_id": run_id,
+        "qlcs": _rows(con, "SELECT judge, model, variant, qlcs, qlcs_sd, responses FROM qlcs WHERE run_id = $run "
+                           "ORDER BY ALL", p),
+        "dlcs": _rows(con, "SELECT judge, model, variant, category, dlcs FROM dlcs WHERE run_id = $run", p),
+        "depth3": _rows(con, "SELECT judge, model, variant, category, share FROM depth_at_k WHERE run_id = $run "
+                             "AND k = 3", p),
+        "published": {"qlcs": [{"model": r["model"], "qlcs": float(r["qlcs"])} for r in dash("table3_qlcs")],
+                      "dlcs": [{"model": r["model"], "category": r["category"], "dlcs": float(r["dlcs"])}
+                               for r in dash("table4_dlcs")],
+                      "depth3": [{"model": r["model"], "category": r["category"], "share": float(r["share"])}
+                                 for r in dash("table5_depth3")]},
+    }
+
+
+def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    return _rows(con, """
+        SELECT run_id, judge, coalesce(model, '') AS model, count(*) AS failed_judgments,
+               avg(specificity) AS specificity, avg(actionability) AS actionability,
+               avg(technical_validity) AS technical_validity, count(technical_validity) AS checkable,
+               avg(score) AS score, count(*) FILTER (WHERE len(invalid) > 0) AS with_invalid
+        FROM remediation_scores WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
+
+
+def _file_key(files: list[str] | None, doc_id: str) -> str:
+    """A screened file as the user named it: its path under the screened folder (several: joined)."""
+    return " + ".join(files) if files else doc_id
+
+
+def _screening(con: Any, run_id: str) -> dict[str, Any]:
+    """One entry per screened file (a run holds one document per file and criterion), worst first."""
+    p = {"run": run_id}
+    docs = _rows(con, "SELECT doc_id, any_value(files) AS files, max(pages) AS pages FROM documents "
+                      "WHERE run_id = $run GROUP BY doc_id", p)
+    labels = _rows(con, """
+        SELECT doc_id, criterion, judge, model, label, reason FROM doc_labels
+        WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM doc_labels WHERE run_id = $run)
+        ORDER BY doc_id, criterion, judge""", p)
+    judgments = _rows(con, """
+        SELECT doc_id, criterion, judge, model, page, label, issues, remediation, summary, error FROM judgments
+        WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
+        ORDER BY doc_id, criterion, judge, page""", p)
+    errors = _rows(con, "SELECT DISTINCT doc_id, stage, message FROM errors WHERE run_id = $run", p)
+    key_of = {d["doc_id"]: _file_key(d["files"], d["doc_id"]) for d in docs}
+    by_file: dict[str, dict[str, Any]] = {}
+
+    def entry(doc_id: str) -> dict[str, Any]:
+        key = key_of.get(doc_id, doc_id)
+        return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": []})
+
+    for doc in docs:
+        found = entry(doc["doc_id"])
+        found["doc_ids"].append(doc["doc_id"])
+        found["pages"] = max(found["pages"] or 0, doc["pages"] or 0) or None
+    for row in labels:
+        judged = entry(row["doc_id"])["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
+        judged["labels"].append({"judge": row["judge"], "model": row["model"] or "", "label": row["label"],
+                                 "reason": row["reason"]})
+    failed_pages: dict[str, set[tuple[str, int]]] = defaultdict(set)
+    for row in judgments:
+        if row["label"] != Label.FAILED:
+            continue
+        found = entry(row["doc_id"])
+        judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
+        failed_pages[found["file"]].add((row["doc_id"], row["page"]))
+        for issue in _issues(row):
+            judged["issues"].append({"judge": row["judge"], "model": row["model"] or "", "page": row["page"],
+                                     **issue})
+    for row in errors:
+        message = f"{row['stage']}: {row['message']}"
+        if message not in entry(row["doc_id"])["errors"]:
+            entry(row["doc_id"])["errors"].append(message)
+    regions = _regions(con, run_id)
+    pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
+        SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
+    files = []
+    for key, found in by_file.items():
+        found["doc_id"] = found["doc_ids"][0] if found["doc_ids"] else key
+        found["failed"] = sorted(c for c, j in found["criteria"].items()
+                                 if any(lab["label"] == Label.FAILED for lab in j["labels"]))
+        found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
+                                     for i in found["criteria"].get(c, {}).get("issues", [])), None)
+        # One image per failed page, outlining the regions of every criterion that failed there.
+        by_page: dict[int, dict[str, Any]] = {}
+        for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):
+            if (doc_id, page) not in pages:
+                continue
+            shown = by_page.setdefault(page, {
+                **{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
+                "regions": []})
+            shown["regions"].extend(regions.get((doc_id, page), []))
+        found["page_images"] = [by_page[page] for page in sorted(by_page)][:MAX_PAGE_IMAGES]
+        found["pages_not_shown"] = max(0, len(by_page) - MAX_PAGE_IMAGES)
+        files.append(found)
+    files.sort(key=lambda e: (-len(e["failed"]), -len(e["errors"]), e["file"]))
+    return {"run_id": run_id, "files": files}
+
+
+def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
+    try:
+        issues = json.loads(row["issues"] or "[]")
+    except ValueError:
+        issues = []
+    out = [{"sub_criterion": str(i.get("sub_criterion") or ""), "location": str(i.get("location") or ""),
+            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or "")}
+           for i in (issues if isinstance(issues, list) else []) if isinstance(i, dict)]
+    if not out:
+        out = [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
+                "remediation": row["remediation"] or ""}]
+    return out
+
+
+# Per criterion: the evidence rows whose boxes show where a Failed page fails (PDF points, top-left).
+REGION_SQL: dict[str, str] = {
+    "table_structure": "SELECT doc_id, page, bbox, 'table ' || (row_number() OVER (PARTITION BY doc_id, page "
+                       "ORDER BY table_id)) AS what FROM tables WHERE run_id = $run AND bbox IS NOT NULL",
+    "alt_text_quality": "SELECT doc_id, page, bbox, 'figure ' || (figure_index + 1) || CASE WHEN is_artifact THEN "
+                        "' (marked as an artifact)' WHEN alt IS NULL OR trim(alt) = '' THEN ' (no alt text)' "
+                        "ELSE '' END AS what FROM figures WHERE run_id = $run AND bbox IS NOT NULL AND NOT small",
+    "functional_hyperlinks": "SELECT doc_id, page, rect AS bbox, 'link ' || CASE WHEN NOT has_link_element THEN "
+                             "'without a Link element' WHEN dest_valid = false THEN 'to a missing destination' "
+                             "WHEN uri_well_formed = false THEN 'with a malformed URI' ELSE '' END AS what "
+                             "FROM links WHERE run_id = $run AND rect IS NOT NULL AND (NOT has_link_element OR "
+                             "dest_valid = false OR uri_well_formed = false)",
+    "color_contrast": "SELECT doc_id, page, bbox, 'text at ' || round(contrast_ratio, 2) || ':1 (needs ' || "
+                      "threshold || ':1)' AS what FROM text_spans WHERE run_id = $run AND passes = false",
+    "logical_reading_order": "SELECT doc_id, page, bbox, 'block read ' || (coalesce(struct_rank, content_rank) + 1) "
+                             "|| ' but printed ' || (visual_rank + 1) AS what FROM reading_order WHERE run_id = $run "
+                             "AND coalesce(struct_rank, content_rank) <> visual_rank",
+    "fonts_readability": "SELECT s.doc_id, s.page, s.bbox, 'font ' || s.font_name || CASE WHEN NOT f.embedded THEN "
+                         "' not embedded' WHEN NOT f.has_tounicode THEN ' without Unicode mapping' ELSE ' at ' || "
+                         "round(s.size, 1) || ' pt' END AS what FROM text_spans s JOIN fonts f ON f.run_id = "
+                         "s.run_id AND f.doc_id = s.doc_id AND f.font_name = s.font_name WHERE s.run_id = $run AND "
+                         "(NOT f.embedded OR NOT f.has_tounicode OR s.size < 9)",
+}
+
+
+def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """(doc, page) → boxes to outline, from the evidence of the criteria that failed on that page."""
+    failed = {(r["doc_id"], r["page"], r["criterion"]) for r in _rows(con, """
+        SELECT DISTINCT doc_id, page, criterion FROM judgments WHERE run_id = $run AND label = 'failed'""",
+        {"run": run_id})}
+    out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for criterion, sql in REGION_SQL.items():
+        for row in _rows(con, sql, {"run": run_id}):
+            key = (row["doc_id"], row["page"])
+            if (*key, criterion) in failed and row["bbox"] and len(row["bbox"]) >= 4:
+                out[key].append({"criterion": criterion, "bbox": [float(v) for v in row["bbox"][:4]],
+                                 "what": row["what"]})
+    return out
