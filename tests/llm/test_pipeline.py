@@ -13,14 +13,17 @@ from typing import Any
 import pytest
 
 from tests.llm.conftest import SECRET
-from tests.llm.server import Reply, ScriptedServer, chat, judgment_json
+from tests.llm.server import Reply, ScriptedServer, chat, error, judgment_json
 
 pytestmark = pytest.mark.slow
 
 
 def varied(body: dict[str, Any]) -> Reply:
-    """Random labels, so repeats disagree and the report has a non-zero SD."""
-    return chat(judgment_json(random.choice(["passed", "failed", "cannot_tell"])))
+    """Random labels, so repeats disagree and the report has a non-zero SD; a hostile provider echoes the
+    key back in its summaries and in some errors."""
+    if random.random() < 0.1:
+        return error(500, f"upstream failed for key {SECRET} (Authorization: Bearer {SECRET})")
+    return chat(judgment_json(random.choice(["passed", "failed", "cannot_tell"]), summary=f"checked with {SECRET}"))
 
 
 def run_cli(home: Path, *args: str, expect: int = 0, key: str | None = SECRET) -> subprocess.CompletedProcess[str]:
