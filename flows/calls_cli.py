@@ -48,19 +48,10 @@ def run_cache(home: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-def _calls(store: ArtifactStore, run: str | None) -> tuple[str | None, list[dict[str, Any]]]:
-    runs = [run] if run else [r["run_id"] for r in reversed(store.runs())]
-    for run_id in runs:
-        rows = store.read_rows("judge", run_id, "llm_calls")
-        if rows or run:
-            return run_id, rows
-    return None, []
-
-
 def run_calls(home: Path, args: argparse.Namespace) -> int:
     store = ArtifactStore(home)
     if args.action == "list":
-        run_id, rows = _calls(store, args.run)
+        run_id, rows = store.latest_rows("judge", "llm_calls", args.run)
         if run_id is None:
             print("no LLM calls recorded yet (llm: and hybrid: judges record them: accessbench run --judge llm:MODEL)")
             return 0

@@ -35,15 +35,6 @@ def add_parser(sub: Any) -> None:
     resolve.add_argument("--by", dest="reviewer", help="who decided")
 
 
-def _queue(store: ArtifactStore, run: str | None) -> tuple[str | None, list[dict[str, Any]]]:
-    runs = [run] if run else [r["run_id"] for r in reversed(store.runs())]
-    for run_id in runs:
-        rows = store.read_rows("judge", run_id, "review_queue")
-        if rows or run:
-            return run_id, rows
-    return None, []
-
-
 def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
     for run in reversed(store.runs()):
         for row in store.read_rows("judge", run["run_id"], "review_queue"):
@@ -74,7 +65,7 @@ def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
 def run_review(home: Path, args: argparse.Namespace) -> int:
     store = ArtifactStore(home)
     if args.action == "list":
-        run_id, rows = _queue(store, args.run)
+        run_id, rows = store.latest_rows("judge", "review_queue", args.run)
         if run_id is None:
             print("the review queue is empty (only the hybrid judge fills it: accessbench run --judge hybrid:<model>)")
             return 0

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.registry import Registry
 
 
 @dataclass
@@ -61,25 +61,10 @@ class Judge(Protocol):
     def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment: ...
 
 
-_REGISTRY: dict[str, Callable[[str | None, dict[str, Any]], Judge]] = {}
-
-
-def register_judge(kind: str) -> Callable[[Callable[[str | None, dict[str, Any]], Judge]],
-                                          Callable[[str | None, dict[str, Any]], Judge]]:
-    def wrap(factory: Callable[[str | None, dict[str, Any]], Judge]) -> Callable[[str | None, dict[str, Any]], Judge]:
-        _REGISTRY[kind] = factory
-        return factory
-    return wrap
+JUDGES: Registry[Judge] = Registry("judge", ("judges.hybrid", "judges.llm", "judges.rules"))
+register_judge = JUDGES.register
 
 
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:
     """Resolve 'rules' or 'kind:argument' (e.g. 'llm:openai/gpt-4o') to a judge."""
-    import judges.hybrid  # noqa: F401 - registers `hybrid`
-    import judges.llm  # noqa: F401 - registers `llm` (litellm itself is imported on first call)
-    import judges.rules  # noqa: F401 - registers `rules`
-
-    kind, _, argument = spec.partition(":")
-    factory = _REGISTRY.get(kind)
-    if factory is None:
-        raise ValueError(f"unknown judge {spec!r}; available: {', '.join(sorted(_REGISTRY))}")
-    return factory(argument or None, options or {})
+    return JUDGES.get(spec, options)

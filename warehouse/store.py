@@ -279,6 +279,15 @@ class ArtifactStore:
         data = self.read_table(stage, run_id, table)
         return data.to_pylist() if data is not None else []
 
+    def latest_rows(self, stage: str, table: str, run_id: str | None = None) -> tuple[str | None, list[dict[str, Any]]]:
+        """`table` of `run_id`, or (without one) of the newest run that has rows in it."""
+        runs = [run_id] if run_id else [r["run_id"] for r in reversed(self.runs())]
+        for run in runs:
+            rows = self.read_rows(stage, run, table)
+            if rows or run_id:
+                return run, rows
+        return None, []
+
     def drop_tables_except(self, stage: str, run_id: str, keep: set[str]) -> None:
         """Remove tables a previous attempt wrote that this attempt no longer produces."""
         folder = self.run_dir(stage, run_id)

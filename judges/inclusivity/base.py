@@ -7,11 +7,11 @@ named like the PDF judges: `lexicon`, `embedding`, `llm:<litellm model id>`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judges.inclusivity.categories import CATEGORY_NAMES
+from judges.registry import Registry
 
 
 @dataclass
@@ -60,25 +60,11 @@ class CategoryJudge(Protocol):
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]: ...
 
 
-Factory = Callable[[str | None, dict[str, Any]], CategoryJudge]
-_REGISTRY: dict[str, Factory] = {}
-
-
-def register_category_judge(kind: str) -> Callable[[Factory], Factory]:
-    def wrap(factory: Factory) -> Factory:
-        _REGISTRY[kind] = factory
-        return factory
-    return wrap
+CATEGORY_JUDGES: Registry[CategoryJudge] = Registry(
+    "category judge", ("judges.inclusivity.embedding", "judges.inclusivity.lexicon", "judges.inclusivity.llm_judge"))
+register_category_judge = CATEGORY_JUDGES.register
 
 
 def get_category_judge(spec: str, options: dict[str, Any] | None = None) -> CategoryJudge:
     """Resolve 'lexicon', 'embedding' or 'llm:<model>' to a judge (heavy imports happen on first use)."""
-    import judges.inclusivity.embedding  # noqa: F401 - registers `embedding`
-    import judges.inclusivity.lexicon  # noqa: F401 - registers `lexicon`
-    import judges.inclusivity.llm_judge  # noqa: F401 - registers `llm`
-
-    kind, _, argument = spec.partition(":")
-    factory = _REGISTRY.get(kind)
-    if factory is None:
-        raise ValueError(f"unknown category judge {spec!r}; available: lexicon, embedding, llm:<litellm model id>")
-    return factory(argument or None, options or {})
+    return CATEGORY_JUDGES.get(spec, options)

@@ -14,7 +14,7 @@ import pytest
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST
 from tasks.runner import execute
-from tests.extractors.conftest import compile_typst, red_png
+from tests.extractors.conftest import compile_typst, red_png, struct_elements_of
 from warehouse import catalog
 
 pytestmark = pytest.mark.slow
@@ -22,19 +22,6 @@ pytestmark = pytest.mark.slow
 PREAMBLE = '#set document(title: "Case")\n#set text(lang: "en", size: 10pt)\n#set page(width: 420pt, height: 595pt)\n'
 PROSE = ("Accessible documents let every reader reach the same content. This paragraph is ordinary body "
          "text, long enough to be read as running prose rather than a heading or a label. ")
-
-
-def _elements(pdf: pikepdf.Pdf) -> list[Any]:
-    found, stack, seen = [], [pdf.Root.StructTreeRoot.K], set()
-    while stack:
-        item = stack.pop()
-        if isinstance(item, pikepdf.Array):
-            stack.extend(reversed(list(item)))
-        elif isinstance(item, pikepdf.Dictionary) and "/S" in item and item.objgen not in seen:
-            seen.add(item.objgen)
-            found.append(item)
-            stack.append(item.get("/K"))
-    return found
 
 
 def _cmap_to_feff(cmap: str) -> str:
@@ -65,14 +52,14 @@ def _make(folder: Path) -> None:
     # 3. A paragraph type the RoleMap does not map to a standard type.
     source = compile_typst(PREAMBLE + "= Title\n" + PROSE + "\n\n" + PROSE, folder / "src-private.pdf")
     with pikepdf.open(source) as pdf:
-        next(e for e in _elements(pdf) if e.get("/S") == "/P")["/S"] = pikepdf.Name("/Blurb")
+        next(e for e in struct_elements_of(pdf) if e.get("/S") == "/P")["/S"] = pikepdf.Name("/Blurb")
         pdf.save(folder / "private_type.pdf")
     source.unlink()
     # 4. A link over an image, with no /Contents and no text: a screen reader has nothing to announce.
     compile_typst(PREAMBLE + "= Links\n" + PROSE + "\n\n#link(\"https://example.org/report\")"
                   "[#image(\"red.png\", width: 1cm, alt: \"x\")]\n", folder / "src-link.pdf", png)
     with pikepdf.open(folder / "src-link.pdf") as pdf:
-        for element in _elements(pdf):
+        for element in struct_elements_of(pdf):
             for key in ("/Alt", "/ActualText"):
                 if key in element:
                     del element[key]
@@ -87,7 +74,7 @@ def _make(folder: Path) -> None:
                   "[Model], table.cell(colspan: 2)[Accuracy], [dev], [test]), [A], [0.8], [0.7], [B], [0.9], "
                   "[0.6])\n", folder / "src-span.pdf")
     with pikepdf.open(folder / "src-span.pdf") as pdf:
-        for element in _elements(pdf):
+        for element in struct_elements_of(pdf):
             attrs = element.get("/A")
             for attr in (attrs if isinstance(attrs, pikepdf.Array) else [attrs]):
                 if isinstance(attr, pikepdf.Dictionary) and "/RowSpan" in attr:
@@ -109,7 +96,7 @@ def _make(folder: Path) -> None:
                   "rectangle that stands for the sample\"), caption: [The sample])\n\n" + PROSE +
                   "#box(image(\"red.png\", width: 0.4cm, alt: \"icon\"))\n", folder / "src-icon.pdf", png)
     with pikepdf.open(folder / "src-icon.pdf") as pdf:
-        figures = [e for e in _elements(pdf) if e.get("/S") == "/Figure"]
+        figures = [e for e in struct_elements_of(pdf) if e.get("/S") == "/Figure"]
         del figures[-1]["/Alt"]
         pdf.save(folder / "small_figure_no_alt.pdf")
     (folder / "src-icon.pdf").unlink()
