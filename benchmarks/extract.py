@@ -51,6 +51,7 @@ from extractors.transcript import transcribe
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.rules import RulesJudge
 from tasks.extract import with_contrast
+from tasks.layout import LAYOUT_CRITERIA
 
 TARGET = 3.0  # all extraction except layout, times the bare pass
 LAYOUT_TARGET = 2.0  # the layout stage (plan and model), times the bare pass
@@ -168,13 +169,19 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
-def layout_regions(paths: list[Path], every_page: bool = False
+def layout_regions(paths: list[Path], needed: list[bool], every_page: bool = False
                    ) -> tuple[list[float], list[list[dict]], list[list[dict]], float]:
     """Seconds, layout records and page decisions per file (after a warm-up file), and this
-    process's peak RSS in MiB. Each file is laid out as the layout stage does it."""
+    process's peak RSS in MiB. Each file is laid out as the layout stage does it: only when a
+    criterion it is judged on needs layout. ``every_page`` lays out every page of every file."""
     layout_file(paths[0], doc_id="warm-up", all_pages=True)
     seconds, regions, decisions = [], [], []
-    for path in paths:
+    for path, need in zip(paths, needed, strict=True):
+        if not (need or every_page):
+            seconds.append(0.0)
+            regions.append([])
+            decisions.append([])
+            continue
         start = time.perf_counter()
         try:
             found, decided = layout_file(path, doc_id=DOC, all_pages=every_page)
@@ -226,7 +233,8 @@ def measure(files: list[tuple[Path, frozenset[str]]], dpi: int, crop_dpi: int, r
 def report(files: list[tuple[Path, frozenset[str]]], dpi: int, crop_dpi: int, every_page: bool) -> None:
     paths = [path for path, _ in files]
     with mp.get_context("spawn").Pool(1) as pool:
-        layout_seconds, regions, decisions, layout_peak = pool.apply(layout_regions, (paths, every_page))
+        needed = [bool(criteria & LAYOUT_CRITERIA) for _, criteria in files]
+        layout_seconds, regions, decisions, layout_peak = pool.apply(layout_regions, (paths, needed, every_page))
     baseline = rss_mib()
     pages, bare, seconds, peak_step = measure(files, dpi, crop_dpi, regions)
     seconds[LAYOUT] = sum(layout_seconds)
@@ -244,8 +252,8 @@ def report(files: list[tuple[Path, frozenset[str]]], dpi: int, crop_dpi: int, ev
     reasons = Counter(d["reason"] for doc in decisions for d in doc)
     ran = sum(1 for doc in decisions for d in doc if d["ran"])
     layout_ratio = seconds[LAYOUT] / bare
-    print(f"layout model ran on {ran} of {sum(reasons.values())} pages ("
-          + ", ".join(f"{k} {v}" for k, v in reasons.most_common()) + ")")
+    why = [f"{k} {v}" for k, v in reasons.most_common()] + [f"no layout criterion {pages - sum(reasons.values())}"]
+    print(f"layout model ran on {ran} of {pages} pages ({', '.join(why)})")
     print(f"LAYOUT (plan + model): {seconds[LAYOUT] / pages:.4f} s/page = {layout_ratio:.2f}x bare "
           f"(target <= {LAYOUT_TARGET:.0f}x){'' if layout_ratio <= LAYOUT_TARGET else '  MISSED'}")
     pipeline = everything + seconds[LAYOUT] + seconds[JUDGE]

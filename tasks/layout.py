@@ -19,8 +19,8 @@ from warehouse.catalog import TableSpec
 
 LAYOUT_REGIONS = TableSpec("layout_regions", "layout", with_run_id(LAYOUT_SCHEMA))
 LAYOUT_PAGES = TableSpec("layout_pages", "layout", with_run_id(LAYOUT_PAGES_SCHEMA))
-# Regions feed figure and table evidence (untagged tables, crops); other criteria never read them,
-# and the model costs ~0.4 s a page, so only these documents are laid out.
+# Regions feed table evidence (table regions, the search for drawn tables the tags miss); other
+# criteria never read them, and the model costs ~0.4 s a page, so only these documents are laid out.
 LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 
