@@ -23,8 +23,8 @@ run: $(STAMP)  ## install, then run the benchmark on the embedded synthetic corp
 test: $(STAMP)  ## install, then run the whole test suite
 	$(BIN)/pytest -q
 
-test-fast: $(STAMP)  ## tests without the slow end-to-end flows
-	$(BIN)/pytest -q -m "not slow"
+test-fast: $(STAMP)  ## tests without the slow end-to-end flows and the sweeps over the dev benchmark
+	$(BIN)/pytest -q -m "not slow and not benchmark_data"
 
 check: $(STAMP)  ## lint and type-check
 	$(BIN)/ruff check .
