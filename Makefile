@@ -30,9 +30,9 @@ test: $(STAMP)  ## install, check the environment's supply chain, then run the w
 	$(CHECK)
 	$(BIN)/pytest -q
 
-test-fast: $(STAMP)  ## supply-chain check and the tests without the slow end-to-end flows
+test-fast: $(STAMP)  ## supply-chain check, then the tests without the slow end-to-end flows and dev-benchmark sweeps
 	$(CHECK)
-	$(BIN)/pytest -q -m "not slow"
+	$(BIN)/pytest -q -m "not slow and not benchmark_data"
 
 check: $(STAMP)  ## lint and type-check
 	$(BIN)/ruff check .

@@ -39,7 +39,7 @@ class CriterionSpec:
     evidence: tuple[EvidenceItem, ...]
     references: tuple[str, ...]  # WCAG 2.2 success criteria and PDF/UA-1 clauses
     not_present: str | None  # what Not Present means; None: the label does not exist for this criterion
-    needs_layout: bool = False  # evidence uses layout regions (figure and table crops, untagged tables)
+    needs_layout: bool = False  # evidence uses layout regions (table regions, drawn tables the tags miss)
 
     @property
     def labels(self) -> tuple[Label, ...]:
@@ -89,7 +89,7 @@ SPECS: tuple[CriterionSpec, ...] = (
         ("WCAG 2.2 SC 1.1.1", "PDF/UA-1 7.3"),
         not_present="the document's figures carry no alternative text at all (no /Alt or /ActualText on any "
                     "figure), or it has no meaningful images: there is no alternative text to evaluate",
-        needs_layout=True,
+        # No layout: figure crops and alt texts come from the tags, the images and the drawing log.
     ),
     CriterionSpec(
         "semantic_tagging", "semantic tagging",

@@ -7,12 +7,13 @@ own classes onto PubLayNet's five ``kind`` values and keeps its own class in ``r
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from extractors.errors import open_pdf
+from extractors.errors import ExtractionError, open_pdf, reading
 from extractors.layout import fasterrcnn_backend, layoutparser_backend, pymupdf_backend  # noqa: F401 - registers
 from extractors.layout.base import (
     PUBLAYNET_KINDS,
@@ -24,16 +25,26 @@ from extractors.layout.base import (
     get_backend,
     register_backend,
 )
+from extractors.layout.plan import LAYOUT_PAGES_SCHEMA, RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
+from extractors.source import PdfSource
+from extractors.structure import extract_struct_elements
 
 __all__ = [
+    "LAYOUT_PAGES_SCHEMA",
     "LAYOUT_SCHEMA",
     "PUBLAYNET_KINDS",
+    "RUN_REASONS",
+    "SKIP_REASONS",
     "LayoutBackend",
     "LayoutBackendError",
+    "PagePlan",
     "Region",
     "available_backends",
     "clear_backend_cache",
     "detect_layout",
+    "every_page",
+    "layout_file",
+    "plan_pages",
     "get_backend",
     "register_backend",
 ]
@@ -59,8 +70,9 @@ def detect_layout(
     backend: str = "pymupdf",
     weights: str | Path | None = None,
     page_offset: int = 0,
+    pages: Collection[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Layout records (``LAYOUT_SCHEMA``) for every page of ``pdf``.
+    """Layout records (``LAYOUT_SCHEMA``) for every page of ``pdf``, or only ``pages`` (0-based).
 
     Raises LayoutBackendError before opening the file when the backend cannot run as
     configured, and :class:`extractors.errors.ExtractionError` when the file cannot be read.
@@ -68,7 +80,8 @@ def detect_layout(
     detector = get_backend(backend, weights)
     records: list[dict[str, Any]] = []
     with open_pdf(pdf) as doc:
-        for page in doc:
+        for number in range(doc.page_count) if pages is None else sorted(pages):
+            page = doc.load_page(number)
             for index, region in enumerate(detector.detect(page)):
                 records.append({
                     "doc_id": doc_id,
@@ -81,3 +94,35 @@ def detect_layout(
                     "backend": backend,
                 })
     return records
+
+
+def layout_file(
+    pdf: str | Path,
+    *,
+    doc_id: str,
+    backend: str = "pymupdf",
+    weights: str | Path | None = None,
+    page_offset: int = 0,
+    all_pages: bool = False,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Layout records of the pages that need the model (see :mod:`extractors.layout.plan`), and
+    one ``LAYOUT_PAGES_SCHEMA`` record per page saying whether the model ran there and why.
+
+    ``all_pages`` runs the model on every page. Raises as :func:`detect_layout`.
+    """
+    get_backend(backend, weights)
+    with PdfSource(pdf) as source:
+        if all_pages:
+            plans = every_page(source)
+        else:
+            try:
+                elements = extract_struct_elements(source, doc_id=doc_id)
+            except ExtractionError:  # a broken tag tree accounts for nothing: plan as untagged
+                elements = []
+            with reading(source, "layout plan"):
+                plans = plan_pages(source, elements)
+    regions = detect_layout(pdf, doc_id=doc_id, backend=backend, weights=weights, page_offset=page_offset,
+                            pages=[p.number for p in plans if p.run])
+    decisions = [{"doc_id": doc_id, "page": p.number + 1 + page_offset, "ran": p.run, "reason": p.reason,
+                  "backend": backend} for p in plans]
+    return regions, decisions

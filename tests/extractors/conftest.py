@@ -8,6 +8,7 @@ from it with pikepdf, so each test states exactly what it changed.
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 from collections.abc import Callable
@@ -179,6 +180,7 @@ class BenchmarkFile:
     pages: int
 
 
+@functools.cache  # one extraction per test session, shared by every test that asks (do not modify)
 def readable_benchmark_files() -> list[BenchmarkFile]:
     """Every processed dev-benchmark PDF the tag-tree extractor reads; skips the test when absent."""
     from extractors.errors import ExtractionError

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+import pikepdf
 import pymupdf
 import pytest
 import typst
@@ -14,6 +15,7 @@ from PIL import Image
 
 from extractors.errors import ExtractionError
 from extractors.layout import (
+    LAYOUT_PAGES_SCHEMA,
     LAYOUT_SCHEMA,
     PUBLAYNET_KINDS,
     LayoutBackendError,
@@ -21,9 +23,11 @@ from extractors.layout import (
     detect_layout,
     fasterrcnn_backend,
     get_backend,
+    layout_file,
     pymupdf_backend,
 )
 from extractors.layout.layoutparser_backend import model_files
+from tasks.layout import layout_document
 from warehouse.schema import conform
 
 HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
@@ -184,3 +188,76 @@ def test_fasterrcnn_loads_a_saved_state_dict_and_detects(table_and_figure_pdf: P
     garbage.write_bytes(b"not a checkpoint")
     with pytest.raises(LayoutBackendError, match="cannot read layout weights"):
         fasterrcnn_backend.FasterRCNNLayoutBackend(garbage)
+
+
+# --------------------------------------------------------------------------- which pages the model runs on
+
+
+def _retag(src: Path, dst: Path, tag: str) -> Path:
+    """``src`` with its ``tag`` element re-tagged as a Div: the tags no longer account for that content."""
+    with pikepdf.open(src) as pdf:
+        for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Dictionary) and obj.get("/S") == pikepdf.Name("/" + tag):
+                obj.S = pikepdf.Name.Div
+        pdf.save(dst)
+    return dst
+
+
+def test_pages_the_tags_account_for_are_not_laid_out(table_and_figure_pdf: Path) -> None:
+    regions, pages = layout_file(table_and_figure_pdf, doc_id="L1", page_offset=2)
+    assert regions == []  # the chart is a tagged Figure and the table a tagged Table
+    assert pages == [{"doc_id": "L1", "page": 3, "ran": False, "reason": "covered_by_tags", "backend": "pymupdf"}]
+    conform(pages, LAYOUT_PAGES_SCHEMA, "layout_pages")
+
+
+def test_an_image_or_a_table_the_tags_miss_gets_the_model(table_and_figure_pdf: Path, tmp_path: Path) -> None:
+    image = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
+    regions, pages = layout_file(image, doc_id="L1")
+    assert [(p["ran"], p["reason"]) for p in pages] == [(True, "untagged_image")]
+    assert any(r["kind"] == "figure" and _iou(r["bbox"], IMAGE_RECT) > 0.9 for r in regions)
+    table = _retag(table_and_figure_pdf, tmp_path / "table-as-div.pdf", "Table")
+    regions, pages = layout_file(table, doc_id="L1")
+    assert [(p["ran"], p["reason"]) for p in pages] == [(True, "table_candidate")]
+    assert any(r["kind"] == "table" for r in regions)
+
+
+def test_a_text_only_page_is_skipped_and_every_page_runs_when_asked(tagged_pdf: Path) -> None:
+    regions, pages = layout_file(tagged_pdf, doc_id="T")
+    assert [(p["page"], p["ran"], p["reason"]) for p in pages] == [(1, False, "covered_by_tags"),
+                                                                  (2, False, "text_only")]
+    regions, pages = layout_file(tagged_pdf, doc_id="T", all_pages=True)
+    assert [(p["ran"], p["reason"]) for p in pages] == [(True, "every_page")] * 2
+    assert {r["page"] for r in regions} == {1, 2}
+
+
+def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_and_figure_pdf: Path,
+                                                                        tagged_pdf: Path, tmp_path: Path) -> None:
+    untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
+    doc = {"doc_id": "D", "root": "/", "files": [str(tagged_pdf), str(untagged)]}
+    out = layout_document("r1", "pymupdf", None, doc)
+    assert out["errors"] == []
+    assert [(p["page"], p["reason"]) for p in out["layout_pages"]] == [
+        (1, "covered_by_tags"), (2, "text_only"), (3, "untagged_image")]
+    assert out["layout_regions"] and {r["page"] for r in out["layout_regions"]} == {3}
+    assert all(r["run_id"] == "r1" for r in out["layout_pages"] + out["layout_regions"])
+
+
+def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_find(table_and_figure_pdf: Path) -> None:
+    from pymupdf.layout import DocumentLayoutAnalyzer
+
+    get_backend("pymupdf")
+    assert getattr(pymupdf._get_layout, "accessbench_tuned", False)
+    options = pymupdf_backend._make_session(str(Path(pymupdf.__file__).parent / "layout" / "resources" / "onnx"
+                                                 / "feature_imf1.onnx")).get_session_options()
+    assert options.intra_op_num_threads == 1 and options.enable_cpu_mem_arena is False
+    default = DocumentLayoutAnalyzer.get_model()  # pymupdf-layout's own sessions
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        doc[0].get_layout(filter_img_bboxes=True, expand_by_vectors=True)
+        tuned = doc[0].layout_information
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        tuned_fn, pymupdf._get_layout = pymupdf._get_layout, default.predict
+        try:
+            doc[0].get_layout(filter_img_bboxes=True, expand_by_vectors=True)
+        finally:
+            pymupdf._get_layout = tuned_fn
+        assert doc[0].layout_information == tuned

@@ -1,0 +1,110 @@
+"""Which pages the layout model runs on, and why: only where its regions can change a result.
+
+Layout regions feed the search for drawn tables the tags miss and the figure and table
+evidence; a page the tag tree already accounts for, or one with nothing but text on it,
+gets nothing from the model (~0.4 s a page). A page is laid out when it has, outside every
+tagged Figure, Formula and Table box:
+
+- ``untagged_image``: a raster image of at least 2% of the page (the figures extractor's
+  ``small`` limit: icons and inline formula images are not judged);
+- ``untagged_graphics``: a cluster of vector shapes the figures extractor would call a
+  figure (three or more shapes that are not hairlines, at least 2% of the page);
+- ``table_candidate``: three or more horizontal rules of one width (a table's rules), or
+  more "Table N" captions than tagged tables on the page.
+
+It is skipped as ``covered_by_tags`` when such content exists but tagged boxes cover it,
+and as ``text_only`` when there is none. ``every_page`` records a run that laid out every
+page (a document without a readable tag tree is planned normally: it has no tagged boxes).
+Each decision is a ``layout_pages`` row, so the choice can be audited in SQL.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pymupdf
+
+from extractors.figures import SMALL_SHARE, _covered, _vector_clusters
+from extractors.source import PdfSource
+from extractors.tables import _caption_count, _ruled
+
+LAYOUT_PAGES_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),  # 1-based, plus the file's page offset
+        pa.field("ran", pa.bool_(), nullable=False),  # did the layout model run on this page
+        pa.field("reason", pa.string(), nullable=False),  # one of RUN_REASONS or SKIP_REASONS
+        pa.field("backend", pa.string(), nullable=False),
+    ]
+)
+RUN_REASONS = ("untagged_image", "untagged_graphics", "table_candidate", "every_page")
+SKIP_REASONS = ("covered_by_tags", "text_only")
+# The tag types whose boxes account for pictures and tables (a formula is often an image).
+_COVERING = {"Figure": "figure", "Formula": "figure", "Form": "figure", "Table": "table"}
+_IMAGE_OPS = ("fill-image", "fill-imgmask")
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    number: int  # 0-based page of the file
+    run: bool
+    reason: str
+
+
+def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0) -> list[PagePlan]:
+    """One decision per page of ``source``; ``elements`` are its struct_elements records."""
+    figures: dict[int, list[Box]] = defaultdict(list)
+    tables: dict[int, list[Box]] = defaultdict(list)
+    for e in elements:
+        kind = _COVERING.get(e["type"])
+        box = e.get("subtree_bbox") or e.get("bbox")
+        if kind is None or e["page"] is None or not box:
+            continue
+        (tables if kind == "table" else figures)[e["page"] - 1 - page_offset].append(tuple(box))
+    return [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
+
+
+def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables: list[Box]) -> PagePlan:
+    page = source.page(number)
+    bounds = page.rect * page.derotation_matrix  # the drawing log's unrotated page space
+    area = abs(bounds.width * bounds.height) or 1.0
+    log = source.drawing_log(number)
+    found = False
+
+    def uncovered(box: Sequence[float]) -> bool:
+        return not any(_covered(box, t) for t in tagged)
+
+    images = [_clip(box, bounds) for kind, box in log if kind in _IMAGE_OPS]
+    images = [b for b in images if _area(b) >= SMALL_SHARE * area]
+    found |= bool(images)
+    if any(uncovered(b) for b in images):
+        return PagePlan(number, True, "untagged_image")
+    clusters = _vector_clusters(log, area, [])
+    found |= bool(clusters)
+    if any(uncovered(c.bbox) for c in clusters):
+        return PagePlan(number, True, "untagged_graphics")
+    if _ruled(log):
+        found = True
+        if _ruled([(kind, box) for kind, box in log if not any(_covered(box, t) for t in tagged_tables)]):
+            return PagePlan(number, True, "table_candidate")
+    captions = _caption_count(source.text_blocks(number, 0))
+    found |= captions > 0
+    if captions > len(tagged_tables):
+        return PagePlan(number, True, "table_candidate")
+    return PagePlan(number, False, "covered_by_tags" if found else "text_only")
+
+
+def every_page(source: PdfSource) -> list[PagePlan]:
+    return [PagePlan(n, True, "every_page") for n in range(source.page_count)]
+
+
+def _clip(box: Sequence[float], bounds: pymupdf.Rect) -> Box:
+    return (max(box[0], bounds.x0), max(box[1], bounds.y0), min(box[2], bounds.x1), min(box[3], bounds.y1))
+
+
+def _area(b: Sequence[float]) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
