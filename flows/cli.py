@@ -175,6 +175,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if home.exists() and not home.is_dir():
         return _error(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
                       "when missing)")
+    # onnxruntime (the layout model) writes a device id and a telemetry database under
+    # $XDG_CACHE_HOME as soon as it is imported: keep that inside the data home too.
+    os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything
         given = getattr(args, option, None) or []

@@ -61,3 +61,12 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_sql_cells_are_data_not_markup() -> None:
     out = format_rows(["x"], [("x [/bold] y",), ("[modified Julian day (MJD) 57004]",)], "table")
     assert "x [/bold] y" in out and "[modified Julian day (MJD) 57004]" in out
+
+
+def test_library_caches_stay_inside_the_data_home(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "outside"))
+    code, _ = run(capsys, "--home", str(tmp_path / "home"), "runs")
+    import os
+
+    assert code == 0 and os.environ["XDG_CACHE_HOME"].startswith(str(tmp_path / "home"))  # onnxruntime writes there
