@@ -264,7 +264,10 @@ def _objgen(obj: Any) -> ObjGen | None:
 
 def _name(value: Any) -> str | None:
     if isinstance(value, pikepdf.Name):
-        return str(value)[1:]
+        try:
+            return str(value)[1:]
+        except UnicodeDecodeError:  # a name with bytes that are not UTF-8: keep its #xx spelling
+            return value.unparse()[1:].decode("ascii", "replace")
     return None
 
 

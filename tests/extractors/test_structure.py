@@ -198,3 +198,12 @@ def test_orphan_mcids_are_counted(tagged_pdf: Path, tmp_path: Path) -> None:
         first_element(pdf, "/H2").K = pikepdf.Array()  # its MCID stays in the content
 
     assert struct_summary(mutate(tagged_pdf, tmp_path / "orphan.pdf", forget))["orphan_mcids"] == 1
+
+
+def test_a_structure_type_name_that_is_not_utf8_is_read_in_its_escaped_form() -> None:
+    import pikepdf
+
+    from extractors.structure import _name
+
+    assert _name(pikepdf.Object.parse(b"/A\xb8B")) == "A#b8B"
+    assert _name(pikepdf.Name("/Figure")) == "Figure"
