@@ -19,9 +19,10 @@ import pytest
 from corpus.mutations import CRITERION_MUTATIONS
 from corpus.synthetic import DATASET_VERSION, SUPPORTED_CRITERIA, build_synthetic_benchmark, labels_for
 from corpus.typst_docs import BaseDoc, compile_base_doc, make_base_doc
+from tests.conftest import SHARED_BENCHMARK
 from tests.corpus import evidence as ev
 
-UPSTREAM = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark"
+UPSTREAM = SHARED_BENCHMARK
 ITEM_KEYS = {"openalex_id", "title", "year", "venue", "type", "pdf_path", "input_pdfs", "mutation"}
 ALL_CRITERIA = ("alt_text_quality", "semantic_tagging", "logical_reading_order", "table_structure",
                 "functional_hyperlinks", "color_contrast", "fonts_readability")

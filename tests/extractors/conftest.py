@@ -23,6 +23,7 @@ import pytest
 import typst
 from PIL import Image
 
+from tests.conftest import SHARED_BENCHMARK
 from warehouse.schema import conform
 
 TYPST_SOURCE = """#set document(title: "Extractor fixture")
@@ -167,7 +168,7 @@ def first_mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Ra
     pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")
 
 
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 
 
 @dataclass

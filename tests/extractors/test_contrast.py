@@ -21,9 +21,10 @@ from extractors.contrast import (
     relative_luminance,
 )
 from extractors.errors import ExtractionError
+from tests.conftest import SHARED_BENCHMARK
 from warehouse.schema import conform
 
-BENCHMARK = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+BENCHMARK = SHARED_BENCHMARK / "data" / "processed"
 
 # Each line's text names its case; colours are chosen around the 4.5 and 3.0 thresholds.
 TYPST_PAGE = b"""#set page(width: 360pt, height: 330pt, margin: 12pt)

@@ -22,9 +22,10 @@ from extractors.pdfix_backend import (
     load_pdfix,
 )
 from extractors.structure import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
 
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 # Fields both backends read straight from the tree; PDFix pages, text and boxes are its own.
 SAME_FIELDS = ("elem_id", "parent_id", "depth", "order", "raw_type", "type", "alt", "actual_text", "lang", "title",
                "attributes", "scope", "elem_key", "mcid_count", "mcids", "objr_count", "objr_annots", "obj_num")

@@ -31,9 +31,10 @@ from extractors import (
     render_pages,
     struct_summary,
 )
+from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits
 
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 
 
 @pytest.mark.benchmark_data

@@ -26,9 +26,10 @@ from extractors.transcript import (
     transcribe,
     transcribe_audio,
 )
+from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
 
-PROCESSED = Path(__file__).resolve().parents[3] / "shared" / "pdf-accessibility-benchmark" / "data" / "processed"
+PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 
 REPORT_SOURCE = """#set document(title: "Transcript fixture")
 #set text(lang: "en", size: 11pt)
