@@ -23,7 +23,7 @@ from typing import Any
 from judges.criteria import CRITERIA
 from judges.evidence import PageBundle
 from judges.llm.judge import LLMJudge, make_llm_judge
-from tests.llm.server import ScriptedServer, chat, judgment_json
+from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
 
 
 def synthetic_bundles(count: int) -> list[PageBundle]:

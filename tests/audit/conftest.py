@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from judges.llm.scripted_server import Reply, chat
 from tests.llm.conftest import _dummy_key, _server, home, server  # noqa: F401 - the same fixtures as tests/llm
-from tests.llm.server import Reply, chat
 
 # Scripted answers (test data for the server, written for these tests; the validation fixtures are elsewhere).
 BASE_ANSWER = ("Buildings should have ramps and lifts for wheelchair users. Blind visitors benefit from screen "

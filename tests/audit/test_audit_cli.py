@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from judges.llm.scripted_server import ScriptedServer
 from tests.audit.conftest import answer_responder
 from tests.flows.test_cli import cli, sql
-from tests.llm.server import ScriptedServer
 
 pytestmark = pytest.mark.slow
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from judges.llm.scripted_server import Reply, ScriptedServer, error
 from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, AuditConfig
 from tasks.registry import ALL_TABLES
 from tasks.runner import execute
 from tests.audit.conftest import answer_responder
-from tests.llm.server import Reply, ScriptedServer, error
 from warehouse import catalog
 
 MODELS = ["openai/test-model", "openai/test-model-b"]

@@ -8,9 +8,9 @@ from typing import Any
 
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.categories import CATEGORY_NAMES
+from judges.llm.scripted_server import ScriptedServer, chat, error
 from tests.audit.conftest import fenced_response
 from tests.llm.conftest import MODEL, SECRET
-from tests.llm.server import ScriptedServer, chat, error
 
 RESPONSE = ("Public buildings need ramps and lifts for wheelchair users.\nBlind visitors rely on   screen readers "
             "and braille signs.")

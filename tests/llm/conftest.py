@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from judges.evidence import PageBundle
-from tests.llm.server import ScriptedServer
+from judges.llm.scripted_server import ScriptedServer
 
 SECRET = "sk-test-SECRET123"
 MODEL = "openai/test-model"  # unknown to litellm's price map: cost must come out as None

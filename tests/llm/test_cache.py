@@ -9,8 +9,8 @@ from typing import Any
 
 from judges.llm.cache import ResponseCache, cache_key
 from judges.llm.client import ModelClient
+from judges.llm.scripted_server import ScriptedServer, chat
 from tests.llm.conftest import MODEL, tagging_bundle
-from tests.llm.server import ScriptedServer, chat
 
 HELLO = [{"role": "user", "content": "hello"}]
 

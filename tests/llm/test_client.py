@@ -10,8 +10,8 @@ from email.utils import formatdate
 import pytest
 
 from judges.llm.client import ModelCallError, ModelClient
+from judges.llm.scripted_server import ScriptedServer, chat, error
 from tests.llm.conftest import MODEL, SECRET
-from tests.llm.server import ScriptedServer, chat, error
 
 HELLO = [{"role": "user", "content": "hello"}]
 

@@ -9,10 +9,10 @@ from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.hybrid import combine
 from judges.labels import Label
+from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST
 from tasks.runner import execute
-from tests.llm.server import ScriptedServer, chat, judgment_json
 from warehouse import catalog
 
 BUNDLE = PageBundle("functional_hyperlinks", 1, {})

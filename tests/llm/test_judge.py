@@ -14,9 +14,9 @@ import pytest
 from judges.base import get_judge
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.llm.scripted_server import ScriptedServer, chat, error, judgment_json
 from tasks.judge import judge_rows
 from tests.llm.conftest import SECRET, tagging_bundle
-from tests.llm.server import ScriptedServer, chat, error, judgment_json
 
 ISSUE = {"sub_criterion": "heading_nesting", "location": "page 1, heading 'Methods'",
          "problem": "H1 is followed by H3", "remediation": "retag 'Methods' as H2"}

@@ -10,8 +10,8 @@ import pytest
 
 from judges.labels import Label
 from judges.llm.parsing import ReplyError, extract_json, parse_reply
+from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
 from tests.llm.conftest import tagging_bundle
-from tests.llm.server import ScriptedServer, chat, judgment_json
 
 GOOD = judgment_json("passed", {"heading_nesting": "passed", "artifacts": "not_applicable"})
 FAILED = judgment_json("failed", {"heading_nesting": "failed"}, [

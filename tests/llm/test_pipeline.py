@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from judges.llm.scripted_server import Reply, ScriptedServer, chat, error, judgment_json
 from tests.llm.conftest import SECRET
-from tests.llm.server import Reply, ScriptedServer, chat, error, judgment_json
 
 pytestmark = pytest.mark.slow
 

@@ -13,8 +13,8 @@ from PIL import Image
 from judges.criteria import CRITERIA, NO_NOT_PRESENT, SPEC
 from judges.evidence import PageBundle
 from judges.llm.prompts import system_prompt
+from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
 from tests.llm.conftest import tagging_bundle
-from tests.llm.server import ScriptedServer, chat, judgment_json
 
 
 def _all_text(messages: list[dict[str, Any]]) -> str:

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from judges.criteria import CRITERIA, SPEC
+from judges.llm.scripted_server import Reply, ScriptedServer, chat, judgment_json
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST
 from tasks.runner import StageFailed, execute
 from tests.llm.conftest import SECRET
-from tests.llm.server import Reply, ScriptedServer, chat, judgment_json
 from warehouse import catalog
 
 pytestmark = pytest.mark.slow

@@ -16,8 +16,8 @@ from judges.llm.cache import ResponseCache
 from judges.llm.client import CredentialsMissing, ModelClient
 from judges.llm.judge import vision_for
 from judges.llm.render import render_evidence
+from judges.llm.scripted_server import ScriptedServer, chat, error, judgment_json
 from tests.llm.conftest import tagging_bundle
-from tests.llm.server import ScriptedServer, chat, error, judgment_json
 
 
 @pytest.mark.parametrize(("model", "vision"), [

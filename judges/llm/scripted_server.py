@@ -1,4 +1,5 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 for driving the model client in tests.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1: a mock model for tests, benchmarks and for
+trying the LLM paths without a key or a provider.
 
 Replies come from a queue (`server.script(...)`) and, when it is empty, from `server.responder` — a function
 of the request body. Every request is recorded (body, headers, arrival time) and the server tracks how
