@@ -383,7 +383,7 @@ class ArtifactStore:
         for row in rows:
             if row.get("status") == "running" and not owner_alive(row.get("owner")):
                 row["status"] = "interrupted"
-        return sorted(rows, key=lambda r: r["created"] or datetime.min.replace(tzinfo=UTC))
+        return sorted(rows, key=lambda r: (r["created"] or datetime.min.replace(tzinfo=UTC), r["run_id"]))
 
     def config_json(self, config: Mapping[str, Any]) -> str:
         return json.dumps(config, sort_keys=True, default=str)
