@@ -34,7 +34,7 @@ def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
     try:
         p = {"runs": run_ids}
         runs = _rows(con, "SELECT run_id, created, source, source_path, judge, status FROM runs "
-                          "WHERE list_contains($runs, run_id) ORDER BY created", p)
+                          "WHERE list_contains($runs, run_id) ORDER BY created, run_id", p)
         labelled = {r["run_id"] for r in _rows(con, "SELECT DISTINCT run_id FROM doc_results "
                                                    "WHERE list_contains($runs, run_id)", p)}
         data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled}
