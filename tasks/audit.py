@@ -294,13 +294,7 @@ FROM judge_agreement WHERE run_id = $run
 def audit_metrics_body(io: StageIO) -> dict[str, Any]:
     from tasks.registry import ALL_TABLES
 
-    con = catalog.connect(io.cfg.home, ALL_TABLES)
-    try:
-        result = con.execute(SNAPSHOT, {"run": io.cfg.run_id})
-        names = [d[0] for d in result.description]
-        rows = [dict(zip(names, values, strict=True)) for values in result.fetchall()]
-    finally:
-        con.close()
+    rows = catalog.rows(io.cfg.home, ALL_TABLES, SNAPSHOT, {"run": io.cfg.run_id})
     return {"audit_run_metrics": rows}
 
 

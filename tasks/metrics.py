@@ -63,13 +63,7 @@ ORDER BY ALL
 def metrics_body(io: StageIO) -> dict[str, Any]:
     from tasks.registry import ALL_TABLES
 
-    con = catalog.connect(io.cfg.home, ALL_TABLES)
-    try:
-        result = con.execute(SNAPSHOT, {"run": io.cfg.run_id})
-        names = [d[0] for d in result.description]
-        rows = [dict(zip(names, values, strict=True)) for values in result.fetchall()]
-    finally:
-        con.close()
+    rows = catalog.rows(io.cfg.home, ALL_TABLES, SNAPSHOT, {"run": io.cfg.run_id})
     scores = [
         {"run_id": io.cfg.run_id, "judge": j["judge"], "model": j["model"], "repeat": j["repeat"],
          "doc_id": j["doc_id"], "criterion": j["criterion"], "page": j["page"],

@@ -166,6 +166,18 @@ def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnectio
     return con
 
 
+def rows(home: Path, tables: Iterable[TableSpec], sql: str, params: dict[str, Any] | None = None
+         ) -> list[dict[str, Any]]:
+    """The rows of one query over the warehouse, as dicts (for stages that snapshot views)."""
+    con = connect(home, tables)
+    try:
+        result = con.execute(sql, params or {})
+        names = [d[0] for d in result.description]
+        return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
+    finally:
+        con.close()
+
+
 def refresh(home: Path, tables: Iterable[TableSpec], wait_s: float = 5.0) -> bool:
     """(Re)write the views into `<home>/warehouse.duckdb` for outside tools.
 
