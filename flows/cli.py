@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,18 +18,35 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 
 def _prepare_prefect(home: Path, verbose: bool) -> None:
-    """Keep Prefect's database and logs inside the data home unless the user points elsewhere.
+    """Point Prefect at this data home's persistent local server (started when none answers).
 
-    Must run before prefect is imported: Prefect reads these settings at import time.
+    `PREFECT_API_URL` (Prefect Cloud, a team server) is honoured as is. `ACCESSBENCH_PREFECT=ephemeral`
+    starts Prefect's throwaway in-process server instead (slow: 14–18 s per command). Prefect's
+    database and logs stay inside the data home. Must run before prefect is imported: Prefect reads
+    these settings at import time. Raises `flows.server.ServerError` with what to do when the server
+    cannot start.
     """
-    if not os.environ.get("PREFECT_API_URL") and not os.environ.get("PREFECT_HOME"):
-        (home / "prefect").mkdir(parents=True, exist_ok=True)
-        os.environ["PREFECT_HOME"] = str(home / "prefect")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
-    # A busy machine can take longer than Prefect's default 20 s to start its local server.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
+    if os.environ.get("PREFECT_API_URL"):
+        return
+    from flows import server
+
+    if not os.environ.get("PREFECT_HOME"):
+        server.prefect_home(home).mkdir(parents=True, exist_ok=True)
+        os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
+    mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
+    if mode == "ephemeral":
+        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
+        return
+    if mode != "server":
+        raise server.ServerError(f"ACCESSBENCH_PREFECT={mode!r}: use server (the default) or ephemeral")
+    state, started = server.ensure(home)
+    if started:
+        print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
+              "stop it with: accessbench server stop)", file=sys.stderr)
+    os.environ["PREFECT_API_URL"] = state.api_url
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="accuracy per criterion and label, confusion matrices")
     report.add_argument("--run", help="run id (default: the latest run)")
+
+    from flows.server_cli import add_parsers as add_server_parsers
+
+    add_server_parsers(sub)
     _global_options_everywhere(parser)
     return parser
 
@@ -136,14 +158,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
                       "when missing)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    from flows.server import ServerError
+    from flows.server_cli import cmd_deploy, cmd_server
+
+    # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
-                   "audit": cmd_audit}
+                   "audit": cmd_audit, "server": cmd_server, "deploy": cmd_deploy}
         return int(handler[args.command](home, args))
+    except ServerError as exc:
+        return _error(str(exc), EXIT_FAILED)
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
         return 130
+    except BaseException as exc:
+        if not _is_termination(exc):
+            raise
+        print("terminated: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
+        return 143
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _is_termination(exc: BaseException) -> bool:
+    """Prefect turns SIGTERM inside a flow run into its own TerminationSignal."""
+    exceptions = sys.modules.get("prefect.exceptions")
+    return exceptions is not None and isinstance(exc, exceptions.TerminationSignal)
 
 
 def _error(message: str, code: int = EXIT_USAGE) -> int:
@@ -222,12 +268,12 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
-    from flows.benchmark import benchmark_flow, rerun_flow
+    from flows.benchmark import benchmark_flow, flow_parameters, rerun_flow
     from tasks.runner import StageFailed
 
-    record = {k: v for k, v in cfg.to_record().items()}
     try:
-        results = benchmark_flow(record) if kind == "benchmark" else rerun_flow(record, **extra)
+        results = (benchmark_flow(**flow_parameters(cfg)) if kind == "benchmark"
+                   else rerun_flow(run_id=cfg.run_id, home=str(home), progress=cfg.progress, **extra))
     except StageFailed as exc:
         return _error(f"{exc}\nsee: accessbench runs; fix the cause, then: accessbench rerun --run {cfg.run_id} "
                       "--stage <stage> --downstream", EXIT_FAILED)
