@@ -57,9 +57,9 @@ def _seconds(row: StageRun) -> float | None:
     return (row.finished - row.started).total_seconds()
 
 
-Variants = Annotated[list[str] | None, Field(
-    description="base question and/or the accessibility-aware system prompt (default: both)",
-    json_schema_extra={"items": {"type": "string", "enum": list(VARIANTS)}})]
+Variant = Annotated[str, Field(json_schema_extra={"enum": list(VARIANTS)})]
+Variants = Annotated[list[Variant] | None, Field(
+    description="base question and/or the accessibility-aware system prompt (default: both)")]
 AuditStageName = Annotated[str, Field(description="the audit stage to re-execute",
                                       json_schema_extra={"enum": list(AUDIT_STAGES)})]
 

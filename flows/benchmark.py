@@ -24,9 +24,9 @@ from warehouse.home import resolve_home
 from warehouse.store import now
 
 # The form offers each criterion by name; the list itself lives in judges.criteria.
-Criteria = Annotated[list[str] | None, Field(
-    description="criteria to evaluate (default: every criterion the judges cover)",
-    json_schema_extra={"items": {"type": "string", "enum": list(CRITERIA)}})]
+Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
+Criteria = Annotated[list[Criterion] | None, Field(
+    description="criteria to evaluate (default: every criterion the judges cover)")]
 StageName = Annotated[str, Field(description="the stage to re-execute", json_schema_extra={"enum": list(STAGES)})]
 
 

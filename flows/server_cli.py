@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-WORK_POOL = "accessbench"  # the pool named in prefect.yaml; its type matches the worker image's worker
 
 
 def add_parsers(sub: Any) -> None:
@@ -53,34 +48,20 @@ def cmd_server(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, _error, _prepare_prefect
+    from deployments.register import WORK_POOL, DeployError, register
+    from flows.cli import EXIT_FAILED, EXIT_OK, _error, _prepare_prefect
 
-    config = PROJECT_ROOT / "prefect.yaml"
-    if not config.is_file():
-        return _error(f"no prefect.yaml in {PROJECT_ROOT}: deploy from a checkout of AccessBench (or the worker "
-                      "image, which ships it)", EXIT_NOT_FOUND)
     if os.environ.get("ACCESSBENCH_PREFECT") == "ephemeral" and not os.environ.get("PREFECT_API_URL"):
         return _error("deployments need a server that outlives this command: unset ACCESSBENCH_PREFECT, or set "
                       "PREFECT_API_URL")
     _prepare_prefect(home, args.verbose)
-    _ensure_work_pool(WORK_POOL)
-    names = [f"--name={name}" for name in args.name or []] or ["--all"]
-    result = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", *names], cwd=PROJECT_ROOT,
-                            env=os.environ, text=True, capture_output=True)
-    if result.returncode != 0:
-        return _error(f"prefect deploy failed:\n{(result.stdout + result.stderr)[-3000:]}", EXIT_FAILED)
+    try:
+        register(args.name)
+    except DeployError as exc:
+        return _error(str(exc), EXIT_FAILED)
     api = os.environ["PREFECT_API_URL"]
     print(f"registered {', '.join(args.name) if args.name else 'every deployment in prefect.yaml'} with {api}.\n"
           f"Start a worker where the data lives: ACCESSBENCH_HOME=/data/accessbench PREFECT_API_URL={api} "
           f"prefect worker start --pool {WORK_POOL}\n"
           "Run one now: prefect deployment run accessbench-benchmark/nightly-synthetic")
     return EXIT_OK
-
-
-def _ensure_work_pool(name: str) -> None:
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import WorkPoolCreate
-    from prefect.exceptions import ObjectAlreadyExists
-
-    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
-        client.create_work_pool(WorkPoolCreate(name=name, type="process"))
