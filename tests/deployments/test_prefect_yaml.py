@@ -1,4 +1,4 @@
-"""prefect.yaml: the three deployments, their schedules, and parameters that the flows accept and the worker resolves."""
+"""prefect.yaml: three deployments, their schedules, and parameters the flows accept and the worker resolves."""
 
 from __future__ import annotations
 
