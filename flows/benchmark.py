@@ -18,6 +18,7 @@ from pydantic import Field
 
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, new_run_id
+from tasks.fanout import check_runner, fanout_for
 from tasks.prefect_tasks import run_stage
 from tasks.registry import STAGE_LIST, STAGES, downstream_of, upstream_closure
 from warehouse.home import resolve_home
@@ -78,9 +79,11 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
     plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
     results = []
     try:
-        for name, forced in plan:
-            row = run_stage(cfg, name, force=forced)
-            results.append({"stage": name, "status": row.status, "rows": row.row_count, "errors": row.error_count})
+        with fanout_for(cfg.runner, cfg.workers):
+            for name, forced in plan:
+                row = run_stage(cfg, name, force=forced)
+                results.append({"stage": name, "status": row.status, "rows": row.row_count,
+                                "errors": row.error_count})
     except BaseException:
         _record_run(cfg, "failed", finished=True)
         raise
@@ -134,6 +137,7 @@ def benchmark_flow(
     base_docs: int = 3,
     doc_timeout_s: float = 120.0,
     workers: int = 2,
+    runner: str = "local",
     progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every stage of one benchmark run; stages with unchanged inputs are skipped.
@@ -141,6 +145,7 @@ def benchmark_flow(
     dataset: a folder in the upstream layout (with data/dataset.json); pdfs: a folder of unlabelled PDFs;
     neither: the embedded synthetic benchmark. judges: rules (default), llm:<litellm model id>, hybrid:<model id>.
     An empty run id (as a scheduled deployment passes) starts a new run; an existing one resumes it.
+    runner: local (worker processes here), dask (a LocalCluster of `workers`) or dask://HOST:PORT.
     """
     if dataset and pdfs:
         raise ValueError("pass dataset or pdfs, not both")
@@ -155,7 +160,8 @@ def benchmark_flow(
         temperature=temperature, max_tokens=max_tokens, concurrency=concurrency, vision=vision, evidence=evidence,
         cache=cache, max_error_rate=max_error_rate, dpi=dpi, layout_backend=layout_backend,
         layout_weights=resolve_path(layout_weights, "layout_weights"), transcript_backend=transcript_backend,
-        seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s, workers=workers, progress=progress)
+        seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s, workers=workers, runner=check_runner(runner),
+        progress=progress)
     if not criteria:  # the default: what the judges cover
         from tasks.judge import make_judges
 
@@ -177,7 +183,7 @@ def flow_parameters(cfg: RunConfig) -> dict[str, Any]:
 
 @flow(name="accessbench-rerun", flow_run_name=run_name_from_parameters, log_prints=True)
 def rerun_flow(run_id: str, stage: StageName, downstream: bool = False, home: str | None = None,
-               progress: bool = False) -> list[dict[str, Any]]:
+               runner: str | None = None, progress: bool = False) -> list[dict[str, Any]]:
     """Re-execute one stage (and optionally everything after it) of a recorded run from its persisted artifacts."""
     import json
 
@@ -190,5 +196,6 @@ def rerun_flow(run_id: str, stage: StageName, downstream: bool = False, home: st
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
     cfg = RunConfig.from_record(json.loads(run["config"]), home=root, progress=progress)
+    cfg.runner = check_runner(runner or cfg.runner)
     names = [s.name for s in downstream_of(stage)] if downstream else [stage]
     return _run_stages(cfg, names, force=True)

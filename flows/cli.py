@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import io
 import json
 import logging
@@ -37,6 +38,9 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
         server.prefect_home(home).mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
     mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
+    if mode == "ephemeral" and (state := server.running(home)) is not None:
+        os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
+        return
     if mode == "ephemeral":
         os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
         return
@@ -91,7 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="screen-reader transcript: emulated from the tag tree (default), or Amazon Transcribe of "
                           "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
     run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
-    run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
+    run.add_argument("--workers", type=int, default=2,
+                     help="processes for per-document work, or Dask workers with --runner dask (default 2)")
+    run.add_argument("--runner", default="local", metavar="local|dask|dask://HOST:PORT",
+                     help="where per-document work runs: local worker processes (default), a Dask LocalCluster, or "
+                          "an existing Dask scheduler (needs: pip install 'accessbench[dask]')")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
     run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
 
@@ -238,6 +246,14 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
     if args.doc_timeout <= 0 or args.workers < 1 or args.concurrency < 1:
         return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
+    from tasks.fanout import check_runner
+
+    try:
+        check_runner(args.runner)
+    except ValueError as exc:
+        return _error(str(exc))
+    if args.runner != "local" and importlib.util.find_spec("prefect_dask") is None:  # prefect is not imported yet
+        return _error("--runner dask needs prefect-dask: pip install 'accessbench[dask]'")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
@@ -245,7 +261,8 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     evidence=args.evidence, cache=args.cache, max_error_rate=args.max_error_rate,
                     layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
-                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript)
+                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
+                    runner=args.runner)
     try:
         from extractors.layout import LayoutBackendError, get_backend
 
@@ -256,6 +273,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     if existing:
         asked = cfg
         cfg = RunConfig.from_record(json.loads(existing["config"]), home=home, progress=True)
+        cfg.runner, cfg.workers = asked.runner, asked.workers  # where the work runs never changes its outputs
         ignored = [key for key, value in asked.to_record().items()
                    if key not in ("progress", "home") and cfg.to_record().get(key) != value]
         print(f"resuming run {cfg.run_id} with its recorded settings"

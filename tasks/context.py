@@ -43,7 +43,8 @@ class RunConfig:
     seed: int = 0
     base_docs: int = 3
     doc_timeout_s: float = 120.0  # per document, in render and extract
-    workers: int = 2  # processes for per-document work
+    workers: int = 2  # processes for per-document work (Dask workers of a LocalCluster with runner "dask")
+    runner: str = "local"  # local | dask | dask://HOST:PORT: where per-document work runs (never in a hash)
     progress: bool = True
 
     def judge_options(self) -> dict[str, Any]:

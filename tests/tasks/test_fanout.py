@@ -1,0 +1,64 @@
+"""`--runner dask`: per-document work as Prefect task runs on a 2-worker LocalCluster, the same rows as local."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tasks.fanout import check_runner
+from tests.flows.prefect_server import api, cli, processes_of
+
+pytest.importorskip("prefect_dask", reason="the dask extra: pip install -e '.[dask]'")
+
+
+def test_runner_names_are_checked() -> None:
+    assert check_runner("dask://10.0.0.5:8786") == "dask://10.0.0.5:8786"
+    for bad in ("spark", "dask://", "dask://host", "tcp://host:8786"):
+        with pytest.raises(ValueError, match="dask://HOST:PORT"):
+            check_runner(bad)
+
+
+def _tables(home: Path, run_id: str) -> dict[str, tuple[int, str]]:
+    """Every artifact table of a run as (rows, digest of its sorted rows), free of run id and data home path."""
+    digests = {}
+    for path in sorted((home / "artifacts").glob(f"*/run={run_id}/*.parquet")):
+        rows = []
+        for row in pq.read_table(path).to_pylist():
+            # input_hash hashes `evidence`, which names crops under the data home; `evidence` itself is compared.
+            row = {k: v for k, v in row.items() if k not in {"run_id", "input_hash"}}
+            rows.append(json.dumps(row, sort_keys=True, default=str).replace(str(home), "<home>"))
+        digests[f"{path.parent.parent.name}/{path.name}"] = (
+            len(rows), hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest())
+    return digests
+
+
+@pytest.fixture
+def homes(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    yield local, dask
+    cli(local, "server", "stop", check=False)
+    assert processes_of(local) == []
+
+
+@pytest.mark.slow
+def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, Path]) -> None:
+    local, dask = homes
+    cli(local, "run", "--run-id", "a", "--base-docs", "1")
+    url = json.loads((local / "prefect/server.json").read_text())["port"]
+    api_url = f"http://127.0.0.1:{url}/api"
+    # Another data home, so nothing is reused from the local run; the same server, to see the task runs.
+    cli(dask, "run", "--run-id", "b", "--base-docs", "1", "--runner", "dask", "--workers", "2",
+        PREFECT_API_URL=api_url)
+    expected, got = _tables(local, "a"), _tables(dask, "b")
+    assert set(got) == set(expected) and len(got) > 20
+    assert {name: rows for name, (rows, _) in got.items()} == {name: rows for name, (rows, _) in expected.items()}
+    assert got == expected
+    flow_run = next(r for r in api(api_url, "/flow_runs/filter", {}) if r["name"] == "b")
+    names = {t["name"] for t in api(api_url, "/task_runs/filter",
+                                    {"flow_runs": {"id": {"any_": [flow_run["id"]]}}})}
+    assert {"render batch 0", "layout batch 0", "extract batch 0", "transcript batch 0"} <= names
