@@ -72,7 +72,7 @@ def test_unknown_run_and_missing_dataset_are_clear_errors(tmp_path: Path) -> Non
     result = cli(tmp_path, "rerun", "--run", "nope", "--stage", "judge", check=False)
     assert result.returncode == 3 and "accessbench runs" in result.stderr
     result = cli(tmp_path, "run", "--dataset", str(tmp_path / "missing"), check=False)
-    assert result.returncode == 3 and "dataset.json" in result.stderr
+    assert result.returncode == 3 and "no such folder" in result.stderr
 
 
 def test_killed_run_is_completed_by_rerun_without_duplicates(tmp_path: Path, synthetic_dataset: Path) -> None:
