@@ -27,8 +27,10 @@ def _cli(home: Path, *args: str, ephemeral: bool = False) -> float:
     if ephemeral:
         env["ACCESSBENCH_PREFECT"] = "ephemeral"
     start = time.time()
-    subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, check=True, capture_output=True,
-                   cwd=home.parent)
+    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, capture_output=True, text=True,
+                            cwd=home.parent)
+    if result.returncode != 0:
+        raise SystemExit(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")
     return start
 
 
