@@ -12,7 +12,10 @@ help:  ## list the targets
 $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade "pip>=24,<27"
-	$(BIN)/pip install -q -c requirements.lock -e ".[dev,llm,aws,embedding]"
+	# uv (pinned by the lock) installs in seconds what pip takes minutes for; pip when uv cannot be had.
+	if $(BIN)/pip install -q -c requirements.lock uv; then \
+	  $(BIN)/uv pip install -q --python $(BIN)/python -c requirements.lock -e ".[dev,llm,aws,embedding]"; \
+	else $(BIN)/pip install -q -c requirements.lock -e ".[dev,llm,aws,embedding]"; fi
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install AccessBench with its locked dependencies
