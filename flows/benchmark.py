@@ -17,8 +17,8 @@ from prefect.runtime import flow_run
 from pydantic import Field
 
 from judges.criteria import CRITERIA
-from tasks.context import RunConfig, new_run_id
-from tasks.fanout import check_runner, fanout_for
+from tasks.context import RunConfig, check_runner, new_run_id
+from tasks.fanout import fanout_for
 from tasks.prefect_tasks import run_stage
 from tasks.registry import STAGE_LIST, STAGES, downstream_of, upstream_closure
 from warehouse.home import resolve_home

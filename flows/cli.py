@@ -246,7 +246,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
     if args.doc_timeout <= 0 or args.workers < 1 or args.concurrency < 1:
         return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
-    from tasks.fanout import check_runner
+    from tasks.context import check_runner
 
     try:
         check_runner(args.runner)

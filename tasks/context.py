@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -10,6 +11,16 @@ from typing import Any
 
 from judges.criteria import CRITERIA
 from warehouse.store import ArtifactStore
+
+# Where per-document work runs; checked before Prefect is imported (the CLI must not import it early).
+RUNNER_PATTERN = re.compile(r"^(local|dask|dask://[A-Za-z0-9.\-\[\]:]+:\d+)$")
+
+
+def check_runner(runner: str) -> str:
+    if not RUNNER_PATTERN.match(runner):
+        raise ValueError(f"runner {runner!r}: use local, dask (a LocalCluster on this machine) or "
+                         "dask://HOST:PORT (an existing Dask scheduler)")
+    return runner
 
 
 def new_run_id() -> str:

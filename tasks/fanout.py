@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -22,7 +21,8 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
-RUNNER_PATTERN = re.compile(r"^(local|dask|dask://[A-Za-z0-9.\-\[\]:]+:\d+)$")
+from tasks.context import check_runner
+
 BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
 
 # The fan-out of the flow run in progress, read by the stage tasks (set by `fanout_for`).
@@ -33,13 +33,6 @@ CURRENT: ContextVar[Callable[..., Iterator[tuple[int, Any]]] | None] = ContextVa
 def current_fanout() -> Callable[..., Iterator[tuple[int, Any]]] | None:
     """The fan-out of the flow run in progress (tasks call this function: a ContextVar does not pickle)."""
     return CURRENT.get()
-
-
-def check_runner(runner: str) -> str:
-    if not RUNNER_PATTERN.match(runner):
-        raise ValueError(f"runner {runner!r}: use local, dask (a LocalCluster on this machine) or "
-                         "dask://HOST:PORT (an existing Dask scheduler)")
-    return runner
 
 
 @task(name="documents", task_run_name="{stage} batch {index}", cache_policy=NO_CACHE)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from tasks.fanout import check_runner
-from tests.flows.prefect_server import api, cli, processes_of
+from tasks.context import check_runner
+from tests.flows.prefect_server import REPO, api, cli, processes_of
 
 pytest.importorskip("prefect_dask", reason="the dask extra: pip install -e '.[dask]'")
 
@@ -21,6 +24,16 @@ def test_runner_names_are_checked() -> None:
     for bad in ("spark", "dask://", "dask://host", "tcp://host:8786"):
         with pytest.raises(ValueError, match="dask://HOST:PORT"):
             check_runner(bad)
+
+
+def test_a_bad_runner_is_refused_before_prefect_is_imported(tmp_path: Path) -> None:
+    """Prefect reads PREFECT_API_URL when imported: importing it before the server is chosen loses the server."""
+    code = ("import sys; from flows.cli import main; code = main(['run', '--runner', 'spark']); "
+            "print(code, 'prefect' in sys.modules)")
+    env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.stdout.split() == ["2", "False"], result.stderr
+    assert "dask://HOST:PORT" in result.stderr
 
 
 def _tables(home: Path, run_id: str) -> dict[str, tuple[int, str]]:
