@@ -79,7 +79,7 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
     plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
     results = []
     try:
-        with fanout_for(cfg.runner, cfg.workers):
+        with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"):
             for name, forced in plan:
                 row = run_stage(cfg, name, force=forced)
                 results.append({"stage": name, "status": row.status, "rows": row.row_count,

@@ -15,6 +15,7 @@ import math
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any
 
 from prefect import task
@@ -76,8 +77,11 @@ class DaskFanOut:
 
 
 @contextlib.contextmanager
-def fanout_for(runner: str, workers: int) -> Iterator[DaskFanOut | None]:
-    """The fan-out of one flow run: None for the local runner, else a Dask cluster kept for the whole run."""
+def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut | None]:
+    """The fan-out of one flow run: None for the local runner, else a Dask cluster kept for the whole run.
+
+    `scratch` (in the data home) holds the LocalCluster's worker files: nothing is written outside the home.
+    """
     check_runner(runner)
     if runner == "local":
         yield None
@@ -91,7 +95,8 @@ def fanout_for(runner: str, workers: int) -> Iterator[DaskFanOut | None]:
     if runner == "dask":
         task_runner = DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
                                                      "processes": True, "host": "127.0.0.1",
-                                                     "dashboard_address": None})
+                                                     "dashboard_address": None,
+                                                     "local_directory": str(scratch)})
     else:
         task_runner = DaskTaskRunner(address="tcp://" + runner.removeprefix("dask://"))
     with task_runner:
