@@ -88,6 +88,8 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
         return
     # Dask's INFO lines (cluster start, connections) would bury the run's own output; workers inherit this.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    # Dask's own temporary files (workspace locks) go to the data home too, not to /tmp.
+    os.environ["DASK_TEMPORARY_DIRECTORY"] = str(scratch)
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError:
