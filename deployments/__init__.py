@@ -1,1 +1,1 @@
-"""Prefect deployments of the benchmark flow."""
+"""AccessBench's Prefect deployments: defined in `prefect.yaml` at the project root, registered here."""

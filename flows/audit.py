@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Annotated, Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from pydantic import Field
 
-from flows.benchmark import _record_run
-from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, AuditConfig, audit_downstream_of
+from flows.benchmark import _record_run, data_home, name_this_flow_run, resolve_path, run_name_from_parameters
+from judges.inclusivity.prompts import VARIANTS
+from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, DEFAULT_JUDGES, AuditConfig, audit_downstream_of
 from tasks.context import new_run_id
 from tasks.registry import ALL_TABLES
 from tasks.runner import execute
@@ -54,18 +57,66 @@ def _seconds(row: StageRun) -> float | None:
     return (row.finished - row.started).total_seconds()
 
 
-@flow(name="accessbench-audit", log_prints=True)
-def audit_flow(config: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run every audit stage of one run; stages with unchanged inputs are skipped."""
-    cfg = AuditConfig.from_audit_record(config)
-    if not cfg.run_id:
-        cfg.run_id = new_run_id()
+Variant = Annotated[str, Field(json_schema_extra={"enum": list(VARIANTS)})]
+Variants = Annotated[list[Variant] | None, Field(
+    description="base question and/or the accessibility-aware system prompt (default: both)")]
+AuditStageName = Annotated[str, Field(description="the audit stage to re-execute",
+                                      json_schema_extra={"enum": list(AUDIT_STAGES)})]
+
+
+@flow(name="accessbench-audit", flow_run_name=run_name_from_parameters, log_prints=True)
+def audit_flow(
+    models: list[str] | None = None,
+    variants: Variants = None,
+    judges: list[str] | None = None,
+    questions: str | None = None,
+    responses: str | None = None,
+    api_base: str | None = None,
+    judge_api_base: str | None = None,
+    concurrency: int = 8,
+    timeout_s: float = 60.0,
+    run_id: str = "",
+    home: str | None = None,
+    progress: bool = False,
+) -> list[dict[str, Any]]:
+    """Run every audit stage of one run; stages with unchanged inputs are skipped.
+
+    models: litellm ids to answer the questions; none: the responses file, else the shipped fixture responses.
+    judges: lexicon | embedding | llm:<litellm model id>. An empty run id starts a new run.
+    """
+    if models and responses:
+        raise ValueError("pass models (ask models now) or responses (import answers), not both")
+    unknown = sorted(set(variants or []) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown variants {', '.join(unknown)}; variants: {', '.join(VARIANTS)}")
+    audit_judges = list(judges or DEFAULT_JUDGES)
+    cfg = AuditConfig(home=data_home(home), run_id=run_id or new_run_id(), judge=",".join(audit_judges),
+                      models=list(models or []), variants=list(variants or VARIANTS), audit_judges=audit_judges,
+                      questions_path=resolve_path(questions, "questions"),
+                      responses_path=resolve_path(responses, "responses"), api_base=api_base,
+                      judge_api_base=judge_api_base, concurrency=concurrency, timeout_s=timeout_s, progress=progress)
+    name_this_flow_run(cfg.run_id)
     return _run_stages(cfg, [s.name for s in AUDIT_STAGE_LIST], force=False)
 
 
-@flow(name="accessbench-audit-rerun", log_prints=True)
-def audit_rerun_flow(config: dict[str, Any], stage: str, downstream: bool = False) -> list[dict[str, Any]]:
+def audit_flow_parameters(cfg: AuditConfig) -> dict[str, Any]:
+    """The audit flow's parameters for a run configured by the CLI (or recorded by an earlier run)."""
+    return {"models": cfg.models, "variants": cfg.variants, "judges": cfg.audit_judges,
+            "questions": cfg.questions_path, "responses": cfg.responses_path, "api_base": cfg.api_base,
+            "judge_api_base": cfg.judge_api_base, "concurrency": cfg.concurrency, "timeout_s": cfg.timeout_s,
+            "run_id": cfg.run_id, "home": str(cfg.home), "progress": cfg.progress}
+
+
+@flow(name="accessbench-audit-rerun", flow_run_name=run_name_from_parameters, log_prints=True)
+def audit_rerun_flow(run_id: str, stage: AuditStageName, downstream: bool = False, home: str | None = None,
+                     progress: bool = False) -> list[dict[str, Any]]:
     """Re-execute one audit stage (and optionally everything after it) from persisted upstream artifacts."""
-    cfg = AuditConfig.from_audit_record(config)
+    from warehouse.store import ArtifactStore
+
+    root = data_home(home)
+    run = ArtifactStore(root).get_run(run_id)
+    if run is None or run.get("source") != "audit":
+        raise ValueError(f"no audit run {run_id!r} in {root}")
+    cfg = AuditConfig.from_audit_record(json.loads(run["config"]), home=root, progress=progress)
     names = [s.name for s in audit_downstream_of(stage)] if downstream else [stage]
     return _run_stages(cfg, names, force=True)

@@ -95,13 +95,13 @@ def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = Non
     from flows.cli import EXIT_FAILED, EXIT_OK, _error, _prepare_prefect, _print_stage_results
 
     _prepare_prefect(home, args.verbose)
-    from flows.audit import audit_flow, audit_rerun_flow
+    from flows.audit import audit_flow, audit_flow_parameters, audit_rerun_flow
     from flows.audit_report import render_audit_report
     from tasks.runner import StageFailed
 
-    record = cfg.to_record()
     try:
-        results = audit_rerun_flow(record, stage, downstream) if stage else audit_flow(record)
+        results = (audit_rerun_flow(run_id=cfg.run_id, stage=stage, downstream=downstream, home=str(home),
+                                    progress=cfg.progress) if stage else audit_flow(**audit_flow_parameters(cfg)))
     except StageFailed as exc:
         return _error(f"{exc}\nsee: accessbench runs; fix the cause, then: accessbench rerun --run {cfg.run_id} "
                       "--stage <stage> --downstream", EXIT_FAILED)

@@ -1,17 +1,52 @@
-"""The benchmark flow (corpus → … → metrics) and the flow that re-runs one stage."""
+"""The benchmark flow (corpus → … → metrics) and the flow that re-runs one stage.
+
+The flows take typed parameters, so Prefect's UI offers a form to start a run, and every flow run
+is named by its AccessBench run id. Paths and the data home are resolved where the flow runs (a
+worker), never where a deployment was registered: `$ACCESSBENCH_DATASET`, `~` and relative paths in
+a parameter are expanded on the worker, and the data home is the worker's `$ACCESSBENCH_HOME`.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import re
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from prefect import flow
+from prefect.runtime import flow_run
+from pydantic import Field
 
-from tasks.context import RunConfig, new_run_id
+from judges.criteria import CRITERIA
+from tasks.context import RunConfig, check_runner, new_run_id
+from tasks.fanout import fanout_for
 from tasks.prefect_tasks import run_stage
-from tasks.registry import STAGE_LIST, downstream_of, upstream_closure
+from tasks.registry import STAGE_LIST, STAGES, downstream_of, upstream_closure
+from warehouse.home import resolve_home
 from warehouse.store import now
+
+# The form offers each criterion by name; the list itself lives in judges.criteria.
+Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
+Criteria = Annotated[list[Criterion] | None, Field(
+    description="criteria to evaluate (default: every criterion the judges cover)")]
+StageName = Annotated[str, Field(description="the stage to re-execute", json_schema_extra={"enum": list(STAGES)})]
+
+
+def resolve_path(value: str | None, what: str) -> str | None:
+    """`$VARS`, `~` and relative paths of a parameter, resolved on the machine that runs the flow."""
+    if not value:
+        return None
+    expanded = os.path.expanduser(os.path.expandvars(value))
+    if "$" in expanded:
+        raise ValueError(f"{what} {value!r}: the environment of this worker does not set {expanded!r}; set it "
+                         "on the worker, or pass the path as the parameter")
+    return str(Path(expanded).resolve())
+
+
+def data_home(home: str | None) -> Path:
+    """The data home named by the parameter, else this machine's $ACCESSBENCH_HOME (or ./.accessbench)."""
+    return resolve_home(resolve_path(home, "home") if home else None)
 
 
 def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
@@ -46,9 +81,11 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
     plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
     results = []
     try:
-        for name, forced in plan:
-            row = run_stage(cfg, name, force=forced)
-            results.append({"stage": name, "status": row.status, "rows": row.row_count, "errors": row.error_count})
+        with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"):
+            for name, forced in plan:
+                row = run_stage(cfg, name, force=forced)
+                results.append({"stage": name, "status": row.status, "rows": row.row_count,
+                                "errors": row.error_count})
     except BaseException:
         _record_run(cfg, "failed", finished=True)
         raise
@@ -75,21 +112,116 @@ def publish_summary(cfg: RunConfig) -> str | None:
     return key
 
 
-@flow(name="accessbench-benchmark", log_prints=True)
-def benchmark_flow(config: dict[str, Any]) -> list[dict[str, Any]]:
+def run_name_from_parameters() -> str:
+    """A flow run's name: its AccessBench run id (a scheduled run gets its id when it starts)."""
+    parameters = flow_run.parameters or {}
+    run_id = str(parameters.get("run_id") or "")
+    stage = parameters.get("stage")
+    return f"{run_id} rerun {stage}" if run_id and stage else run_id or "new-run"
+
+
+def name_this_flow_run(run_id: str) -> None:
+    """Rename the current flow run after its run id, once the flow has chosen it."""
+    from prefect.client.orchestration import get_client
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    if context is None or context.flow_run is None or context.flow_run.name == run_id:
+        return
+    with get_client(sync_client=True) as client:
+        client.update_flow_run(context.flow_run.id, name=run_id)
+
+
+@flow(name="accessbench-benchmark", flow_run_name=run_name_from_parameters, log_prints=True,
+      validate_parameters=True)
+def benchmark_flow(
+    dataset: str | None = None,
+    pdfs: str | None = None,
+    criteria: Criteria = None,
+    judges: list[str] | None = None,
+    run_id: str = "",
+    home: str | None = None,
+    repeats: int = 3,
+    api_base: str | None = None,
+    temperature: float = 0.7,
+    max_tokens: int = 1500,
+    concurrency: int = 8,
+    vision: Literal["auto", "on", "off"] = "auto",
+    evidence: Literal["paper", "enriched"] | None = None,
+    cache: Literal["on", "off", "read", "write"] = "on",
+    max_error_rate: float = 0.2,
+    dpi: int = 72,
+    layout_backend: Literal["pymupdf", "fasterrcnn", "layoutparser"] = "pymupdf",
+    layout_weights: str | None = None,
+    transcript_backend: Literal["emulated", "aws-transcribe"] = "emulated",
+    seed: int = 0,
+    base_docs: int = 3,
+    doc_timeout_s: float = 120.0,
+    workers: int = 2,
+    runner: str = "local",
+    max_file_mb: float = 512.0,
+    max_pages: int = 2000,
+    max_page_megapixels: float = 16.0,
+    follow_symlinks: bool = False,
+    progress: bool = False,
+) -> list[dict[str, Any]]:
     """Run every stage of one benchmark run; stages with unchanged inputs are skipped.
 
-    An empty run id (as a scheduled deployment passes) starts a new run each time.
+    dataset: a folder in the upstream layout (with data/dataset.json); pdfs: a folder of unlabelled PDFs;
+    neither: the embedded synthetic benchmark. judges: rules (default), llm:<litellm model id>, hybrid:<model id>.
+    An empty run id (as a scheduled deployment passes) starts a new run; an existing one resumes it.
+    runner: local (worker processes here), dask (a LocalCluster of `workers`) or dask://HOST:PORT.
     """
-    cfg = RunConfig.from_record(config)
-    if not cfg.run_id:
-        cfg.run_id = new_run_id()
+    if dataset and pdfs:
+        raise ValueError("pass dataset or pdfs, not both")
+    source = "dataset" if dataset else "pdfs" if pdfs else "synthetic"
+    unknown = sorted(set(criteria or []) - set(CRITERIA))
+    if unknown:
+        raise ValueError(f"unknown criteria {', '.join(unknown)}; criteria: {', '.join(CRITERIA)}")
+    cfg = RunConfig(
+        home=data_home(home), run_id=run_id or new_run_id(), source=source,
+        source_path=resolve_path(dataset or pdfs, "dataset" if dataset else "pdfs"),
+        criteria=list(criteria or CRITERIA), judges=list(judges or ["rules"]), repeats=repeats, api_base=api_base,
+        temperature=temperature, max_tokens=max_tokens, concurrency=concurrency, vision=vision, evidence=evidence,
+        cache=cache, max_error_rate=max_error_rate, dpi=dpi, layout_backend=layout_backend,
+        layout_weights=resolve_path(layout_weights, "layout_weights"), transcript_backend=transcript_backend,
+        seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s, workers=workers, runner=check_runner(runner),
+        max_file_mb=max_file_mb, max_pages=max_pages, max_page_megapixels=max_page_megapixels,
+        follow_symlinks=follow_symlinks, progress=progress)
+    if not criteria:  # the default: what the judges cover
+        from tasks.judge import make_judges
+
+        judge_list = [judge for _, judge in make_judges(cfg)]
+        cfg.criteria = [c for c in CRITERIA if any(judge.supports(c) for judge in judge_list)]
+    name_this_flow_run(cfg.run_id)
     return _run_stages(cfg, [stage.name for stage in STAGE_LIST], force=False)
 
 
-@flow(name="accessbench-rerun", log_prints=True)
-def rerun_flow(config: dict[str, Any], stage: str, downstream: bool = False) -> list[dict[str, Any]]:
-    """Re-execute one stage (and optionally everything after it) from persisted upstream artifacts."""
-    cfg = RunConfig.from_record(config)
+def flow_parameters(cfg: RunConfig) -> dict[str, Any]:
+    """The benchmark flow's parameters for a run configured by the CLI (or recorded by an earlier run)."""
+    record = cfg.to_record()
+    skip = {"source", "source_path", "home", "crop_dpi"}
+    params = {k: v for k, v in record.items() if k not in skip and k in benchmark_flow.parameters.properties}
+    params.update(home=str(cfg.home), dataset=cfg.source_path if cfg.source == "dataset" else None,
+                  pdfs=cfg.source_path if cfg.source == "pdfs" else None)
+    return params
+
+
+@flow(name="accessbench-rerun", flow_run_name=run_name_from_parameters, log_prints=True)
+def rerun_flow(run_id: str, stage: StageName, downstream: bool = False, home: str | None = None,
+               runner: str | None = None, progress: bool = False) -> list[dict[str, Any]]:
+    """Re-execute one stage (and optionally everything after it) of a recorded run from its persisted artifacts."""
+    import json
+
+    from warehouse.store import ArtifactStore
+
+    root = data_home(home)
+    run = ArtifactStore(root).get_run(run_id)
+    if run is None:
+        raise ValueError(f"no run {run_id!r} in {root}")
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
+    cfg = RunConfig.from_record(json.loads(run["config"]), home=root, progress=progress)
+    cfg.runner = check_runner(runner or cfg.runner)
     names = [s.name for s in downstream_of(stage)] if downstream else [stage]
     return _run_stages(cfg, names, force=True)

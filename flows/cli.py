@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import io
 import json
 import logging
@@ -18,20 +19,38 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 
 def _prepare_prefect(home: Path, verbose: bool) -> None:
-    """Keep Prefect's database and logs inside the data home unless the user points elsewhere.
+    """Point Prefect at this data home's persistent local server (started when none answers).
 
-    Must run before prefect is imported: Prefect reads these settings at import time.
+    `PREFECT_API_URL` (Prefect Cloud, a team server) is honoured as is. `ACCESSBENCH_PREFECT=ephemeral`
+    starts Prefect's throwaway in-process server instead (slow: 14–18 s per command). Prefect's
+    database and logs stay inside the data home. Must run before prefect is imported: Prefect reads
+    these settings at import time. Raises `flows.server.ServerError` with what to do when the server
+    cannot start.
     """
-    if not os.environ.get("PREFECT_API_URL") and not os.environ.get("PREFECT_HOME"):
-        (home / "prefect").mkdir(parents=True, exist_ok=True)
-        os.environ["PREFECT_HOME"] = str(home / "prefect")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
-    # A busy machine can take longer than Prefect's default 20 s to start its local server.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
-    # Prefect's 20 s is too short for a local server starting beside another run on 2 busy cores.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    if os.environ.get("PREFECT_API_URL"):
+        return
+    from flows import server
+
+    if not os.environ.get("PREFECT_HOME"):
+        server.prefect_home(home).mkdir(parents=True, exist_ok=True)
+        os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
+    mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
+    if mode == "ephemeral" and (state := server.running(home)) is not None:
+        os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
+        return
+    if mode == "ephemeral":
+        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
+        return
+    if mode != "server":
+        raise server.ServerError(f"ACCESSBENCH_PREFECT={mode!r}: use server (the default) or ephemeral")
+    state, started = server.ensure(home)
+    if started:
+        print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
+              "stop it with: accessbench server stop)", file=sys.stderr)
+    os.environ["PREFECT_API_URL"] = state.api_url
 
 
 def _start_prefect_server() -> None:
@@ -39,7 +58,8 @@ def _start_prefect_server() -> None:
 
     Runs sharing a data home share Prefect's SQLite database; two servers starting at once on a
     new one both migrate it, and one fails ("no such table"). Starting them one at a time is
-    enough: a migrated database serves both. A team server (PREFECT_API_URL) needs nothing.
+    enough: a migrated database serves both. A team server or the persistent local one
+    (PREFECT_API_URL, set by `_prepare_prefect`) needs nothing.
     """
     if os.environ.get("PREFECT_API_URL") or not os.environ.get("PREFECT_HOME"):
         return
@@ -96,7 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="screen-reader transcript: emulated from the tag tree (default), or Amazon Transcribe of "
                           "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
     run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
-    run.add_argument("--workers", type=int, default=2, help="processes for per-document work (default 2)")
+    run.add_argument("--workers", type=int, default=2,
+                     help="processes for per-document work, or Dask workers with --runner dask (default 2)")
+    run.add_argument("--runner", default="local", metavar="local|dask|dask://HOST:PORT",
+                     help="where per-document work runs: local worker processes (default), a Dask LocalCluster, or "
+                          "an existing Dask scheduler (needs: pip install 'accessbench[dask]')")
     run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
     run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
     run.add_argument("--follow-symlinks", action="store_true",
@@ -135,6 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
     from flows.report_cli import add_parser as add_report_parser
 
     add_report_parser(sub)
+
+    from flows.server_cli import add_parsers as add_server_parsers
+
+    add_server_parsers(sub)
     _global_options_everywhere(parser)
     return parser
 
@@ -159,12 +187,6 @@ def _version() -> str:
         return "(not installed)"
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    # SIGTERM (a worker being stopped, `kill`) ends a run as Ctrl-C does: workers are stopped, the
-    # finished documents' parts stay, and the same --run-id resumes.
-    raise KeyboardInterrupt(f"signal {signum}")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -186,17 +208,38 @@ def main(argv: Sequence[str] | None = None) -> int:
                 check_run_id(run_id)
             except UnsafePathError as exc:
                 return _error(str(exc))
-    previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    from flows.server import ServerError
+    from flows.server_cli import cmd_deploy, cmd_server
+
+    # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
-                   "audit": cmd_audit, "doctor": cmd_doctor}
+                   "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy}
         return int(handler[args.command](home, args))
+    except ServerError as exc:
+        return _error(str(exc), EXIT_FAILED)
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
         return 130
+    except BaseException as exc:
+        if not _is_termination(exc):
+            raise
+        print("terminated: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
+        return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _is_termination(exc: BaseException) -> bool:
+    """Prefect turns SIGTERM inside a flow run into its own TerminationSignal."""
+    exceptions = sys.modules.get("prefect.exceptions")
+    return exceptions is not None and isinstance(exc, exceptions.TerminationSignal)
 
 
 def _error(message: str, code: int = EXIT_USAGE) -> int:
@@ -247,6 +290,14 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
     if args.max_file_mb <= 0 or args.max_pages < 1 or args.max_page_megapixels < 0.01:
         return _error("--max-file-mb must be > 0, --max-pages ≥ 1 and --max-page-megapixels ≥ 0.01")
+    from tasks.context import check_runner
+
+    try:
+        check_runner(args.runner)
+    except ValueError as exc:
+        return _error(str(exc))
+    if args.runner != "local" and importlib.util.find_spec("prefect_dask") is None:  # prefect is not imported yet
+        return _error("--runner dask needs prefect-dask: pip install 'accessbench[dask]'")
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
@@ -256,7 +307,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
                     doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
                     follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
-                    max_page_megapixels=args.max_page_megapixels)
+                    max_page_megapixels=args.max_page_megapixels, runner=args.runner)
     try:
         from extractors.layout import LayoutBackendError, get_backend
 
@@ -267,6 +318,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     if existing:
         asked = cfg
         cfg = RunConfig.from_record(json.loads(existing["config"]), home=home, progress=True)
+        cfg.runner, cfg.workers = asked.runner, asked.workers  # where the work runs never changes its outputs
         ignored = [key for key, value in asked.to_record().items()
                    if key not in ("progress", "home") and cfg.to_record().get(key) != value]
         print(f"resuming run {cfg.run_id} with its recorded settings"
@@ -280,12 +332,12 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
     _start_prefect_server()
-    from flows.benchmark import benchmark_flow, rerun_flow
+    from flows.benchmark import benchmark_flow, flow_parameters, rerun_flow
     from tasks.runner import StageFailed
 
-    record = {k: v for k, v in cfg.to_record().items()}
     try:
-        results = benchmark_flow(record) if kind == "benchmark" else rerun_flow(record, **extra)
+        results = (benchmark_flow(**flow_parameters(cfg)) if kind == "benchmark"
+                   else rerun_flow(run_id=cfg.run_id, home=str(home), progress=cfg.progress, **extra))
     except StageFailed as exc:
         return _error(f"{exc}\nsee: accessbench runs; fix the cause, then: accessbench rerun --run {cfg.run_id} "
                       "--stage <stage> --downstream", EXIT_FAILED)

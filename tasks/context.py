@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -10,6 +11,16 @@ from typing import Any
 
 from judges.criteria import CRITERIA
 from warehouse.store import ArtifactStore, check_run_id
+
+# Where per-document work runs; checked before Prefect is imported (the CLI must not import it early).
+RUNNER_PATTERN = re.compile(r"^(local|dask|dask://[A-Za-z0-9.\-\[\]:]+:\d+)$")
+
+
+def check_runner(runner: str) -> str:
+    if not RUNNER_PATTERN.match(runner):
+        raise ValueError(f"runner {runner!r}: use local, dask (a LocalCluster on this machine) or "
+                         "dask://HOST:PORT (an existing Dask scheduler)")
+    return runner
 
 
 def new_run_id() -> str:
@@ -43,12 +54,13 @@ class RunConfig:
     seed: int = 0
     base_docs: int = 3
     doc_timeout_s: float = 120.0  # per document, in render and extract
-    workers: int = 2  # processes for per-document work
+    workers: int = 2  # processes for per-document work (Dask workers of a LocalCluster with runner "dask")
     # Limits on what one input may cost; a document over one gets a `limit` error row.
     max_file_mb: float = 512.0  # bytes read for one input file
     max_pages: int = 2000  # pages of one document
     max_page_megapixels: float = 16.0  # one page render or crop; larger pages render at a lower dpi
     follow_symlinks: bool = False  # --pdfs: read symlinks that leave the folder
+    runner: str = "local"  # local | dask | dask://HOST:PORT: where per-document work runs (never in a hash)
     progress: bool = True
 
     def __post_init__(self) -> None:

@@ -6,6 +6,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from tasks.context import RunConfig
+from tasks.fanout import DaskFanOut, current_fanout
 from tasks.registry import ALL_TABLES, STAGES
 from tasks.runner import execute
 from warehouse import catalog
@@ -15,6 +16,9 @@ from warehouse.store import StageRun
 # Caching is ours (input hashes over artifacts), so Prefect's own result cache stays off.
 @task(name="stage", task_run_name="{stage_name}", cache_policy=NO_CACHE)
 def run_stage(cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
-    row = execute(cfg, STAGES[stage_name], force=force)
+    fanout = current_fanout()
+    if isinstance(fanout, DaskFanOut):
+        fanout.stage = stage_name  # names its batch task runs
+    row = execute(cfg, STAGES[stage_name], force=force, fanout=fanout)
     catalog.refresh(cfg.home, ALL_TABLES)
     return row

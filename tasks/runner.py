@@ -11,7 +11,7 @@ import importlib
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -40,6 +40,10 @@ ERRORS_SCHEMA = pa.schema(
 )
 
 K = TypeVar("K")
+
+# Runs `fn` over `args`, yielding (index, result or exception) as results arrive: `run_isolated`
+# (local worker processes) by default, or a fan-out onto a cluster (`tasks.fanout`).
+FanOut = Callable[..., Iterator[tuple[int, Any]]]
 
 
 class StageFailed(RuntimeError):
@@ -83,6 +87,7 @@ class StageIO:
     # many failed model calls): the tables are written, the stage is recorded failed, and a resume
     # recomputes every part (answered model calls come back from the response cache).
     failure: str | None = None
+    fanout: FanOut | None = None  # where isolated per-document work runs (None: local worker processes)
 
     def read(self, stage: str, table: str) -> list[dict[str, Any]]:
         return self.cfg.store.read_rows(stage, self.cfg.run_id, table)
@@ -122,8 +127,8 @@ class StageIO:
         timeout = self.cfg.doc_timeout_s if isolated else None
         with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
                        len(items) - len(todo)) as advance:
-            for index, result in run_isolated(work, [group[0][1] for group in members], workers=workers,
-                                              timeout_s=timeout):
+            run = self.fanout if isolated and self.fanout is not None else run_isolated
+            for index, result in run(work, [group[0][1] for group in members], workers=workers, timeout_s=timeout):
                 for key, item in members[index]:
                     rows = self._rows_for(key, item, result)
                     self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()})
@@ -191,7 +196,7 @@ def input_hash(cfg: RunConfig, stage: Stage) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def execute(cfg: RunConfig, stage: Stage, *, force: bool = False) -> StageRun:
+def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut | None = None) -> StageRun:
     """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row.
 
     Holds the (run, stage) lock throughout: a second process on the same stage of the same run
@@ -199,12 +204,12 @@ def execute(cfg: RunConfig, stage: Stage, *, force: bool = False) -> StageRun:
     """
     try:
         with stage_lock(cfg.home, stage.name, cfg.run_id):
-            return _execute(cfg, stage, force=force)
+            return _execute(cfg, stage, force=force, fanout=fanout)
     except StageBusy as exc:
         raise StageFailed(str(exc)) from exc
 
 
-def _execute(cfg: RunConfig, stage: Stage, *, force: bool) -> StageRun:
+def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None = None) -> StageRun:
     store = cfg.store
     for name in stage.upstream:
         state = store.get_stage_run(cfg.run_id, name)
@@ -242,7 +247,7 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool) -> StageRun:
         staging = store.staging(stage.name, cfg.run_id, digest)
     started = now()
     store.record_stage(StageRun(cfg.run_id, stage.name, "running", started, None, digest, config_json))
-    io = StageIO(cfg, stage, staging)
+    io = StageIO(cfg, stage, staging, fanout=fanout)
     try:
         outputs = dict(stage.body(io))
         if io.errors:

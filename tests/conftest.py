@@ -24,3 +24,12 @@ def synthetic_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("synthetic")
     build_synthetic_benchmark(root, seed=0, base_docs=2)
     return root
+
+
+@pytest.fixture(autouse=True)
+def _ephemeral_prefect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLI runs in tests use Prefect's throwaway server: a persistent one must never outlive a test.
+
+    Tests of the persistent server (tests/flows/test_server.py) undo this and stop what they start.
+    """
+    monkeypatch.setenv("ACCESSBENCH_PREFECT", "ephemeral")

@@ -1,0 +1,96 @@
+"""Throughput of per-document work: the local runner and 1, 2 and 4 Dask workers on the synthetic benchmark.
+
+Each configuration runs the synthetic benchmark in a data home of its own (nothing reused) against
+one warm local Prefect server. Documents per minute count the documents of the run over the wall
+time of its per-document stages (render, layout, extract, transcript). For Dask, the orchestration
+overhead per batch task is the worker time not spent inside task bodies, per task:
+(Σ stage wall time × workers − Σ batch task run time) / batch tasks. The issue's target on a 2-core
+machine: ≥ 1.6× from 1 to 2 Dask workers. Prints a table; asserts nothing.
+
+    python -m benchmarks.scale [--base-docs 2] [--workers 1 2 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+PER_DOCUMENT = ("render", "layout", "extract", "transcript")
+
+
+def _cli(home: Path, *args: str, api_url: str | None = None) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"PREFECT_API_URL", "PREFECT_HOME", "ACCESSBENCH_PREFECT"}}
+    env["ACCESSBENCH_HOME"] = str(home)
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
+    subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, check=True, capture_output=True)
+
+
+def _api(url: str, path: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:  # noqa: S310 - our own local server
+        return json.loads(reply.read())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-docs", type=int, default=2)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    args = parser.parse_args(argv)
+    from corpus.synthetic import build_synthetic_benchmark
+    from warehouse.store import ArtifactStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        bench = root / "bench"
+        build_synthetic_benchmark(bench, seed=1, base_docs=args.base_docs)
+        server_home = root / "server"
+        _cli(server_home, "server", "start")
+        port = json.loads((server_home / "prefect/server.json").read_text())["port"]
+        api_url = f"http://127.0.0.1:{port}/api"
+        rows = []
+        try:
+            configs = [("local", 2), *(("dask", n) for n in args.workers)]
+            for runner, workers in configs:
+                home = root / f"{runner}-{workers}"
+                run_id = f"{runner}{workers}"
+                _cli(home, "run", "--dataset", str(bench), "--run-id", run_id, "--runner", runner, "--workers",
+                     str(workers), "--criteria", "semantic_tagging", "table_structure", api_url=api_url)
+                store = ArtifactStore(home)
+                stages = {r.stage: r for r in store.stage_runs() if r.run_id == run_id}
+                wall = sum((stages[s].finished - stages[s].started).total_seconds() for s in PER_DOCUMENT)
+                documents = len(store.read_rows("corpus", run_id, "documents"))
+                overhead = None
+                if runner == "dask":
+                    flow = next(r for r in _api(api_url, "/flow_runs/filter", {}) if r["name"] == run_id)
+                    batches = [t for t in _api(api_url, "/task_runs/filter",
+                                               {"flow_runs": {"id": {"any_": [flow["id"]]}}})
+                               if " batch " in t["name"]]
+                    busy = sum(t["total_run_time"] for t in batches)
+                    overhead = (wall * workers - busy) / max(1, len(batches))
+                rows.append((f"{runner}, {workers} worker{'s' if workers > 1 else ''}", documents, wall,
+                             documents / wall * 60, overhead))
+        finally:
+            _cli(server_home, "server", "stop")
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs; "
+          f"per-document stages: {', '.join(PER_DOCUMENT)}")
+    print(f"{'runner':<18} {'documents':>9} {'seconds':>8} {'docs/min':>9} {'overhead/task s':>16}")
+    for name, documents, wall, rate, overhead in rows:
+        print(f"{name:<18} {documents:>9} {wall:>8.1f} {rate:>9.1f} "
+              f"{'-' if overhead is None else f'{overhead:.2f}':>16}")
+    dask = {name: rate for name, _, _, rate, _ in rows if name.startswith("dask")}
+    if "dask, 1 worker" in dask and "dask, 2 workers" in dask:
+        print(f"speed-up 1 → 2 Dask workers: {dask['dask, 2 workers'] / dask['dask, 1 worker']:.2f}× (target ≥ 1.6×)")
+
+
+if __name__ == "__main__":
+    main()

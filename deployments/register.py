@@ -1,0 +1,40 @@
+"""Register `prefect.yaml`'s deployments (and their work pool) with the Prefect server in PREFECT_API_URL."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PREFECT_YAML = PROJECT_ROOT / "prefect.yaml"
+WORK_POOL = "accessbench"  # the pool named in prefect.yaml
+WORK_POOL_TYPE = "process"  # the worker that docker/Dockerfile runs
+
+
+class DeployError(Exception):
+    """Registration failed; the message carries Prefect's own output."""
+
+
+def ensure_work_pool(name: str = WORK_POOL) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectAlreadyExists
+
+    with get_client(sync_client=True) as client, contextlib.suppress(ObjectAlreadyExists):
+        client.create_work_pool(WorkPoolCreate(name=name, type=WORK_POOL_TYPE))
+
+
+def register(names: list[str] | None = None) -> None:
+    """`prefect deploy` for the named deployments (all when none), from the project root."""
+    if not PREFECT_YAML.is_file():
+        raise DeployError(f"no prefect.yaml in {PROJECT_ROOT}: deploy from a checkout of AccessBench (or the worker "
+                          "image, which ships it)")
+    ensure_work_pool()
+    selection = [f"--name={name}" for name in names or []] or ["--all"]
+    result = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", *selection],
+                            cwd=PROJECT_ROOT, env=os.environ, text=True, capture_output=True)
+    if result.returncode != 0:
+        raise DeployError(f"prefect deploy failed:\n{(result.stdout + result.stderr)[-3000:]}")

@@ -1,0 +1,225 @@
+"""One persistent local Prefect server per data home: started on first use, reused by every later command.
+
+Starting Prefect's ephemeral server costs 14–18 s per command (and times out on a busy machine);
+a server that outlives the command costs nothing the second time. Its database, log and state
+file live in `<home>/prefect`; it listens on 127.0.0.1 only. `accessbench server stop` ends it.
+`PREFECT_API_URL` (Prefect Cloud, a team server) bypasses all of this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HOST = "127.0.0.1"
+DEFAULT_START_TIMEOUT_S = 180.0  # a busy 2-core machine needs far more than Prefect's 20 s
+
+
+class ServerError(Exception):
+    """The local server could not be started or reached; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ServerState:
+    pid: int
+    port: int
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{HOST}:{self.port}/api"
+
+    @property
+    def ui_url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+
+def prefect_home(home: Path) -> Path:
+    return home / "prefect"
+
+
+def _state_file(home: Path) -> Path:
+    return prefect_home(home) / "server.json"
+
+
+def log_file(home: Path) -> Path:
+    return prefect_home(home) / "server.log"
+
+
+def start_timeout_s() -> float:
+    value = os.environ.get("ACCESSBENCH_SERVER_START_TIMEOUT", "")
+    try:
+        return float(value) if value else DEFAULT_START_TIMEOUT_S
+    except ValueError:
+        raise ServerError(f"ACCESSBENCH_SERVER_START_TIMEOUT={value!r} is not a number of seconds") from None
+
+
+def read_state(home: Path) -> ServerState | None:
+    try:
+        data = json.loads(_state_file(home).read_text())
+        return ServerState(pid=int(data["pid"]), port=int(data["port"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` is still a Prefect server (not a zombie, not a recycled pid of something else)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path(f"/proc/{pid}")
+    if not proc.is_dir():
+        return True  # no /proc (macOS): the signal test is all there is
+    try:
+        zombie = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+        cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+    except (OSError, IndexError):
+        return False
+    return not zombie and b"prefect" in cmdline and b"server" in cmdline
+
+
+def healthy(state: ServerState, timeout_s: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{state.api_url}/health", timeout=timeout_s) as reply:  # noqa: S310 - our URL
+            return bool(reply.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def running(home: Path) -> ServerState | None:
+    """The server of this data home when it is up and answering, else None."""
+    state = read_state(home)
+    if state is not None and _alive(state.pid) and healthy(state):
+        return state
+    return None
+
+
+@contextlib.contextmanager
+def _start_lock(home: Path) -> Iterator[None]:
+    """Two commands started at once share one server instead of racing to start two."""
+    prefect_home(home).mkdir(parents=True, exist_ok=True)
+    with open(prefect_home(home) / "server.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(home: Path) -> dict[str, str]:
+    """The server's environment: its database in the data home, no telemetry, never a remote API."""
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env.update(PREFECT_HOME=str(prefect_home(home)), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
+               PREFECT_LOGGING_LEVEL="WARNING")
+    return env
+
+
+def ensure(home: Path, timeout_s: float | None = None) -> tuple[ServerState, bool]:
+    """The running server of `home`, started when none answers; (state, whether this call started it)."""
+    state = running(home)
+    if state is not None:
+        return state, False
+    timeout_s = start_timeout_s() if timeout_s is None else timeout_s
+    with _start_lock(home):
+        state = read_state(home)
+        if state is not None and _alive(state.pid):
+            # Another command started it and it is still coming up, or it hangs: wait for it, then give up.
+            if _wait_healthy(state, timeout_s):
+                return state, False
+            _terminate(state.pid)
+        _state_file(home).unlink(missing_ok=True)
+        return _start(home, timeout_s), True
+
+
+def _start(home: Path, timeout_s: float) -> ServerState:
+    port = _free_port()
+    log = log_file(home)
+    with open(log, "ab") as out:
+        # A session of its own: Ctrl-C in the terminal of the command that started it leaves it running
+        # (it is shared by later commands); `accessbench server stop` ends the whole group.
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "prefect", "server", "start", "--host", HOST, "--port", str(port)],
+            env=server_env(home), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, cwd=prefect_home(home))
+    state = ServerState(pid=proc.pid, port=port)
+    _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port, "started": time.time()}))
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            _state_file(home).unlink(missing_ok=True)
+            raise ServerError(f"the local Prefect server exited with status {proc.returncode} while starting.\n"
+                              f"{_log_tail(log)}\nsee {log}; or point PREFECT_API_URL at a running Prefect server")
+        if healthy(state):
+            return state
+        time.sleep(0.25)
+    _terminate(proc.pid)
+    _state_file(home).unlink(missing_ok=True)
+    raise ServerError(f"the local Prefect server did not answer within {timeout_s:.0f} s (a busy machine?).\n"
+                      f"{_log_tail(log)}\nTry again with more time: ACCESSBENCH_SERVER_START_TIMEOUT=600 "
+                      "accessbench server start; or point PREFECT_API_URL at a running Prefect server; "
+                      f"the server's log: {log}")
+
+
+def _wait_healthy(state: ServerState, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _alive(state.pid):
+        if healthy(state):
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def _log_tail(log: Path, lines: int = 8) -> str:
+    try:
+        tail = log.read_text(errors="replace").strip().splitlines()[-lines:]
+    except OSError:
+        return "(no server log)"
+    return "last lines of the server log:\n  " + "\n  ".join(tail) if tail else "(the server log is empty)"
+
+
+def _terminate(pid: int, grace_s: float = 20.0) -> None:
+    """SIGTERM the server's process group, SIGKILL what is left after `grace_s`."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
+        if not _alive(pid):
+            return
+        time.sleep(0.1)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def stop(home: Path) -> ServerState | None:
+    """Stop the server of `home`; the state it had, or None when none was running."""
+    state = read_state(home)
+    if state is None:
+        return None
+    with _start_lock(home):
+        was_alive = _alive(state.pid)
+        if was_alive:
+            _terminate(state.pid)
+        _state_file(home).unlink(missing_ok=True)
+    return state if was_alive else None

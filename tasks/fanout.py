@@ -1,0 +1,110 @@
+"""Per-document work as Prefect task runs over batches of documents on a Dask cluster (prefect-dask).
+
+`--runner dask` starts a LocalCluster of `--workers` single-threaded worker processes for the run;
+`--runner dask://HOST:PORT` uses an existing scheduler (a real cluster, whose workers have
+AccessBench installed and see the data home at the same path). The stage runner stays in charge:
+it persists each batch's results as they arrive, so resume, reuse and error rows are the same as
+with the local runner. A document whose work raises is its error row; `--doc-timeout` is enforced by
+the local runner only (a Dask worker cannot be interrupted in the middle of a document).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+
+from tasks.context import check_runner
+
+BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
+
+# The fan-out of the flow run in progress, read by the stage tasks (set by `fanout_for`).
+CURRENT: ContextVar[Callable[..., Iterator[tuple[int, Any]]] | None] = ContextVar("accessbench_fanout",
+                                                                                  default=None)
+
+
+def current_fanout() -> Callable[..., Iterator[tuple[int, Any]]] | None:
+    """The fan-out of the flow run in progress (tasks call this function: a ContextVar does not pickle)."""
+    return CURRENT.get()
+
+
+@task(name="documents", task_run_name="{stage} batch {index}", cache_policy=NO_CACHE)
+def process_batch(fn: Callable[[Any], Any], items: list[Any], stage: str, index: int) -> list[Any]:
+    """One batch of per-document work; a document that raises yields its exception (its error row)."""
+    results: list[Any] = []
+    for item in items:
+        try:
+            results.append(fn(item))
+        except Exception as exc:  # noqa: BLE001 - returned as this document's error
+            results.append(exc)
+    return results
+
+
+class DaskFanOut:
+    """`run_isolated`'s contract, on a started DaskTaskRunner: (index, result or exception) as batches finish."""
+
+    def __init__(self, task_runner: Any, workers: int) -> None:
+        self.task_runner = task_runner
+        self.workers = workers
+        self.stage = "documents"
+
+    def __call__(self, fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int, timeout_s: float | None
+                 ) -> Iterator[tuple[int, Any]]:
+        if not args:
+            return
+        size = max(1, math.ceil(len(args) / (self.workers * BATCHES_PER_WORKER)))
+        batches = [list(range(start, min(start + size, len(args)))) for start in range(0, len(args), size)]
+        futures = {}
+        for number, batch in enumerate(batches):
+            future = self.task_runner.submit(process_batch, {"fn": fn, "items": [args[i] for i in batch],
+                                                             "stage": self.stage, "index": number})
+            futures[future] = batch
+        for future in as_completed(list(futures)):
+            batch = futures[future]
+            try:
+                results = future.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker: every document of the batch gets the error
+                results = [exc] * len(batch)
+            yield from zip(batch, results, strict=True)
+
+
+@contextlib.contextmanager
+def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut | None]:
+    """The fan-out of one flow run: None for the local runner, else a Dask cluster kept for the whole run.
+
+    `scratch` (in the data home) holds the LocalCluster's worker files: nothing is written outside the home.
+    """
+    check_runner(runner)
+    if runner == "local":
+        yield None
+        return
+    # Dask's INFO lines (cluster start, connections) would bury the run's own output; workers inherit this.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    # Dask's own temporary files (workspace locks) go to the data home too, not to /tmp.
+    os.environ["DASK_TEMPORARY_DIRECTORY"] = str(scratch)
+    try:
+        from prefect_dask import DaskTaskRunner
+    except ImportError:
+        raise ImportError("--runner dask needs prefect-dask: pip install 'accessbench[dask]'") from None
+    if runner == "dask":
+        task_runner = DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
+                                                     "processes": True, "host": "127.0.0.1",
+                                                     "dashboard_address": None,
+                                                     "local_directory": str(scratch)})
+    else:
+        task_runner = DaskTaskRunner(address="tcp://" + runner.removeprefix("dask://"))
+    with task_runner:
+        fanout = DaskFanOut(task_runner, workers)
+        token = CURRENT.set(fanout)
+        try:
+            yield fanout
+        finally:
+            CURRENT.reset(token)

@@ -1,0 +1,58 @@
+"""`accessbench deploy` against a real local Prefect server, a process worker, and a run that completes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.flows.prefect_server import api, cli, processes_of, server_env
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "home"
+    yield root
+    cli(root, "server", "stop", check=False)
+    assert processes_of(root) == []
+
+
+def test_deployed_nightly_run_completes_on_a_process_worker(home: Path, tmp_path: Path) -> None:
+    deployed = cli(home, "deploy")
+    url = deployed.stdout.split("registered every deployment in prefect.yaml with ")[1].split(".\n")[0]
+    deployments = {d["name"]: d for d in api(url, "/deployments/filter", {})}
+    assert set(deployments) == {"weekly-benchmark", "nightly-synthetic", "audit"}
+    assert deployments["weekly-benchmark"]["parameters"] == {"dataset": "$ACCESSBENCH_DATASET"}  # for the worker
+    assert str(tmp_path) not in str(deployments)  # no path of the deploying host
+    # The persistent server schedules: the nightly deployment has runs waiting for their time.
+    deadline = time.monotonic() + 120
+    while not api(url, "/flow_runs/filter", {"flow_runs": {"deployment_id": {
+            "any_": [deployments["nightly-synthetic"]["id"]]}, "state": {"type": {"any_": ["SCHEDULED"]}}}}):
+        assert time.monotonic() < deadline, "the scheduler never created the nightly runs"
+        time.sleep(1)
+
+    worker_home = tmp_path / "worker-data"  # the worker's own data home, from its environment
+    worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "accessbench"],
+                              env=server_env(worker_home, PREFECT_API_URL=url, PREFECT_HOME=str(home / "prefect")),
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run = api(url, f"/deployments/{deployments['nightly-synthetic']['id']}/create_flow_run",
+                  {"parameters": {"base_docs": 1, "criteria": ["semantic_tagging"]}})
+        deadline = time.monotonic() + 480
+        while (state := api(url, f"/flow_runs/{run['id']}"))["state_type"] not in {"COMPLETED", "FAILED", "CRASHED"}:
+            assert time.monotonic() < deadline, f"the run is still {state['state_type']}"
+            time.sleep(2)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+    assert state["state_type"] == "COMPLETED"
+    run_id = state["name"]  # named by its AccessBench run id once the flow chose one
+    labels = cli(worker_home, "sql", f"select count(*) as n from doc_labels where run_id='{run_id}'",
+                 "--format", "csv").stdout
+    assert labels.split() == ["n", "4"]  # one base document, four labels of semantic_tagging

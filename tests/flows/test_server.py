@@ -1,0 +1,103 @@
+"""The persistent local Prefect server of a data home, as a user drives it from the CLI."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.flows.prefect_server import alive, api, cli, descendants, processes_of, server_env
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    """A data home whose server (if a test starts one) is stopped at the end, leaving no process behind."""
+    root = tmp_path / "home"
+    yield root
+    cli(root, "server", "stop", check=False)
+    assert processes_of(root) == []
+
+
+def _state(home: Path) -> dict[str, int]:
+    data = json.loads((home / "prefect/server.json").read_text())
+    return {"pid": data["pid"], "port": data["port"]}
+
+
+def test_server_is_started_once_reused_named_runs_and_stopped(home: Path, tmp_path: Path) -> None:
+    status = cli(home, "server", "status", check=False)
+    assert status.returncode == 3 and "not running" in status.stdout
+
+    started = cli(home, "server", "start")
+    state = _state(home)
+    assert f"http://127.0.0.1:{state['port']}" in started.stdout
+    status = cli(home, "server", "status")
+    assert f"dashboard http://127.0.0.1:{state['port']}" in status.stdout
+    assert "already running" in cli(home, "server", "start").stdout
+
+    run = cli(home, "run", "--run-id", "named", "--base-docs", "1", "--criteria", "semantic_tagging")
+    assert "started the local Prefect server" not in run.stderr  # reused, not started again
+    assert _state(home) == state and alive(state["pid"])
+    url = f"http://127.0.0.1:{state['port']}/api"
+    runs = api(url, "/flow_runs/filter", {})
+    assert [(r["name"], r["state_type"]) for r in runs] == [("named", "COMPLETED")]
+    assert runs[0]["parameters"]["criteria"] == ["semantic_tagging"]  # typed parameters, as the UI shows them
+    # Prefect's database is in the data home; nothing in the working directory.
+    assert (home / "prefect/prefect.db").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]
+
+    # PREFECT_API_URL is honoured: another data home's run goes to this server, and no server starts for it.
+    other = tmp_path / "other"
+    cli(other, "run", "--run-id", "elsewhere", "--base-docs", "1", "--criteria", "semantic_tagging",
+        PREFECT_API_URL=url)
+    assert not (other / "prefect/server.json").exists()
+    assert {r["name"] for r in api(url, "/flow_runs/filter", {})} == {"named", "elsewhere"}
+
+    stopped = cli(home, "server", "stop")
+    assert f"pid {state['pid']}" in stopped.stdout and not alive(state["pid"])
+    assert cli(home, "server", "status", check=False).returncode == 3
+    assert "no local Prefect server" in cli(home, "server", "stop").stdout
+
+
+def test_first_run_starts_the_server_and_a_slow_start_says_what_to_do(home: Path) -> None:
+    failed = cli(home, "server", "start", check=False, ACCESSBENCH_SERVER_START_TIMEOUT="0.5")
+    assert failed.returncode == 1
+    assert "did not answer within 0 s" in failed.stderr or "did not answer within 1 s" in failed.stderr
+    assert "ACCESSBENCH_SERVER_START_TIMEOUT=600" in failed.stderr and "Traceback" not in failed.stderr
+    assert processes_of(home) == [] and not (home / "prefect/server.json").exists()
+
+    run = cli(home, "run", "--run-id", "first", "--base-docs", "1", "--criteria", "semantic_tagging")
+    assert "started the local Prefect server" in run.stderr
+    assert cli(home, "server", "status").returncode == 0
+
+
+def test_sigterm_of_a_run_leaves_no_process_it_started(home: Path, synthetic_dataset: Path) -> None:
+    cli(home, "server", "start")
+    server_pid = _state(home)["pid"]
+    # A high DPI keeps the render stage busy long enough to stop the run in the middle of it.
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset),
+                             "--run-id", "t", "--dpi", "400"], env=server_env(home), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    done = home / "artifacts/render/_staging/run=t/_done"
+    deadline = time.monotonic() + 300
+    while not (done.exists() and any(done.iterdir())):
+        assert proc.poll() is None, "the run finished before it could be stopped"
+        assert time.monotonic() < deadline, "render stage never started"
+        time.sleep(0.05)
+    started = descendants(proc.pid)
+    assert started  # the per-document worker processes
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode in (130, 143) and "Traceback" not in stderr
+    deadline = time.monotonic() + 30
+    while [pid for pid in started if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert [pid for pid in started if alive(pid)] == []
+    assert alive(server_pid)  # the shared server is not the run's: it stays for the next command

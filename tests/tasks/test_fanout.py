@@ -1,0 +1,78 @@
+"""`--runner dask`: per-document work as Prefect task runs on a 2-worker LocalCluster, the same rows as local."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tasks.context import check_runner
+from tests.flows.prefect_server import REPO, api, cli, processes_of
+
+pytest.importorskip("prefect_dask", reason="the dask extra: pip install -e '.[dask]'")
+
+
+def test_runner_names_are_checked() -> None:
+    assert check_runner("dask://10.0.0.5:8786") == "dask://10.0.0.5:8786"
+    for bad in ("spark", "dask://", "dask://host", "tcp://host:8786"):
+        with pytest.raises(ValueError, match="dask://HOST:PORT"):
+            check_runner(bad)
+
+
+def test_a_bad_runner_is_refused_before_prefect_is_imported(tmp_path: Path) -> None:
+    """Prefect reads PREFECT_API_URL when imported: importing it before the server is chosen loses the server."""
+    code = ("import sys; from flows.cli import main; code = main(['run', '--runner', 'spark']); "
+            "print(code, 'prefect' in sys.modules)")
+    env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.stdout.split() == ["2", "False"], result.stderr
+    assert "dask://HOST:PORT" in result.stderr
+
+
+def _tables(home: Path, run_id: str) -> dict[str, tuple[int, str]]:
+    """Every artifact table of a run as (rows, digest of its sorted rows), free of run id and data home path."""
+    digests = {}
+    for path in sorted((home / "artifacts").glob(f"*/run={run_id}/*.parquet")):
+        rows = []
+        for row in pq.read_table(path).to_pylist():
+            # input_hash hashes `evidence`, which names crops under the data home; `evidence` itself is compared.
+            row = {k: v for k, v in row.items() if k not in {"run_id", "input_hash"}}
+            rows.append(json.dumps(row, sort_keys=True, default=str).replace(str(home), "<home>"))
+        digests[f"{path.parent.parent.name}/{path.name}"] = (
+            len(rows), hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest())
+    return digests
+
+
+@pytest.fixture
+def homes(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    yield local, dask
+    cli(local, "server", "stop", check=False)
+    assert processes_of(local) == []
+
+
+@pytest.mark.slow
+def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, Path]) -> None:
+    local, dask = homes
+    cli(local, "run", "--run-id", "a", "--base-docs", "1")
+    url = json.loads((local / "prefect/server.json").read_text())["port"]
+    api_url = f"http://127.0.0.1:{url}/api"
+    # Another data home, so nothing is reused from the local run; the same server, to see the task runs.
+    cli(dask, "run", "--run-id", "b", "--base-docs", "1", "--runner", "dask", "--workers", "2",
+        PREFECT_API_URL=api_url)
+    expected, got = _tables(local, "a"), _tables(dask, "b")
+    assert set(got) == set(expected) and len(got) > 20
+    assert {name: rows for name, (rows, _) in got.items()} == {name: rows for name, (rows, _) in expected.items()}
+    assert got == expected
+    flow_run = next(r for r in api(api_url, "/flow_runs/filter", {}) if r["name"] == "b")
+    names = {t["name"] for t in api(api_url, "/task_runs/filter",
+                                    {"flow_runs": {"id": {"any_": [flow_run["id"]]}}})}
+    assert {"render batch 0", "layout batch 0", "extract batch 0", "transcript batch 0"} <= names
+    assert (dask / "dask").is_dir()  # the cluster's scratch files stay in the data home
