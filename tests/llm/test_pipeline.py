@@ -23,7 +23,10 @@ def varied(body: dict[str, Any]) -> Reply:
     key back in its summaries and in some errors."""
     if random.random() < 0.1:
         return error(500, f"upstream failed for key {SECRET} (Authorization: Bearer {SECRET})")
-    return chat(judgment_json(random.choice(["passed", "failed", "cannot_tell"]), summary=f"checked with {SECRET}"))
+    label = random.choice(["passed", "failed", "cannot_tell"])
+    issues = [{"sub_criterion": "heading_nesting", "location": "page 1, first heading", "problem": "H1 then H3",
+               "remediation": "retag the H3 as H2"}] if label == "failed" else []
+    return chat(judgment_json(label, issues=issues, summary=f"checked with {SECRET}"))
 
 
 def run_cli(home: Path, *args: str, expect: int = 0, key: str | None = SECRET) -> subprocess.CompletedProcess[str]:
