@@ -14,10 +14,25 @@ BUILD_TOOLS := "setuptools>=77,<81" "pip>=24,<27"
 CHECK := $(BIN)/python -S .ci/check_supply_chain.py
 
 # Every file pip downloads must match a hash in the lock; the project itself adds no dependency.
+# uv installs from the same hashed lock in seconds with a warm cache: the uv on PATH if there is one,
+# else the lock's own uv, installed first by pip with its hashes. ACCESSBENCH_INSTALLER=pip skips uv.
+INSTALLER ?= $(or $(ACCESSBENCH_INSTALLER),uv)
 $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --require-hashes -r requirements.lock
-	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
+	@if [ "$(INSTALLER)" = uv ]; then \
+	  uv=$$(command -v uv || true); \
+	  if [ -z "$$uv" ]; then \
+	    awk '/^uv==/{p=1} p{print; if ($$0 !~ /\\$$/) exit}' requirements.lock > $(VENV)/uv-requirement.txt; \
+	    $(BIN)/python -m pip install -q --require-hashes -r $(VENV)/uv-requirement.txt || exit 1; \
+	    uv=$(BIN)/uv; \
+	  fi; \
+	  echo "installing with $$uv"; \
+	  $$uv pip install -q --python $(BIN)/python --require-hashes -r requirements.lock && \
+	  $$uv pip install -q --python $(BIN)/python --no-deps --no-build-isolation -e .; \
+	else \
+	  $(BIN)/python -m pip install -q --require-hashes -r requirements.lock && \
+	  $(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .; \
+	fi
 	$(CHECK)
 	touch $(STAMP)
 
