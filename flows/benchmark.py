@@ -21,10 +21,14 @@ from pydantic import Field
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, check_runner, new_run_id
 from tasks.fanout import fanout_for
+from tasks.isolation import shared_workers
 from tasks.prefect_tasks import run_stage
 from tasks.registry import STAGE_LIST, STAGES, downstream_of, upstream_closure
 from warehouse.home import resolve_home
 from warehouse.store import now
+
+# Stages whose per-document work runs in worker processes (tasks.runner StageIO.per_key isolated=True).
+PER_DOCUMENT_STAGES = frozenset({"render", "layout", "extract", "transcript"})
 
 # The form offers each criterion by name; the list itself lives in judges.criteria.
 Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
@@ -81,7 +85,10 @@ def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str,
     plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
     results = []
     try:
-        with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"):
+        # One pool of worker processes serves every per-document stage of the run (local runner).
+        preload = [STAGES[name].body.__module__ for name, _ in plan if name in PER_DOCUMENT_STAGES]
+        local = cfg.workers if cfg.runner == "local" else 1
+        with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload):
             for name, forced in plan:
                 row = run_stage(cfg, name, force=forced)
                 results.append({"stage": name, "status": row.status, "rows": row.row_count,

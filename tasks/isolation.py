@@ -8,13 +8,78 @@ Two workers also use both cores of a laptop.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing as mp
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from multiprocessing.pool import AsyncResult, Pool
 from typing import Any
 
 POLL_S = 0.05
+
+
+class WorkerPool:
+    """Spawned worker processes kept for every stage of one run.
+
+    Starting a spawned pool costs about a second of interpreter start and imports per stage; a run
+    keeps one pool, started (and its modules imported) while the corpus stage runs. A pool whose
+    work was abandoned (a time limit, an interrupt) is terminated and started again on next use.
+    """
+
+    def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
+        self.workers = max(1, workers)
+        self.preload = tuple(preload)
+        self._pool: Pool | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Pool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = _new_pool(mp.get_context("spawn"), self.workers, self.preload)
+            return self._pool
+
+    def reset(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+_shared: WorkerPool | None = None
+
+
+@contextmanager
+def shared_workers(workers: int, preload: Sequence[str] = ()) -> Iterator[WorkerPool]:
+    """Within the block, isolated work with `workers` processes reuses one pool; stopped on the way out."""
+    global _shared
+    pool = WorkerPool(workers, preload)
+    if workers > 1 and preload:
+        pool.get()  # start now: the workers import while the caller does other work
+    previous, _shared = _shared, pool
+    try:
+        yield pool
+    finally:
+        _shared = previous
+        pool.reset()
+
+
+def in_a_worker(fn: Callable[..., Any], *args: Any) -> Any:
+    """`fn(*args)` in one of the run's shared worker processes (in this process without one).
+
+    For up-front checks that load what the workers will use anyway (a layout model): the worker
+    keeps it, and this process never pays for it.
+    """
+    if _shared is None or _shared.workers <= 1:
+        return fn(*args)
+    return _shared.get().apply(fn, args)
+
+
+def _preload(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        importlib.import_module(name)
 
 
 class DocumentTimeout(Exception):
@@ -36,9 +101,11 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                 yield index, exc
         return
     pending = list(range(len(args)))[::-1]
-    context = mp.get_context("spawn")  # never fork a process that may hold Prefect's threads
-    pool = _new_pool(context, workers)
+    shared = _shared if _shared is not None and _shared.workers == max(1, workers) else None
+    owner = shared or WorkerPool(workers)
+    pool = owner.get()
     running: dict[int, tuple[AsyncResult[Any], float]] = {}
+    clean = False
     try:
         while pending or running:
             while pending and len(running) < max(1, workers):
@@ -55,20 +122,22 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                        if timeout_s is not None and time.monotonic() - started > timeout_s]
             if overdue:
                 # A pool cannot cancel one task: stop all workers, requeue the innocent ones.
-                pool.terminate()
-                pool.join()
+                owner.reset()
                 for index in overdue:
                     running.pop(index)
                     yield index, DocumentTimeout(f"processing took longer than {timeout_s:.0f} s")
                 pending.extend(sorted(running, reverse=True))
                 running.clear()
-                pool = _new_pool(context, workers)
+                pool = owner.get()
             elif not finished:
                 time.sleep(POLL_S)
+        clean = True
     finally:
-        pool.terminate()
-        pool.join()
+        # A shared pool outlives this call unless work was abandoned in it (an interrupt, a caller
+        # that stopped reading); a private one always goes.
+        if shared is None or not clean:
+            owner.reset()
 
 
-def _new_pool(context: Any, workers: int) -> Pool:
-    return context.Pool(max(1, workers), maxtasksperchild=200)
+def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = ()) -> Pool:
+    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload, initargs=(preload,))

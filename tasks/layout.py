@@ -14,6 +14,7 @@ from extractors.errors import ExtractionError
 from extractors.layout import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA, get_backend, layout_file
 from judges.criteria import SPECS
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.isolation import in_a_worker
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -43,10 +44,16 @@ def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[st
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
 
 
+def check_backend(name: str, weights: str | None) -> None:
+    """Load the backend (kept by this process for its documents); raises LayoutBackendError."""
+    get_backend(name, weights)
+
+
 def layout_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    get_backend(cfg.layout_backend, cfg.layout_weights)  # a misconfigured backend fails the stage up front
     docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
+    if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
+        in_a_worker(check_backend, cfg.layout_backend, cfg.layout_weights)
     work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
     return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
                       isolated=True, same=content_key)

@@ -7,6 +7,7 @@ features, entirely offline, and stores ``[x0, y0, x1, y1, class]`` rows on
 
 from __future__ import annotations
 
+import importlib
 import sys
 import threading
 from pathlib import Path
@@ -87,6 +88,23 @@ def tuned_layout_function() -> Any:
     return get_layout
 
 
+def _import_pymupdf_layout() -> None:
+    """Import pymupdf-layout, deferred by :mod:`extractors` (see there), without its default model.
+
+    Its import builds a model with default sessions unless ``pymupdf._get_layout`` is set; ours
+    (:func:`tuned_layout_function`) replaces it right after, so the default one is never built.
+    """
+    if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
+        del sys.modules["pymupdf.layout"]
+        if pymupdf._get_layout is None:
+            pymupdf._get_layout = _not_loaded
+    importlib.import_module("pymupdf.layout")
+
+
+def _not_loaded(*args: Any, **kwargs: Any) -> Any:
+    raise LayoutBackendError("the pymupdf layout model is not loaded yet")
+
+
 @register_backend("pymupdf")
 class PyMuPDFLayoutBackend:
     """Regions from ``page.get_layout()``; image and vector-graphic areas are added as figures."""
@@ -100,7 +118,7 @@ class PyMuPDFLayoutBackend:
                 "drop the weights argument, or choose backend='fasterrcnn' to load weights from a file"
             )
         try:
-            import pymupdf.layout
+            _import_pymupdf_layout()
         except ImportError as exc:
             raise LayoutBackendError(
                 "the 'pymupdf' layout backend needs the bundled model: pip install 'pymupdf-layout>=2,<3'"

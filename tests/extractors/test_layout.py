@@ -261,3 +261,27 @@ def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_fin
         finally:
             pymupdf._get_layout = tuned_fn
         assert doc[0].layout_information == tuned
+
+
+def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_figure_pdf: Path) -> None:
+    """pymupdf imports its layout model at import; extractors defers it to the layout backend."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, io, contextlib, corpus.screening, pymupdf\n"
+        "assert pymupdf._get_layout is None and sys.modules['pymupdf.layout'] is None\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), pymupdf.open(sys.argv[1]) as doc:\n"
+        "    doc[0].find_tables()\n"
+        "assert out.getvalue() == '', out.getvalue()  # no 'consider pymupdf_layout' hint\n"
+        "from extractors.layout import get_backend\n"
+        "with pymupdf.open(sys.argv[1]) as doc:\n"
+        "    kinds = {r.kind for r in get_backend('pymupdf').detect(doc[0])}\n"
+        "assert {'table', 'figure'} <= kinds, kinds\n"
+        "assert getattr(pymupdf._get_layout, 'accessbench_tuned', False)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script, str(table_and_figure_pdf)], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

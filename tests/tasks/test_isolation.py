@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import time
 
-from tasks.isolation import DocumentTimeout, run_isolated
+from tasks.isolation import DocumentTimeout, in_a_worker, run_isolated, shared_workers
 
 
 def slow_or_fast(arg: int) -> int:
@@ -26,3 +27,47 @@ def test_overdue_document_times_out_and_the_rest_finish() -> None:
 
 def test_in_process_when_single_worker_and_no_limit() -> None:
     assert dict(run_isolated(slow_or_fast, [1, 4], workers=1, timeout_s=None)) == {0: 10, 1: 40}
+
+
+def worker_pid(arg: int) -> int:
+    import os
+
+    return os.getpid()
+
+
+def worker_has_imported(name: str) -> bool:
+    import sys
+
+    return name in sys.modules
+
+
+def test_one_pool_serves_every_stage_of_a_run_and_is_gone_after_it() -> None:
+    with shared_workers(2, preload=["tasks.render"]) as pool:
+        first = set(dict(run_isolated(worker_pid, [0, 1, 2, 3], workers=2, timeout_s=60)).values())
+        second = set(dict(run_isolated(worker_pid, [0, 1, 2, 3], workers=2, timeout_s=60)).values())
+        assert second <= first and os.getpid() not in first  # the same worker processes, not this one
+        assert in_a_worker(worker_has_imported, "tasks.render")  # preloaded while the caller went on
+        assert in_a_worker(worker_pid, 0) in first
+        processes = list(pool.get()._pool)  # type: ignore[attr-defined]
+    for process in processes:
+        process.join(timeout=10)
+        assert not process.is_alive()
+
+
+def test_a_time_limit_replaces_the_shared_pool_and_the_run_goes_on() -> None:
+    with shared_workers(2, preload=[]):
+        before = set(dict(run_isolated(worker_pid, [0, 1], workers=2, timeout_s=60)).values())
+        results = dict(run_isolated(slow_or_fast, [0, 2, 4], workers=2, timeout_s=3))
+        assert isinstance(results[1], DocumentTimeout) and results[0] == 0 and results[2] == 40
+        after = set(dict(run_isolated(worker_pid, [0, 1], workers=2, timeout_s=60)).values())
+        assert not before & after  # the stuck worker went with its pool
+
+
+def test_work_the_caller_abandons_does_not_block_the_shared_pool() -> None:
+    with shared_workers(2, preload=[]):
+        results = run_isolated(slow_or_fast, [0, 2, 2], workers=2, timeout_s=None)
+        assert next(results) == (0, 0)
+        results.close()  # the caller stops reading (an interrupt) while a document still runs
+        started = time.monotonic()
+        assert dict(run_isolated(slow_or_fast, [1, 4], workers=2, timeout_s=None)) == {0: 10, 1: 40}
+        assert time.monotonic() - started < 30  # not behind the stuck document's 60 s

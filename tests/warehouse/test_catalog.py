@@ -49,7 +49,11 @@ def test_query_works_while_another_process_holds_the_warehouse_file(tmp_path: Pa
             duckdb.connect(str(tmp_path / catalog.WAREHOUSE_FILE), read_only=True)
         _, rows = catalog.query(tmp_path, TABLES, "select count(*) from things")  # ... and queries don't need it
         assert rows == [(1,)]
-        assert catalog.refresh(tmp_path, TABLES, wait_s=0.3) is False  # refresh gives up instead of crashing
+        # Nothing changed: the views stand, so refresh does not even need the file.
+        assert catalog.refresh(tmp_path, TABLES, wait_s=0.3) is True
+        # A new table changes the views: refresh needs the file, and gives up instead of crashing.
+        ArtifactStore(tmp_path).write_table("judge", "r", "later", [{"run_id": "r", "doc_id": "b"}], SCHEMA)
+        assert catalog.refresh(tmp_path, TABLES, wait_s=0.3) is False
     finally:
         holder.kill()
         holder.wait()
@@ -61,3 +65,25 @@ def test_warehouse_file_has_views_for_other_tools(tmp_path: Path) -> None:
     con = duckdb.connect(str(tmp_path / catalog.WAREHOUSE_FILE), read_only=True)
     assert con.execute("select doc_id from things").fetchall() == [("a",)]
     con.close()
+
+
+def test_views_are_rewritten_only_when_they_change(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    store.write_table("extract", "r", "things", [{"run_id": "r", "doc_id": "a"}], SCHEMA)
+    warehouse = tmp_path / catalog.WAREHOUSE_FILE
+    assert catalog.refresh(tmp_path, TABLES)
+    written = warehouse.stat().st_mtime_ns
+    store.write_table("extract", "r2", "things", [{"run_id": "r2", "doc_id": "b"}], SCHEMA)  # same views
+    assert catalog.refresh(tmp_path, TABLES)
+    assert warehouse.stat().st_mtime_ns == written
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert sorted(con.execute("select doc_id from things").fetchall()) == [("a",), ("b",)]  # globs see r2
+    assert con.execute("select count(*) from later").fetchall() == [(0,)]
+    con.close()
+    store.write_table("judge", "r", "later", [{"run_id": "r", "doc_id": "c"}], SCHEMA)  # a table's first files
+    assert catalog.refresh(tmp_path, TABLES)
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert con.execute("select doc_id from later").fetchall() == [("c",)]
+    con.close()
+    warehouse.unlink()  # a deleted warehouse file is written again
+    assert catalog.refresh(tmp_path, TABLES) and warehouse.exists()
