@@ -362,7 +362,10 @@ class ArtifactStore:
 
     def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
         """Any run that completed `stage` for exactly these inputs and config."""
-        for row in self.stage_runs():
+        # Each run's state of a stage is one file named by the stage: read only those.
+        paths = (self.artifacts / STATE / "stage_runs").glob(f"run=*/{stage}.parquet")
+        for row in sorted((StageRun(**pq.read_table(p).to_pylist()[0]) for p in paths),
+                          key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC))):
             done = row.status in {"completed", "reused"} and self.run_dir(stage, row.run_id).exists()
             if row.stage == stage and row.input_hash == input_hash and done:
                 return row
