@@ -4,8 +4,9 @@
 `--runner dask://HOST:PORT` uses an existing scheduler (a real cluster, whose workers have
 AccessBench installed and see the data home at the same path). The stage runner stays in charge:
 it persists each batch's results as they arrive, so resume, reuse and error rows are the same as
-with the local runner. A document whose work raises is its error row; `--doc-timeout` is enforced by
-the local runner only (a Dask worker cannot be interrupted in the middle of a document).
+with the local runner. A document whose work raises is its error row; `--doc-timeout` is enforced in
+a child process each Dask worker keeps (on a cluster whose workers are daemonic, Dask's default
+outside `--runner dask`, documents run unlimited in the worker).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
 from tasks.context import check_runner
+from tasks.isolation import kept_workers, run_isolated
 
 BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
 
@@ -37,8 +39,18 @@ def current_fanout() -> Callable[..., Iterator[tuple[int, Any]]] | None:
 
 
 @task(name="documents", task_run_name="{stage} batch {index}", cache_policy=NO_CACHE)
-def process_batch(fn: Callable[[Any], Any], items: list[Any], stage: str, index: int) -> list[Any]:
-    """One batch of per-document work; a document that raises yields its exception (its error row)."""
+def process_batch(fn: Callable[[Any], Any], items: list[Any], stage: str, index: int,
+                  timeout_s: float | None = None) -> list[Any]:
+    """One batch of per-document work; a document that raises yields its exception (its error row).
+
+    With a time limit each document runs in a child process the Dask worker keeps (as the local
+    runner's workers do), so a document stuck in C code becomes a `timeout` error and the batch goes
+    on. A daemonic Dask worker may not have children: there the work runs in the worker, unlimited.
+    """
+    pool = kept_workers(1) if timeout_s is not None else None
+    if pool is not None:
+        done = dict(run_isolated(fn, items, workers=1, timeout_s=timeout_s, pool=pool))
+        return [done[i] for i in range(len(items))]
     results: list[Any] = []
     for item in items:
         try:
@@ -65,7 +77,8 @@ class DaskFanOut:
         futures = {}
         for number, batch in enumerate(batches):
             future = self.task_runner.submit(process_batch, {"fn": fn, "items": [args[i] for i in batch],
-                                                             "stage": self.stage, "index": number})
+                                                             "stage": self.stage, "index": number,
+                                                             "timeout_s": timeout_s})
             futures[future] = batch
         for future in as_completed(list(futures)):
             batch = futures[future]
@@ -88,6 +101,8 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
         return
     # Dask's INFO lines (cluster start, connections) would bury the run's own output; workers inherit this.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
+    # Workers may start the child process that enforces --doc-timeout (Dask makes them daemonic).
+    os.environ["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
     # Dask's own temporary files (workspace locks) go to the data home too, not to /tmp.
     os.environ["DASK_TEMPORARY_DIRECTORY"] = str(scratch)
     try:
@@ -95,6 +110,9 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
     except ImportError:
         raise ImportError("--runner dask needs prefect-dask: pip install 'accessbench[dask]'") from None
     if runner == "dask":
+        import dask
+
+        dask.config.set({"distributed.worker.daemon": False})  # as the variable above, if dask came first
         task_runner = DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
                                                      "processes": True, "host": "127.0.0.1",
                                                      "dashboard_address": None,

@@ -8,6 +8,7 @@ Two workers also use both cores of a laptop.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import multiprocessing as mp
 import threading
@@ -37,7 +38,10 @@ class WorkerPool:
     def get(self) -> Pool:
         with self._lock:
             if self._pool is None:
-                self._pool = _new_pool(mp.get_context("spawn"), self.workers, self.preload)
+                pool = _new_pool(mp.get_context("spawn"), self.workers, self.preload)
+                # Wait for a started worker, so starting processes never counts against a document's time.
+                pool.apply(_ready)
+                self._pool = pool
             return self._pool
 
     def reset(self) -> None:
@@ -57,7 +61,7 @@ def shared_workers(workers: int, preload: Sequence[str] = ()) -> Iterator[Worker
     global _shared
     pool = WorkerPool(workers, preload)
     if workers > 1 and preload:
-        pool.get()  # start now: the workers import while the caller does other work
+        threading.Thread(target=pool.get, daemon=True).start()  # the workers start while the caller goes on
     previous, _shared = _shared, pool
     try:
         yield pool
@@ -77,6 +81,10 @@ def in_a_worker(fn: Callable[..., Any], *args: Any) -> Any:
     return _shared.get().apply(fn, args)
 
 
+def _ready() -> bool:
+    return True
+
+
 def _preload(modules: tuple[str, ...]) -> None:
     for name in modules:
         importlib.import_module(name)
@@ -86,12 +94,30 @@ class DocumentTimeout(Exception):
     """The document took longer than its time limit."""
 
 
-def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int, timeout_s: float | None
-                 ) -> Iterator[tuple[int, Any]]:
+_kept: WorkerPool | None = None
+
+
+def kept_workers(workers: int) -> WorkerPool | None:
+    """A pool kept for the life of this process (a Dask worker's), or None where this process may not
+    have children (a daemonic process, as Dask workers are unless started with daemon off)."""
+    global _kept
+    if mp.current_process().daemon:
+        return None
+    if _kept is None or _kept.workers != max(1, workers):
+        if _kept is not None:
+            _kept.reset()
+        _kept = WorkerPool(workers)
+        atexit.register(_kept.reset)
+    return _kept
+
+
+def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int, timeout_s: float | None,
+                 pool: WorkerPool | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (index, result or exception) for `fn(args[i])`, as results arrive.
 
     `fn` must be a picklable top-level function. With one worker and no time limit the work runs
-    in this process (cheap for small runs and for debugging).
+    in this process (cheap for small runs and for debugging). Worker processes come from `pool`,
+    else the run's shared pool (see `shared_workers`), else a pool for this call.
     """
     if workers <= 1 and timeout_s is None:
         for index, arg in enumerate(args):
@@ -101,7 +127,7 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                 yield index, exc
         return
     pending = list(range(len(args)))[::-1]
-    shared = _shared if _shared is not None and _shared.workers == max(1, workers) else None
+    shared = pool or (_shared if _shared is not None and _shared.workers == max(1, workers) else None)
     owner = shared or WorkerPool(workers)
     pool = owner.get()
     running: dict[int, tuple[AsyncResult[Any], float]] = {}

@@ -76,3 +76,20 @@ def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, 
                                     {"flow_runs": {"id": {"any_": [flow_run["id"]]}}})}
     assert {"render batch 0", "layout batch 0", "extract batch 0", "transcript batch 0"} <= names
     assert (dask / "dask").is_dir()  # the cluster's scratch files stay in the data home
+
+
+
+def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
+    """What a Dask worker runs for one batch: each document in the worker's kept child process."""
+    import time
+
+    from tasks.fanout import process_batch
+    from tasks.isolation import DocumentTimeout
+    from tests.tasks.test_isolation import slow_or_fast  # a light module for the child to import
+
+    started = time.monotonic()
+    results = process_batch.fn(slow_or_fast, [0, 2, 3, 4], "extract", 0, timeout_s=3)
+    assert time.monotonic() - started < 30
+    assert results[0] == 0 and results[3] == 40
+    assert isinstance(results[1], DocumentTimeout) and isinstance(results[2], ValueError)
+    assert process_batch.fn(slow_or_fast, [1], "extract", 1, timeout_s=None) == [10]  # no limit: in the worker
