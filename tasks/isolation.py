@@ -129,14 +129,14 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
     pending = list(range(len(args)))[::-1]
     shared = pool or (_shared if _shared is not None and _shared.workers == max(1, workers) else None)
     owner = shared or WorkerPool(workers)
-    pool = owner.get()
+    processes = owner.get()
     running: dict[int, tuple[AsyncResult[Any], float]] = {}
     clean = False
     try:
         while pending or running:
             while pending and len(running) < max(1, workers):
                 index = pending.pop()
-                running[index] = (pool.apply_async(fn, (args[index],)), time.monotonic())
+                running[index] = (processes.apply_async(fn, (args[index],)), time.monotonic())
             finished = [i for i, (result, _) in running.items() if result.ready()]
             for index in finished:
                 result, _ = running.pop(index)
@@ -154,7 +154,7 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                     yield index, DocumentTimeout(f"processing took longer than {timeout_s:.0f} s")
                 pending.extend(sorted(running, reverse=True))
                 running.clear()
-                pool = owner.get()
+                processes = owner.get()
             elif not finished:
                 time.sleep(POLL_S)
         clean = True
