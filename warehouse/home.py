@@ -34,11 +34,13 @@ def is_url(value: str | os.PathLike[str] | None) -> bool:
 
 
 def home_for_url(url: str) -> Path:
-    """The local home of `--home s3://bucket/prefix`: $ACCESSBENCH_HOME, else ./.accessbench/s3/<bucket>/<prefix>."""
+    """The local home of `--home s3://bucket/prefix`: `<$ACCESSBENCH_HOME or ./.accessbench>/s3/<bucket>/<prefix>`.
+
+    One S3 location always gets the same local home (Prefect state, locks, scratch), which never
+    holds the tables of another.
+    """
     where = parse_s3_url(url)
-    if os.environ.get(HOME_ENV):
-        return resolve_home()
-    return resolve_home(Path(DEFAULT_HOME) / "s3" / where.bucket / where.prefix)
+    return resolve_home(Path(os.environ.get(HOME_ENV) or DEFAULT_HOME) / "s3" / where.bucket / where.prefix)
 
 
 def recorded_artifacts(home: Path) -> str | None:
