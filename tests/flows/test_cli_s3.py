@@ -102,6 +102,17 @@ def test_second_run_reuses_every_stage_from_s3(runs: Runs) -> None:
     assert "judge: skipped (inputs and config unchanged)" in again.stderr
 
 
+def test_rerun_of_one_stage_rewrites_only_it_on_s3(runs: Runs) -> None:
+    started = "select stage, cast(started as varchar) as started from stage_runs where run_id = 'r1'"
+    before = {row["stage"]: row["started"] for row in runs.sql(runs.s3_home, started)}
+    objects_before = objects(runs.endpoint, runs.bucket)
+    runs.cli(runs.s3_home, "rerun", "--run", "r1", "--stage", "judge")
+    after = {row["stage"]: row["started"] for row in runs.sql(runs.s3_home, started)}
+    assert {stage for stage in before if after[stage] != before[stage]} == {"judge"}
+    unchanged = "bench/extract/run=r1/struct_elements.parquet"
+    assert objects(runs.endpoint, runs.bucket)[unchanged] == objects_before[unchanged]
+
+
 def test_credentials_are_written_nowhere(runs: Runs) -> None:
     secrets = [SECRET_KEY, ACCESS_KEY]
     for key, blob in objects(runs.endpoint, runs.bucket).items():
