@@ -184,3 +184,20 @@ def test_cli_home_url_gets_a_local_home_of_its_own(tmp_path: Path, aws: str, mon
     assert json.loads((local / BINDING_FILE).read_text()) == {"url": f"s3://{bucket}/p"}
     assert main(["--home", f"s3://{bucket}/p", "--artifacts", f"s3://{bucket}/q", "runs"]) == EXIT_FAILED
     assert "disagree" in capsys.readouterr().err
+
+
+def test_review_decisions_are_stored_and_queried_on_s3(tmp_path: Path, aws: str) -> None:
+    from datetime import UTC, datetime
+
+    from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA, add_resolution, latest_resolutions
+
+    home, bucket = _s3_home(tmp_path, aws)
+    store = ArtifactStore(home)
+    decision = {"run_id": "r1", "item_id": "i1", "doc_id": "a", "criterion": "table_structure", "page": 1}
+    first = add_resolution(store, {**decision, "label": "failed", "resolved_at": datetime(2026, 1, 1, tzinfo=UTC)})
+    add_resolution(store, {**decision, "label": "passed", "resolved_at": datetime(2026, 1, 2, tzinfo=UTC)})
+    assert first.startswith(f"s3://{bucket}/bench/team-a/review/run=r1/resolutions/")
+    assert latest_resolutions(store, "r1")["i1"]["label"] == "passed"
+    spec = TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN)
+    _, rows = catalog.query(home, [spec], "select label from review_resolutions order by resolved_at")
+    assert rows == [("failed",), ("passed",)]
