@@ -4,28 +4,21 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
-
-import pytest
 
 ACCESS_KEY = "AKIATESTACCESSKEY0042"
 # Distinctive so a test can prove it was written nowhere (objects, the local home, messages).
 SECRET_KEY = "test-secret-7f3c9a1e-never-written"
 
 
-@pytest.fixture(scope="session")
-def s3_endpoint() -> Iterator[str]:
-    """The URL of a moto S3 server started for this test session (any free port)."""
+def start_server() -> tuple[object, str]:
+    """moto's S3 server on a free port of 127.0.0.1: (server, endpoint URL); stop it with `server.stop()`."""
     from moto.server import ThreadedMotoServer
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+    return server, f"http://{host}:{port}"
 
 
 def s3_env(endpoint: str) -> dict[str, str]:

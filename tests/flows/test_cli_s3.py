@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_endpoint, s3_env  # noqa: F401
+from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_env
 
 pytestmark = pytest.mark.slow
 # Two criteria keep each run short; every stage still runs.
@@ -49,7 +49,7 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Runs:  # noqa: F811
+def runs(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Runs:
     """Run r1 once with S3 artifacts and once in a plain local home."""
     root = tmp_path_factory.mktemp("s3-cli")
     found = Runs(s3_endpoint, new_bucket(s3_endpoint), root / "s3-home", root / "local-home")
@@ -125,7 +125,7 @@ def test_credentials_are_written_nowhere(runs: Runs) -> None:
     assert json.loads((runs.s3_home / "artifacts.json").read_text()) == {"url": runs.url}
 
 
-def test_unusable_s3_is_one_line_before_any_work(tmp_path: Path, s3_endpoint: str) -> None:  # noqa: F811
+def test_unusable_s3_is_one_line_before_any_work(tmp_path: Path, s3_endpoint: str) -> None:
     runs = Runs(s3_endpoint, "no-such-bucket", tmp_path / "home", tmp_path / "unused")
     result = runs.cli(runs.s3_home, "--artifacts", runs.url, *RUN, check=False)
     assert result.returncode == 1

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from flows.cli import EXIT_FAILED, main
-from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_endpoint, s3_env  # noqa: F401
+from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_env
 from warehouse import catalog
 from warehouse.artifact_roots import ArtifactRootError, S3Root, parse_s3_url
 from warehouse.catalog import ReadOnlyError, TableSpec
@@ -25,7 +25,7 @@ ROWS = [{"run_id": "r1", "doc_id": "a", "label": "failed"}, {"run_id": "r1", "do
 
 
 @pytest.fixture()
-def aws(monkeypatch: pytest.MonkeyPatch, s3_endpoint: str) -> str:  # noqa: F811 - the fixture imported above
+def aws(monkeypatch: pytest.MonkeyPatch, s3_endpoint: str) -> str:
     """Credentials and endpoint in the environment, as a user sets them; returns the endpoint."""
     for name in ("AWS_ENDPOINT_URL_S3", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_REGION",
                  "ACCESSBENCH_ARTIFACTS", "ACCESSBENCH_HOME"):
