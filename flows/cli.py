@@ -79,7 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="accessbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench)")
+    parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench); s3://BUCKET/PREFIX "
+                        "keeps the tables there and a local cache home under ./.accessbench/s3/")
+    parser.add_argument("--artifacts", metavar="s3://BUCKET/PREFIX",
+                        help="keep this home's final tables and run state on S3 (remembered by the home; default: "
+                             "$ACCESSBENCH_ARTIFACTS or <home>/artifacts); credentials from AWS_* variables")
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -173,6 +177,7 @@ def _global_options_everywhere(parser: argparse.ArgumentParser) -> None:
         if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
             for child in dict.fromkeys(action.choices.values()):
                 child.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+                child.add_argument("--artifacts", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
                 child.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                    help=argparse.SUPPRESS)
                 _global_options_everywhere(child)
@@ -190,13 +195,15 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from warehouse.home import resolve_home
+    from warehouse.artifact_roots import ArtifactRootError
     from warehouse.store import UnsafePathError, check_run_id
 
-    home = resolve_home(args.home)
-    if home.exists() and not home.is_dir():
-        return _error(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
-                      "when missing)")
+    try:
+        home = _open_home(args.home, args.artifacts)
+    except ArtifactRootError as exc:
+        return _error(str(exc), EXIT_FAILED)
+    except _HomeIsAFile as exc:
+        return _error(str(exc))
     # onnxruntime (the layout model) writes a device id and a telemetry database under
     # $XDG_CACHE_HOME as soon as it is imported: keep that inside the data home too.
     os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
@@ -218,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
                    "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy}
         return int(handler[args.command](home, args))
-    except ServerError as exc:
+    except (ServerError, ArtifactRootError) as exc:
         return _error(str(exc), EXIT_FAILED)
     except KeyboardInterrupt:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -230,6 +237,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class _HomeIsAFile(ValueError):
+    pass
+
+
+def _open_home(home_option: str | None, artifacts_option: str | None) -> Path:
+    """The local data home, its artifact root checked and (when one was named) recorded in it.
+
+    `--home s3://B/P` is `--artifacts s3://B/P` with a local home of its own under
+    `$ACCESSBENCH_HOME` (or ./.accessbench) `/s3/B/P`. A remote root is asked once, before any
+    work, so a wrong endpoint, missing bucket or bad credentials end the command with one line.
+    """
+    from warehouse.artifact_roots import ArtifactRootError, open_root
+    from warehouse.home import ARTIFACTS_ENV, artifact_url, bind_artifacts, home_for_url, is_url, resolve_home
+
+    asked = artifacts_option or os.environ.get(ARTIFACTS_ENV) or None
+    if isinstance(home_option, str) and is_url(home_option):
+        if asked and asked.rstrip("/") != home_option.rstrip("/"):
+            raise ArtifactRootError(f"--home {home_option} and --artifacts {asked} disagree: give one of them")
+        asked, home = home_option, home_for_url(home_option)
+    else:
+        home = resolve_home(home_option)
+    if home.exists() and not home.is_dir():
+        raise _HomeIsAFile(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
+                           "when missing)")
+    url = artifact_url(home, asked)
+    if url is not None:
+        open_root(url).check()
+        if asked:
+            bind_artifacts(home, url)
+    return home
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -225,7 +225,7 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
         previous is not None
         and previous.status in {"completed", "reused", "skipped"}
         and previous.input_hash == digest
-        and store.run_dir(stage.name, cfg.run_id).exists()
+        and store.has_outputs(stage.name, cfg.run_id)
     )
     if current and not force and previous is not None:
         console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")

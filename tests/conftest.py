@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,15 @@ def _ephemeral_prefect(monkeypatch: pytest.MonkeyPatch) -> None:
     Tests of the persistent server (tests/flows/test_server.py) undo this and stop what they start.
     """
     monkeypatch.setenv("ACCESSBENCH_PREFECT", "ephemeral")
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """The URL of moto's S3 server, started once for the session on 127.0.0.1 (tests/s3_server.py)."""
+    from tests.s3_server import start_server
+
+    server, endpoint = start_server()
+    try:
+        yield endpoint
+    finally:
+        server.stop()  # type: ignore[attr-defined]

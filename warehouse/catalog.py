@@ -7,6 +7,10 @@ file lock held while a run refreshes that file, and so it can be sandboxed: each
 pyarrow dataset over the current Parquet files, handed to DuckDB before DuckDB's own file access
 is switched off (`enable_external_access = false`) and its configuration locked. A query can then
 read the views and nothing else: no file, no directory listing, no extension, no setting.
+
+When the home keeps its tables on S3 the datasets read them through pyarrow's S3 file system
+(DuckDB's httpfs extension is neither needed nor loaded), and no `warehouse.duckdb` is written:
+its views would need httpfs and credentials inside DuckDB.
 """
 
 from __future__ import annotations
@@ -22,11 +26,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pyarrow.dataset as pads
-import pyarrow.parquet as pq
 
+from warehouse.artifact_roots import ArtifactRoot
 from warehouse.audit_metrics import AUDIT_METRIC_INPUTS, AUDIT_METRIC_VIEWS
 from warehouse.metrics import METRIC_INPUTS, METRIC_VIEWS
-from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE
+from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE, ArtifactStore
 
 WAREHOUSE_FILE = "warehouse.duckdb"
 # Settings fixed before a query runs; `lock_configuration` keeps a query from changing them back.
@@ -53,10 +57,13 @@ class TableSpec:
     schema: pa.Schema
     pattern: str | None = None  # files under artifacts/, when not `<stage>/run=*/<name>.parquet`
 
+    @property
+    def key_pattern(self) -> str:
+        """Its files relative to the artifact root."""
+        return self.pattern or f"{self.stage}/run=*/{self.name}.parquet"
+
     def glob(self, artifacts: Path) -> str:
-        if self.pattern:
-            return str(artifacts / self.pattern)
-        return str(artifacts / self.stage / "run=*" / f"{self.name}.parquet")
+        return str(artifacts / self.key_pattern)
 
 
 STATE_TABLES = (
@@ -65,8 +72,12 @@ STATE_TABLES = (
 )
 
 
+def _state_pattern(spec: TableSpec) -> str:
+    return f"{spec.stage}/run=*/*.parquet"
+
+
 def _state_glob(spec: TableSpec, artifacts: Path) -> str:
-    return str(artifacts / spec.stage / "run=*" / "*.parquet")
+    return str(artifacts / _state_pattern(spec))
 
 
 def _duck_type(type_: pa.DataType) -> str:
@@ -122,17 +133,16 @@ def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     return ddl
 
 
-def _dataset(glob: str, schema: pa.Schema) -> pads.Dataset | None:
-    """The Parquet files matching `glob` as one dataset, or None.
+def _dataset(root: ArtifactRoot, keys: list[str], schema: pa.Schema) -> pads.Dataset | None:
+    """The Parquet files at `keys` as one dataset, or None.
 
     Columns are unioned by name across the files and the declared schema, so a column added to a
     table since older runs were written reads as null for those runs.
     """
-    files = sorted(str(p) for p in Path("/").glob(glob.lstrip("/")) if p.is_file() and not p.is_symlink())
-    if not files:
+    if not keys:
         return None
-    unified = pa.unify_schemas([*(pq.read_schema(f) for f in files), schema], promote_options="permissive")
-    return pads.dataset(files, schema=unified, format="parquet")
+    unified = pa.unify_schemas([*root.read_schemas(keys), schema], promote_options="permissive")
+    return root.dataset(keys, unified)
 
 
 def _empty_view_sql(name: str, schema: pa.Schema) -> str:
@@ -145,13 +155,14 @@ def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnectio
 
     Never touches the warehouse file lock, and cannot read or write any file itself.
     """
-    artifacts = Path(home) / "artifacts"
+    root = ArtifactStore(home).root
     tables = list(tables)
+    specs = [(s, _state_pattern(s)) for s in STATE_TABLES] + [(s, s.key_pattern) for s in tables]
+    found = root.glob_many([pattern for _, pattern in specs])
     con = duckdb.connect(":memory:", config=SANDBOX_CONFIG)
     try:
-        specs = [(s, _state_glob(s, artifacts)) for s in STATE_TABLES] + [(s, s.glob(artifacts)) for s in tables]
-        for spec, glob in specs:
-            dataset = _dataset(glob, spec.schema)
+        for spec, pattern in specs:
+            dataset = _dataset(root, found[pattern], spec.schema)
             if dataset is None:
                 con.execute(_empty_view_sql(spec.name, spec.schema))
                 continue
@@ -184,8 +195,11 @@ def refresh(home: Path, tables: Iterable[TableSpec], wait_s: float = 5.0) -> boo
     """(Re)write the views into `<home>/warehouse.duckdb` for outside tools.
 
     Returns False (and leaves the old views, which still see new runs through their globs)
-    when another process holds the file open for longer than `wait_s`.
+    when another process holds the file open for longer than `wait_s`. A home whose tables are on
+    S3 gets no file.
     """
+    if ArtifactStore(home).remote:
+        return True  # nothing to write: the views would need DuckDB's httpfs (see the module doc)
     path = Path(home) / WAREHOUSE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     ddl = catalog_ddl(home, tables)

@@ -7,14 +7,12 @@ one, and the history stays queryable (`review_resolutions`).
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from warehouse.schema import conform
-from warehouse.store import ArtifactStore, atomic_write_parquet, check_run_id, inside, now
+from warehouse.store import ArtifactStore, check_run_id, now
 
 RESOLUTIONS_SCHEMA = pa.schema(
     [
@@ -32,23 +30,22 @@ RESOLUTIONS_SCHEMA = pa.schema(
 RESOLUTIONS_PATTERN = "review/run=*/resolutions/*.parquet"
 
 
-def resolutions_dir(store: ArtifactStore, run_id: str) -> Path:
-    return inside(store.home, store.artifacts / "review" / f"run={check_run_id(run_id)}" / "resolutions")
+def _folder(run_id: str) -> str:
+    return f"review/run={check_run_id(run_id)}/resolutions"
 
 
-def add_resolution(store: ArtifactStore, row: dict[str, Any]) -> Path:
+def add_resolution(store: ArtifactStore, row: dict[str, Any]) -> str:
+    """Store one decision; returns where it went (a path, or an s3:// URL)."""
     row = {**row, "resolved_at": row.get("resolved_at") or now()}
-    name = f"{row['resolved_at']:%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:6]}.parquet"
-    path = resolutions_dir(store, row["run_id"]) / name
-    atomic_write_parquet(conform([row], RESOLUTIONS_SCHEMA, "review_resolutions"), path)
-    return path
+    key = f"{_folder(row['run_id'])}/{row['resolved_at']:%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:6]}.parquet"
+    store.root.write(key, conform([row], RESOLUTIONS_SCHEMA, "review_resolutions"))
+    return store.root.location(key)
 
 
 def latest_resolutions(store: ArtifactStore, run_id: str) -> dict[str, dict[str, Any]]:
     """item_id → the most recent resolution of it."""
-    folder = resolutions_dir(store, run_id)
-    files = sorted(folder.glob("*.parquet")) if folder.exists() else []
-    rows = [r for p in files for r in pq.read_table(p).to_pylist()]
+    keys = store.root.glob(f"{_folder(run_id)}/*.parquet")
+    rows = [r for table in store.root.read_many(keys) for r in table.to_pylist()]
     latest: dict[str, dict[str, Any]] = {}
     for row in sorted(rows, key=lambda r: r["resolved_at"]):
         latest[row["item_id"]] = row
@@ -56,5 +53,4 @@ def latest_resolutions(store: ArtifactStore, run_id: str) -> dict[str, dict[str,
 
 
 def resolutions_digest(store: ArtifactStore, run_id: str) -> str:
-    folder = resolutions_dir(store, run_id)
-    return ",".join(sorted(p.name for p in folder.glob("*.parquet"))) if folder.exists() else ""
+    return ",".join(key.rpartition("/")[2] for key in store.root.glob(f"{_folder(run_id)}/*.parquet"))

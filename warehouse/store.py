@@ -1,15 +1,17 @@
-"""Parquet artifact store: `<home>/artifacts/<stage>/run=<id>/<table>.parquet`, written atomically.
+"""Parquet artifact store: `<root>/<stage>/run=<id>/<table>.parquet`, written atomically.
 
-Every file is written to a temporary name in the same folder and renamed into place, so a
+The root is `<home>/artifacts` or an S3 location (`warehouse.artifact_roots`). Every table is
+written whole or not at all (a rename into place locally, a completed upload on S3), so a
 reader sees the old table or the new one, never half of one. A stage that processes documents
 one by one writes each document's rows as a *part* under `<stage>/_staging/run=<id>/` with a
 done-marker; a killed run resumes from the parts whose marker exists, and the stage's final
 tables appear only when every document is done. Run and stage state live beside the data as
 Parquet too (`_state/`), so the DuckDB catalog can expose them without holding a lock.
+Staging parts and locks need a real file system: they stay in the local home, whatever the root.
 
 Run ids become folder names, so they must match RUN_ID_PATTERN; every path the store writes or
-deletes is checked to lie inside the data home after symlinks are resolved, and deletes never
-follow a symlink.
+deletes is checked to lie inside the data home (or under the S3 prefix) and deletes never follow
+a symlink (`warehouse.paths`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
-import shutil
 import socket
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -32,6 +32,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from warehouse.artifact_roots import ArtifactRoot, LocalRoot
+from warehouse.home import open_home_root
+from warehouse.paths import (  # noqa: F401 - re-exported: the store's path rules
+    RUN_ID_PATTERN,
+    UnsafePathError,
+    atomic_write_parquet,
+    check_run_id,
+    inside,
+    remove_tree,
+)
 from warehouse.schema import conform
 
 STAGE_RUNS_SCHEMA = pa.schema(
@@ -86,39 +96,6 @@ def owner_alive(owner: str | None) -> bool:
         return True
     return True
 
-# Letters, digits, '.', '_', '-'; starts with a letter or digit; at most 128 characters.
-RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
-
-class UnsafePathError(ValueError):
-    """A run id or path that would reach outside the data home."""
-
-
-def check_run_id(run_id: str) -> str:
-    """Return `run_id` if it is safe as a folder name, else raise UnsafePathError."""
-    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id):
-        raise UnsafePathError(
-            f"invalid run id {run_id!r}: use 1-128 letters, digits, '.', '_' or '-', starting with a letter "
-            "or digit (e.g. 2025-weekly.1)"
-        )
-    return run_id
-
-
-def inside(home: Path, path: Path) -> Path:
-    """`path` if it lies inside `home` once symlinks in its folders are resolved; else raise.
-
-    The last component is not resolved: a symlink there is the object acted on (replaced or
-    unlinked), never its target.
-    """
-    root = Path(home).resolve()
-    path = Path(path)
-    # A last component of '..' or '.' names a folder, not an entry: resolve it like the rest.
-    where = path.resolve() if path.name in ("", ".", "..") else path.parent.resolve() / path.name
-    if where != root and not where.is_relative_to(root):
-        raise UnsafePathError(f"refusing to touch {path}: it resolves outside the data home {root}")
-    return where
-
-
 class StageBusy(RuntimeError):
     """Another process is writing the same stage of the same run."""
 
@@ -147,17 +124,6 @@ def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def remove_tree(home: Path, path: Path) -> None:
-    """Delete the folder `path` inside `home`; a symlink is unlinked, never followed."""
-    target = inside(home, path)
-    if target == Path(home).resolve():
-        raise UnsafePathError(f"refusing to delete the data home itself ({target})")
-    if target.is_symlink():
-        target.unlink()
-    elif target.exists():
-        shutil.rmtree(target)  # rmtree unlinks symlinks inside the tree without following them
-
-
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -177,16 +143,6 @@ class StageRun:
     error_count: int | None = None
     error: str | None = None
     reused_from: str | None = None
-
-
-def atomic_write_parquet(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _key_file(key: str) -> str:
@@ -246,18 +202,38 @@ class Staging:
 
 
 class ArtifactStore:
-    """All reads and writes of stage artifacts and run state under one data home."""
+    """All reads and writes of stage artifacts and run state of one data home.
 
-    def __init__(self, home: Path) -> None:
+    Final tables and run state go to the home's artifact root (`<home>/artifacts`, or the S3
+    location the home is bound to: `warehouse.home.artifact_url`); per-document staging parts and
+    locks always stay in the local home.
+    """
+
+    def __init__(self, home: Path, root: ArtifactRoot | None = None) -> None:
         self.home = Path(home)
-        self.artifacts = self.home / "artifacts"
+        self.artifacts = self.home / "artifacts"  # local: staging parts, locks, page images
+        self.root = root if root is not None else open_home_root(self.home)
+
+    @property
+    def remote(self) -> bool:
+        return self.root.remote
 
     # -- stage tables -------------------------------------------------------------------
+    @staticmethod
+    def run_key(stage: str, run_id: str) -> str:
+        return f"{stage}/run={check_run_id(run_id)}"
+
     def run_dir(self, stage: str, run_id: str) -> Path:
-        return inside(self.home, self.artifacts / stage / f"run={check_run_id(run_id)}")
+        """The local folder of a stage's tables (a local root only: see `has_outputs` otherwise)."""
+        if not isinstance(self.root, LocalRoot):
+            raise ValueError(f"the tables of {self.home} are in {self.root.url}, not in a local folder")
+        return self.root.path(self.run_key(stage, run_id))
 
     def table_path(self, stage: str, run_id: str, table: str) -> Path:
         return self.run_dir(stage, run_id) / f"{table}.parquet"
+
+    def has_outputs(self, stage: str, run_id: str) -> bool:
+        return self.root.has_folder(self.run_key(stage, run_id))
 
     def write_table(
         self,
@@ -267,13 +243,13 @@ class ArtifactStore:
         rows: Iterable[Mapping[str, Any]] | pa.Table,
         schema: pa.Schema,
     ) -> int:
+        key = f"{self.run_key(stage, run_id)}/{table}.parquet"
         data = rows.cast(schema) if isinstance(rows, pa.Table) else conform(rows, schema, table)
-        atomic_write_parquet(data, inside(self.home, self.table_path(stage, run_id, table)))
+        self.root.write(key, data)
         return data.num_rows
 
     def read_table(self, stage: str, run_id: str, table: str) -> pa.Table | None:
-        path = self.table_path(stage, run_id, table)
-        return pq.read_table(path) if path.exists() else None
+        return self.root.read(f"{self.run_key(stage, run_id)}/{table}.parquet")
 
     def read_rows(self, stage: str, run_id: str, table: str) -> list[dict[str, Any]]:
         data = self.read_table(stage, run_id, table)
@@ -290,11 +266,9 @@ class ArtifactStore:
 
     def drop_tables_except(self, stage: str, run_id: str, keep: set[str]) -> None:
         """Remove tables a previous attempt wrote that this attempt no longer produces."""
-        folder = self.run_dir(stage, run_id)
-        if folder.exists():
-            for path in folder.glob("*.parquet"):
-                if path.stem not in keep:
-                    inside(self.home, path).unlink()
+        for key in self.root.glob(f"{self.run_key(stage, run_id)}/*.parquet"):
+            if key.rpartition("/")[2].removesuffix(".parquet") not in keep:
+                self.root.delete(key)
 
     def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
         return Staging(self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}", input_hash, self.home)
@@ -306,67 +280,62 @@ class ArtifactStore:
         a later run can reuse downstream work done by an earlier one.
         """
         digest = hashlib.sha256()
-        folder = self.run_dir(stage, run_id)
-        for path in sorted(folder.glob("*.parquet")) if folder.exists() else []:
-            table = pq.read_table(path)
+        keys = self.root.glob(f"{self.run_key(stage, run_id)}/*.parquet")
+        for key, table in zip(keys, self.root.read_many(keys), strict=True):
             if "run_id" in table.column_names:
                 table = table.drop(["run_id"])
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, table.schema) as writer:
                 writer.write_table(table)
-            digest.update(path.name.encode())
+            digest.update(key.rpartition("/")[2].encode())
             digest.update(hashlib.sha256(sink.getvalue().to_pybytes()).digest())
         return digest.hexdigest()
 
     def copy_outputs(self, stage: str, from_run: str, to_run: str) -> None:
-        """Reuse another run's outputs for identical inputs: hard links where possible."""
-        src, dst = self.run_dir(stage, from_run), self.run_dir(stage, to_run)
-        dst.mkdir(parents=True, exist_ok=True)
-        for path in src.rglob("*"):
-            if path.is_dir():
+        """Reuse another run's outputs for identical inputs: hard links (or copies) where possible."""
+        src, dst = self.run_key(stage, from_run), self.run_key(stage, to_run)
+        for key in self.root.tree(src):
+            target = dst + key[len(src):]
+            if not key.endswith(".parquet"):
+                self.root.copy(key, target)
                 continue
-            target = inside(self.home, dst / path.relative_to(src))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if path.suffix == ".parquet":
-                table = pq.read_table(path)
-                if "run_id" in table.column_names:
-                    # Rows carry their run id, so the copy is rewritten rather than linked.
-                    idx = table.column_names.index("run_id")
-                    field = table.field(idx)
-                    table = table.set_column(idx, field, pa.array([to_run] * table.num_rows, type=field.type))
-                atomic_write_parquet(table, target)
-            else:
-                _link_or_copy(path, target)
+            table = self.root.read(key)
+            if table is None:  # removed since the listing
+                continue
+            if "run_id" in table.column_names:
+                # Rows carry their run id, so the copy is rewritten rather than linked.
+                idx = table.column_names.index("run_id")
+                field = table.field(idx)
+                table = table.set_column(idx, field, pa.array([to_run] * table.num_rows, type=field.type))
+            self.root.write(target, table)
 
     # -- run state ----------------------------------------------------------------------
-    def _state_path(self, kind: str, run_id: str, name: str) -> Path:
-        return inside(self.home, self.artifacts / STATE / kind / f"run={check_run_id(run_id)}" / f"{name}.parquet")
+    @staticmethod
+    def _state_key(kind: str, run_id: str, name: str) -> str:
+        return f"{STATE}/{kind}/run={check_run_id(run_id)}/{name}.parquet"
 
     def record_stage(self, row: StageRun) -> None:
         table = conform([asdict(row)], STAGE_RUNS_SCHEMA, "stage_runs")
-        atomic_write_parquet(table, self._state_path("stage_runs", row.run_id, row.stage))
+        self.root.write(self._state_key("stage_runs", row.run_id, row.stage), table)
 
     def get_stage_run(self, run_id: str, stage: str) -> StageRun | None:
-        path = self._state_path("stage_runs", run_id, stage)
-        if not path.exists():
-            return None
-        return StageRun(**pq.read_table(path).to_pylist()[0])
+        table = self.root.read(self._state_key("stage_runs", run_id, stage))
+        return StageRun(**table.to_pylist()[0]) if table is not None else None
 
     def stage_runs(self, run_id: str | None = None) -> list[StageRun]:
         pattern = f"run={check_run_id(run_id)}" if run_id else "run=*"
-        rows = [
-            StageRun(**pq.read_table(p).to_pylist()[0])
-            for p in (self.artifacts / STATE / "stage_runs").glob(f"{pattern}/*.parquet")
-        ]
+        keys = self.root.glob(f"{STATE}/stage_runs/{pattern}/*.parquet")
+        rows = [StageRun(**table.to_pylist()[0]) for table in self.root.read_many(keys)]
         return sorted(rows, key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
 
     def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
         """Any run that completed `stage` for exactly these inputs and config."""
         # Each run's state of a stage is one file named by the stage: read only those.
-        paths = (self.artifacts / STATE / "stage_runs").glob(f"run=*/{stage}.parquet")
-        for row in sorted((StageRun(**pq.read_table(p).to_pylist()[0]) for p in paths),
-                          key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC))):
-            done = row.status in {"completed", "reused"} and self.run_dir(stage, row.run_id).exists()
+        keys = self.root.glob(f"{STATE}/stage_runs/run=*/{stage}.parquet")
+        rows = sorted((StageRun(**table.to_pylist()[0]) for table in self.root.read_many(keys)),
+                      key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
+        for row in rows:
+            done = row.status in {"completed", "reused"} and self.has_outputs(stage, row.run_id)
             if row.stage == stage and row.input_hash == input_hash and done:
                 return row
         return None
@@ -374,15 +343,16 @@ class ArtifactStore:
     def record_run(self, row: Mapping[str, Any]) -> None:
         row = {**row, "owner": row.get("owner") or (run_owner() if row.get("status") == "running" else None)}
         table = conform([row], RUNS_SCHEMA, "runs")
-        atomic_write_parquet(table, self._state_path("runs", row["run_id"], "run"))
+        self.root.write(self._state_key("runs", row["run_id"], "run"), table)
 
     def get_run(self, run_id: str) -> dict[str, Any] | None:
-        path = self._state_path("runs", run_id, "run")
-        return pq.read_table(path).to_pylist()[0] if path.exists() else None
+        table = self.root.read(self._state_key("runs", run_id, "run"))
+        return table.to_pylist()[0] if table is not None else None
 
     def runs(self) -> list[dict[str, Any]]:
         """Every run, oldest first; a run left `running` by a process that is gone reads `interrupted`."""
-        rows = [pq.read_table(p).to_pylist()[0] for p in (self.artifacts / STATE / "runs").glob("run=*/run.parquet")]
+        keys = self.root.glob(f"{STATE}/runs/run=*/run.parquet")
+        rows = [table.to_pylist()[0] for table in self.root.read_many(keys)]
         for row in rows:
             if row.get("status") == "running" and not owner_alive(row.get("owner")):
                 row["status"] = "interrupted"
@@ -390,12 +360,3 @@ class ArtifactStore:
 
     def config_json(self, config: Mapping[str, Any]) -> str:
         return json.dumps(config, sort_keys=True, default=str)
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        if dst.exists():
-            dst.unlink()
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
