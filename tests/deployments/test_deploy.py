@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ def home(tmp_path: Path) -> Iterator[Path]:
     assert processes_of(root) == []
 
 
-def test_deployed_nightly_run_completes_on_a_process_worker(home: Path, tmp_path: Path) -> None:
+def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Path, tmp_path: Path) -> None:
     deployed = cli(home, "deploy")
     url = deployed.stdout.split("registered every deployment in prefect.yaml with ")[1].split(".\n")[0]
     deployments = {d["name"]: d for d in api(url, "/deployments/filter", {})}
@@ -32,18 +33,26 @@ def test_deployed_nightly_run_completes_on_a_process_worker(home: Path, tmp_path
     assert str(tmp_path) not in str(deployments)  # no path of the deploying host
     # The persistent server schedules: the nightly deployment has runs waiting for their time.
     deadline = time.monotonic() + 120
-    while not api(url, "/flow_runs/filter", {"flow_runs": {"deployment_id": {
-            "any_": [deployments["nightly-synthetic"]["id"]]}, "state": {"type": {"any_": ["SCHEDULED"]}}}}):
+    while not (scheduled := api(url, "/flow_runs/filter", {"flow_runs": {"deployment_id": {
+            "any_": [deployments["nightly-synthetic"]["id"]]}, "state": {"type": {"any_": ["SCHEDULED"]}}},
+            "sort": "EXPECTED_START_TIME_ASC"})):
         assert time.monotonic() < deadline, "the scheduler never created the nightly runs"
         time.sleep(1)
+    # The next nightly run is due now (a smaller corpus than the nightly's, to keep the test short).
+    run = scheduled[0]
+    assert run["auto_scheduled"] and run["parameters"] == {"base_docs": 3}
+    api(url, f"/flow_runs/{run['id']}", {"parameters": {"base_docs": 1, "criteria": ["semantic_tagging"]}},
+        method="PATCH")
+    due = datetime.now(UTC).isoformat()
+    api(url, f"/flow_runs/{run['id']}/set_state", {"state": {"type": "SCHEDULED", "name": "Scheduled",
+                                                             "state_details": {"scheduled_time": due}},
+                                                   "force": True})
 
     worker_home = tmp_path / "worker-data"  # the worker's own data home, from its environment
     worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "accessbench"],
                               env=server_env(worker_home, PREFECT_API_URL=url, PREFECT_HOME=str(home / "prefect")),
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        run = api(url, f"/deployments/{deployments['nightly-synthetic']['id']}/create_flow_run",
-                  {"parameters": {"base_docs": 1, "criteria": ["semantic_tagging"]}})
         deadline = time.monotonic() + 480
         while (state := api(url, f"/flow_runs/{run['id']}"))["state_type"] not in {"COMPLETED", "FAILED", "CRASHED"}:
             assert time.monotonic() < deadline, f"the run is still {state['state_type']}"

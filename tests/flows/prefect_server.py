@@ -28,10 +28,10 @@ def cli(home: Path, *args: str, check: bool = True, **extra: str) -> subprocess.
     return result
 
 
-def api(url: str, path: str, body: dict[str, Any] | None = None) -> Any:
+def api(url: str, path: str, body: dict[str, Any] | None = None, method: str | None = None) -> Any:
     """Prefect's REST API, without importing prefect into the test process (its settings are per process)."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{url}{path}", data=data, method="GET" if body is None else "POST",
+    request = urllib.request.Request(f"{url}{path}", data=data, method=method or ("GET" if body is None else "POST"),
                                      headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=30) as reply:  # noqa: S310 - the test's own server
         return json.loads(reply.read() or b"null")
