@@ -48,11 +48,16 @@ class PageJudgment:
 
 
 class Judge(Protocol):
-    """Anything that labels one page's evidence for one criterion."""
+    """Anything that labels one page's evidence for one criterion.
+
+    `deterministic`: the same evidence always gets the same judgment, so the judge stage runs it
+    once instead of `repeats` times (a judge without the attribute counts as stochastic).
+    """
 
     name: str
     model: str | None
     prompt_version: str
+    deterministic: bool
 
     def supports(self, criterion: str) -> bool: ...
 
@@ -63,6 +68,10 @@ class Judge(Protocol):
 
 JUDGES: Registry[Judge] = Registry("judge", ("judges.hybrid", "judges.llm", "judges.rules"))
 register_judge = JUDGES.register
+
+
+def is_deterministic(judge: Judge) -> bool:
+    return bool(getattr(judge, "deterministic", False))
 
 
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from judges.base import Judge, PageJudgment, get_judge, register_judge
+from judges.base import Judge, PageJudgment, get_judge, is_deterministic, register_judge
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
@@ -29,6 +29,7 @@ class HybridJudge:
         self.llm = llm
         self.model = llm.model
         self.prompt_version = f"{rules.prompt_version}+{llm.prompt_version}"
+        self.deterministic = is_deterministic(rules) and is_deterministic(llm)
 
     def supports(self, criterion: str) -> bool:
         return self.rules.supports(criterion)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from judges.base import Judge, PageJudgment, get_judge
+from judges.base import Judge, PageJudgment, get_judge, is_deterministic
 from judges.evidence import PageBundle
 from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
@@ -209,7 +209,7 @@ def judge_body(io: StageIO) -> dict[str, Any]:
         by_doc[row["doc_id"]].append(row)
     units: list[tuple[str, tuple[Judge, list[tuple[dict[str, Any], int]]]]] = []
     for spec, judge in judges:
-        repeats = 1 if judge.name == "rules" else cfg.repeats
+        repeats = 1 if is_deterministic(judge) else cfg.repeats
         batch: list[tuple[dict[str, Any], int]] = []
         batch_docs: list[str] = []
         for doc_id, rows in by_doc.items():
@@ -251,6 +251,17 @@ def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judge
             "(answered calls come from the cache)")
 
 
+def check_judge(cfg: Any) -> None:
+    """Bad judge specs, missing credentials and out-of-range settings stop the run before any call."""
+    if cfg.repeats < 1:
+        raise ValueError(f"repeats {cfg.repeats}: judge each page at least once")
+    if not 0 <= cfg.max_error_rate <= 1:
+        raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
+    if cfg.concurrency < 1:
+        raise ValueError(f"concurrency {cfg.concurrency}: at least 1 call at a time")
+    make_judges(cfg)
+
+
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
@@ -259,4 +270,5 @@ JUDGE = Stage(
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
     code=("judges",),
+    validate=check_judge,
 )

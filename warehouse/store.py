@@ -65,6 +65,17 @@ RUNS_SCHEMA = pa.schema(
     ]
 )
 
+# Each document's outcome in each per-document stage (ok|partial|failed): `documents.status` is derived
+# from it. Kept with the run state, not the stage's tables, so it never enters a stage's fingerprint.
+DOC_STATUS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("outcome", pa.string(), nullable=False),  # ok|partial|failed
+    ]
+)
+
 STATE = "_state"
 
 
@@ -189,6 +200,9 @@ def atomic_write_parquet(table: pa.Table, path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+RETRY = "_retry"  # staging markers of keys that failed transiently
+
+
 def _key_file(key: str) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:20]
 
@@ -221,16 +235,29 @@ class Staging:
     def done_count(self) -> int:
         return len(self._done_cache)
 
-    def put(self, key: str, tables: Mapping[str, pa.Table]) -> None:
+    @property
+    def pending(self) -> list[str]:
+        """Keys whose part records a transient failure: not done, a resume retries them."""
+        folder = self.root / RETRY
+        return sorted(p.read_text() for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+
+    def put(self, key: str, tables: Mapping[str, pa.Table], *, done: bool = True) -> None:
+        """Persist one key's part; `done=False` (a transient failure) keeps the part for the stage's
+        tables but leaves the key to be computed again by the next attempt."""
         name = _key_file(key)
         for table_name, table in tables.items():
             atomic_write_parquet(table, inside(self.home, self.root / table_name / f"{name}.parquet"))
-        marker = inside(self.home, self.root / "_done" / name)
+        marker = inside(self.home, self.root / ("_done" if done else RETRY) / name)
         marker.parent.mkdir(exist_ok=True)
         tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
         tmp.write_text(key)
         os.replace(tmp, marker)
-        self._done_cache.add(name)
+        other = inside(self.home, self.root / (RETRY if done else "_done") / name)
+        other.unlink(missing_ok=True)
+        if done:
+            self._done_cache.add(name)
+        else:
+            self._done_cache.discard(name)
 
     def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
         """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
@@ -299,6 +326,11 @@ class ArtifactStore:
     def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
         return Staging(self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}", input_hash, self.home)
 
+    def retries_pending(self, stage: str, run_id: str) -> bool:
+        """Whether documents of this stage of this run failed transiently and wait for a retry."""
+        folder = self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}" / RETRY
+        return folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())
+
     def fingerprint(self, stage: str, run_id: str) -> str:
         """A digest of a stage's committed rows, used in the input hash of downstream stages.
 
@@ -360,10 +392,25 @@ class ArtifactStore:
         ]
         return sorted(rows, key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
 
+    def record_doc_status(self, run_id: str, stage: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Each document's outcome in `stage` of `run_id` (replacing an earlier attempt's)."""
+        atomic_write_parquet(conform(rows, DOC_STATUS_SCHEMA, "doc_status"),
+                             self._state_path("doc_status", run_id, stage))
+
+    def copy_doc_status(self, stage: str, from_run: str, to_run: str) -> None:
+        source = self._state_path("doc_status", from_run, stage)
+        target = self._state_path("doc_status", to_run, stage)
+        if not source.exists():
+            target.unlink(missing_ok=True)
+            return
+        rows = [{**row, "run_id": to_run} for row in pq.read_table(source).to_pylist()]
+        self.record_doc_status(to_run, stage, rows)
+
     def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
-        """Any run that completed `stage` for exactly these inputs and config."""
+        """Any run that completed `stage` for exactly these inputs and config (and retries nothing)."""
         for row in self.stage_runs():
-            done = row.status in {"completed", "reused"} and self.run_dir(stage, row.run_id).exists()
+            done = (row.status in {"completed", "reused"} and self.run_dir(stage, row.run_id).exists()
+                    and not self.retries_pending(stage, row.run_id))
             if row.stage == stage and row.input_hash == input_hash and done:
                 return row
         return None

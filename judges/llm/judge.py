@@ -94,6 +94,7 @@ class LLMJudge:
 
     name = "llm"
     prompt_version = PROMPT_VERSION
+    deterministic = False  # sampled: judged `repeats` times
 
     def __init__(self, client: ModelClient, *, temperature: float | None = DEFAULT_TEMPERATURE,
                  max_tokens: int | None = DEFAULT_MAX_TOKENS, vision: str | bool | None = "auto",
