@@ -304,6 +304,7 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
             started = now()
             store.copy_outputs(stage.name, donor.run_id, cfg.run_id)
             store.copy_doc_status(stage.name, donor.run_id, cfg.run_id)
+            store.clear_staging(stage.name, cfg.run_id)  # parts of an earlier attempt (e.g. retries) are moot
             row = StageRun(cfg.run_id, stage.name, "reused", started, now(), digest, config_json,
                            donor.row_count, donor.error_count, None, donor.run_id)
             store.record_stage(row)

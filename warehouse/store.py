@@ -326,6 +326,10 @@ class ArtifactStore:
     def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
         return Staging(self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}", input_hash, self.home)
 
+    def clear_staging(self, stage: str, run_id: str) -> None:
+        """Drop the per-document parts of a stage of a run (e.g. once another run's outputs replace them)."""
+        remove_tree(self.home, self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}")
+
     def retries_pending(self, stage: str, run_id: str) -> bool:
         """Whether documents of this stage of this run failed transiently and wait for a retry."""
         folder = self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}" / RETRY
