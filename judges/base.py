@@ -38,6 +38,8 @@ class PageJudgment:
     review: str | None = None  # why a person should look at this page (hybrid judge), else None
     tier_labels: dict[str, str] = field(default_factory=dict)  # what each tier said (hybrid judge)
     calls: list[dict[str, Any]] = field(default_factory=list)  # model calls behind it (LLM judges): llm_calls rows
+    # The error may go away on a retry (throttled, timed out): the judge stage retries the page on resume.
+    transient: bool = False
 
     def issues_json(self) -> str:
         return json.dumps([asdict(i) for i in self.issues])

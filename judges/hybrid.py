@@ -70,7 +70,7 @@ def combine(bundle: PageBundle, rules: PageJudgment, llm: PageJudgment | None) -
         "tokens_out": llm.tokens_out, "cost_usd": llm.cost_usd, "latency_s": llm.latency_s, "calls": llm.calls}
     if llm.error:
         return replace(rules, review=f"the semantic tier failed ({llm.error[:120]}); rules label kept",
-                       tier_labels=both, **accounting)
+                       tier_labels=both, transient=llm.transient, **accounting)
     subs = dict(rules.sub_criteria)
     semantic = SPEC[bundle.criterion].semantic
     failed = [name for name in semantic if llm.sub_criteria.get(name) == "failed"]

@@ -85,6 +85,13 @@ class Failure:
         return kind_of(self.kind).advice
 
 
+@dataclass
+class Incomplete:
+    """Rows of a unit of work to keep for now, whose unit is retried on resume (some of it failed transiently)."""
+
+    rows: dict[str, list[dict[str, Any]]]
+
+
 def _builtin_kind(exc: BaseException) -> str | None:
     from tasks.isolation import DocumentTimeout
 

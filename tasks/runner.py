@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tasks.context import RunConfig
-from tasks.failures import WARNING_KINDS, Failure, classify, guarded, retryable
+from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
 from tasks.isolation import run_isolated
 from warehouse.catalog import TableSpec
 from warehouse.schema import conform
@@ -127,7 +127,7 @@ class StageIO:
     def per_key(
         self,
         items: Sequence[tuple[str, K]],
-        work: Callable[[K], Mapping[str, list[dict[str, Any]]]],
+        work: Callable[[K], Mapping[str, list[dict[str, Any]]] | Incomplete],
         description: str | None = None,
         *,
         isolated: bool = False,
@@ -138,10 +138,11 @@ class StageIO:
         `work` returns rows per table; rows of the stage's `errors` table may be included. When it
         raises, the runner records the item's error row (`tasks.failures.classify`); rows it had
         computed are kept when it raised `PartialFailure`. A transient failure leaves the item not
-        done, so a resumed run retries it. `isolated` runs `work` (a picklable top-level function)
-        in worker processes with the run's per-document time limit. Items with the same
-        `same(item)` value (e.g. byte-identical PDFs) are computed once and their rows copied
-        under each item's `doc_id`. Returns the stage's tables assembled from all parts in `items` order.
+        done, so a resumed run retries it (as does returning `Incomplete(rows)`). `isolated` runs
+        `work` (a picklable top-level function) in worker processes with the run's per-document
+        time limit. Items with the same `same(item)` value (e.g. byte-identical PDFs) are computed
+        once and their rows copied under each item's `doc_id`. Returns the stage's tables
+        assembled from all parts in `items` order.
         """
         todo = [(key, item) for key, item in items if not self.staging.done(key)]
         if len(todo) < len(items):
@@ -172,6 +173,8 @@ class StageIO:
         done = True
         if isinstance(result, BaseException):  # raised outside the work: a time limit, a lost worker
             result = classify(result)
+        if isinstance(result, Incomplete):  # rows to keep, but some of the work failed transiently
+            result, done = result.rows, False
         if isinstance(result, Failure):
             done = not result.transient
             error = {"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,

@@ -167,7 +167,9 @@ class LLMJudge:
         except ReplyError as exc:
             return self._error(calls, phash, f"invalid_response: {exc} (after one repair request)", log)
         except ModelCallError as exc:
-            return self._error(calls, phash, f"model_call: {exc}", log)
+            failed = self._error(calls, phash, f"model_call: {exc}", log)
+            failed.transient = exc.transient
+            return failed
         judgment = self._judgment(bundle, reply, calls, phash, messages[0]["content"])
         judgment.calls = log.records
         return judgment

@@ -252,6 +252,34 @@ def test_a_deterministic_judge_runs_once_and_a_stochastic_one_repeats(tmp_path: 
     assert judges["dice"].repeats == [0, 1, 2]
 
 
+class ThrottledOnce(CountingJudge):
+    """Fails its first page with a transient model-call error, as a throttled provider would."""
+
+    def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment:
+        self.repeats.append(repeat)
+        if len(self.repeats) == 1:
+            return PageJudgment(Label.CANNOT_TELL, error="model_call: HTTP 429, retried 3 times", transient=True)
+        return PageJudgment(Label.PASSED)
+
+
+def test_a_throttled_judgment_is_judged_again_on_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    judge = ThrottledOnce("throttled", False)
+    monkeypatch.setitem(JUDGES._factories, "throttled", lambda argument, options: judge)
+    cfg = RunConfig(home=tmp_path, run_id="r", judges=["throttled"], repeats=1, max_error_rate=1.0, progress=False)
+    rows = [{"run_id": "r", "doc_id": doc, "criterion": "semantic_tagging", "page": 1, "image_path": None,
+             "evidence": json.dumps({}), "available": [], "withheld": [], "input_hash": doc} for doc in ("d1", "d2")]
+    cfg.store.write_table("inputs", "r", "judge_inputs", rows, JUDGE_INPUTS_SCHEMA)
+    cfg.store.record_stage(StageRun("r", "inputs", "completed", now(), now(), "x"))
+    assert execute(cfg, STAGES["judge"]).status == "completed"
+    _, errors = catalog.query(tmp_path, ALL_TABLES, "select count(*) from judgments where error is not null")
+    assert errors == [(1,)] and len(judge.repeats) == 2
+    assert execute(cfg, STAGES["judge"]).status == "completed"  # the resume judges the throttled page alone
+    assert len(judge.repeats) == 3
+    _, labels = catalog.query(tmp_path, ALL_TABLES, "select label, error from judgments order by doc_id")
+    assert labels == [("passed", None), ("passed", None)]
+    assert execute(cfg, STAGES["judge"]).status == "skipped"
+
+
 def test_no_judge_is_special_cased_by_name() -> None:
     root = Path(__file__).resolve().parents[2]
     pattern = re.compile(r"""\.name\s*[!=]=\s*["'](rules|llm|hybrid)["']""")
