@@ -140,6 +140,34 @@ def test_a_transient_failure_is_retried_on_resume_and_a_terminal_one_is_not(
     assert calls == {"flaky": 2, "broken": 1, "fine": 1}
 
 
+def test_outputs_with_pending_retries_are_never_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = make_pdfs(tmp_path / "pdfs", ["flaky", "fine"])
+    calls: Counter[str] = Counter()
+    real = render_module.render_pages
+
+    def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
+        calls[path.stem] += 1
+        if path.stem == "flaky" and calls[path.stem] == 1:
+            raise ConnectionResetError("the shared disk went away")
+        return real(path, **kw)
+
+    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    home = tmp_path / "home"
+    first, second = pdfs_config(home, folder, "r1"), pdfs_config(home, folder, "r2")
+    for cfg in (first, second):
+        execute(cfg, STAGES["corpus"])
+    assert execute(first, STAGES["render"], fanout=in_process).status == "completed"
+    assert first.store.retries_pending("render", "r1")
+    # r2 has the same inputs, but r1's outputs lack a document that may yet render: computed, not reused.
+    assert execute(second, STAGES["render"], fanout=in_process).status == "completed"
+    # Resuming r1 now takes r2's complete outputs, and nothing is left to retry.
+    assert execute(first, STAGES["render"], fanout=in_process).status == "reused"
+    assert not first.store.retries_pending("render", "r1")
+    assert calls == {"flaky": 2, "fine": 2}
+    assert by_file(home, "select files, status from documents where run_id = 'r1'") == {"flaky": ("ok",),
+                                                                                         "fine": ("ok",)}
+
+
 def test_documents_status_is_ok_partial_or_failed_and_leaves_reuse_alone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = make_pdfs(tmp_path / "pdfs", ["good", "half"])
