@@ -47,7 +47,6 @@ KINDS: dict[str, ErrorKind] = {kind.name: kind for kind in (
     ErrorKind("repaired", False, "the damaged file was read from MuPDF's repair: re-export or fix it"),
 )}
 WARNING_KINDS = frozenset({"repaired"})  # error rows that leave a document's evidence usable
-UNKNOWN = ErrorKind("internal", False, KINDS["internal"].advice)
 
 
 def kind_of(name: str) -> ErrorKind:
