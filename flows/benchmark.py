@@ -23,7 +23,7 @@ from tasks.context import RunConfig, check_runner, new_run_id
 from tasks.fanout import fanout_for
 from tasks.isolation import shared_workers
 from tasks.prefect_tasks import run_stage
-from tasks.registry import STAGE_LIST, STAGES, downstream_of, upstream_closure
+from tasks.registry import STAGE_LIST, STAGES, check_stages, downstream_of, upstream_closure
 from warehouse.home import resolve_home
 from warehouse.store import now
 
@@ -200,6 +200,7 @@ def benchmark_flow(
 
         judge_list = [judge for _, judge in make_judges(cfg)]
         cfg.criteria = [c for c in CRITERIA if any(judge.supports(c) for judge in judge_list)]
+    check_stages(cfg)  # every stage's config, before the first stage starts
     name_this_flow_run(cfg.run_id)
     return _run_stages(cfg, [stage.name for stage in STAGE_LIST], force=False)
 

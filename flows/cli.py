@@ -347,11 +347,12 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
                     follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
                     max_page_megapixels=args.max_page_megapixels, runner=args.runner)
-    try:
-        from extractors.layout import LayoutBackendError, get_backend
+    from tasks.registry import check_stages
+    from tasks.runner import ConfigError
 
-        get_backend(cfg.layout_backend, cfg.layout_weights)
-    except LayoutBackendError as exc:
+    try:
+        check_stages(cfg)  # each stage's own config check, before the flow starts
+    except ConfigError as exc:
         return _error(str(exc))
     existing = cfg.store.get_run(cfg.run_id)
     if existing:

@@ -38,6 +38,8 @@ class PageJudgment:
     review: str | None = None  # why a person should look at this page (hybrid judge), else None
     tier_labels: dict[str, str] = field(default_factory=dict)  # what each tier said (hybrid judge)
     calls: list[dict[str, Any]] = field(default_factory=list)  # model calls behind it (LLM judges): llm_calls rows
+    # The error may go away on a retry (throttled, timed out): the judge stage retries the page on resume.
+    transient: bool = False
 
     def issues_json(self) -> str:
         return json.dumps([asdict(i) for i in self.issues])
@@ -48,11 +50,16 @@ class PageJudgment:
 
 
 class Judge(Protocol):
-    """Anything that labels one page's evidence for one criterion."""
+    """Anything that labels one page's evidence for one criterion.
+
+    `deterministic`: the same evidence always gets the same judgment, so the judge stage runs it
+    once instead of `repeats` times (a judge without the attribute counts as stochastic).
+    """
 
     name: str
     model: str | None
     prompt_version: str
+    deterministic: bool
 
     def supports(self, criterion: str) -> bool: ...
 
@@ -63,6 +70,10 @@ class Judge(Protocol):
 
 JUDGES: Registry[Judge] = Registry("judge", ("judges.hybrid", "judges.llm", "judges.rules"))
 register_judge = JUDGES.register
+
+
+def is_deterministic(judge: Judge) -> bool:
+    return bool(getattr(judge, "deterministic", False))
 
 
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from judges.base import Judge, PageJudgment, get_judge, register_judge
+from judges.base import Judge, PageJudgment, get_judge, is_deterministic, register_judge
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
@@ -29,6 +29,7 @@ class HybridJudge:
         self.llm = llm
         self.model = llm.model
         self.prompt_version = f"{rules.prompt_version}+{llm.prompt_version}"
+        self.deterministic = is_deterministic(rules) and is_deterministic(llm)
 
     def supports(self, criterion: str) -> bool:
         return self.rules.supports(criterion)
@@ -69,7 +70,7 @@ def combine(bundle: PageBundle, rules: PageJudgment, llm: PageJudgment | None) -
         "tokens_out": llm.tokens_out, "cost_usd": llm.cost_usd, "latency_s": llm.latency_s, "calls": llm.calls}
     if llm.error:
         return replace(rules, review=f"the semantic tier failed ({llm.error[:120]}); rules label kept",
-                       tier_labels=both, **accounting)
+                       tier_labels=both, transient=llm.transient, **accounting)
     subs = dict(rules.sub_criteria)
     semantic = SPEC[bundle.criterion].semantic
     failed = [name for name in semantic if llm.sub_criteria.get(name) == "failed"]

@@ -88,6 +88,18 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
 
 DOCUMENTS = TableSpec("documents", "corpus", DOCUMENTS_SCHEMA)
 
+
+def check_corpus(cfg: RunConfig) -> None:
+    if cfg.source not in {"synthetic", "dataset", "pdfs"}:
+        raise ValueError(f"source {cfg.source!r}: use synthetic, dataset or pdfs")
+    if cfg.source != "synthetic" and not cfg.source_path:
+        raise ValueError(f"source {cfg.source!r} needs a path")
+    if cfg.max_file_mb <= 0 or cfg.max_pages < 1:
+        raise ValueError(f"limits max_file_mb={cfg.max_file_mb}, max_pages={cfg.max_pages}: max_file_mb must be > 0 "
+                         "and max_pages ≥ 1")
+    if cfg.base_docs < 1:
+        raise ValueError(f"base_docs {cfg.base_docs}: the synthetic benchmark needs at least 1 base document")
+
 CORPUS = Stage(
     name="corpus",
     upstream=(),
@@ -98,4 +110,5 @@ CORPUS = Stage(
     code=("corpus",),
     reusable=False,
     external_inputs=_tree_digest,
+    validate=check_corpus,
 )

@@ -9,7 +9,6 @@ from typing import Any
 import pyarrow as pa
 
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
-from extractors.errors import ExtractionError
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
 from extractors.links import (
@@ -23,6 +22,8 @@ from extractors.source import PdfSource, pdf_source
 from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.context import RunConfig
+from tasks.failures import PartialFailure
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -140,12 +141,15 @@ def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: i
 
 REPAIRED = ("the file is damaged (broken cross-reference table, truncation or bad offsets) and was read from "
             "MuPDF's repair; its labels describe the repaired file: re-export or fix it (qpdf --check shows it)")
-WARNING_KINDS = frozenset({"repaired"})  # error rows that leave a document's evidence usable
 
 
 def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, item: dict[str, Any]
                      ) -> dict[str, list[dict[str, Any]]]:
-    """All extract-stage rows for one document (possibly several files, pages numbered on)."""
+    """All extract-stage rows for one document (possibly several files, pages numbered on).
+
+    A file that breaks raises PartialFailure with the rows of the files before it (the runner keeps
+    them beside the error row, and the document's status is `partial`).
+    """
     out: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in EXTRACT_TABLES}
     errors: list[dict[str, Any]] = []
     page_offset = 0
@@ -171,12 +175,9 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
                                                 crop_dpi, mine).items():
                     out[table] += rows
             page_offset += pages
-        except ExtractionError as exc:
-            errors.append(error_row(run_id, "extract", doc, exc.kind, str(exc)))
-            break
-        except Exception as exc:  # noqa: BLE001 - a bad document is an error row, the run goes on
-            errors.append(error_row(run_id, "extract", doc, "internal", f"{type(exc).__name__}: {exc}"))
-            break
+        except Exception as exc:
+            kept = {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
+            raise PartialFailure(kept, exc) from exc
     return {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
 
 
@@ -192,6 +193,13 @@ def extract_body(io: StageIO) -> dict[str, Any]:
     return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"])
 
 
+def check_extract(cfg: RunConfig) -> None:
+    if cfg.crop_dpi < 10:
+        raise ValueError(f"crop_dpi {cfg.crop_dpi}: figure and table crops need at least 10 dpi")
+    if cfg.max_page_megapixels < 0.01:
+        raise ValueError(f"max_page_megapixels {cfg.max_page_megapixels}: use at least 0.01")
+
+
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
@@ -199,4 +207,6 @@ EXTRACT = Stage(
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors",),
+    validate=check_extract,
+    per_document=True,
 )

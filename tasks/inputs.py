@@ -13,7 +13,7 @@ from extractors.reading_order import order_agreement
 from judges.evidence import DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.common import good_documents
-from tasks.extract import WARNING_KINDS
+from tasks.failures import WARNING_KINDS
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from judges.base import Judge, PageJudgment, get_judge
+from judges.base import Judge, PageJudgment, get_judge, is_deterministic
 from judges.evidence import PageBundle
+from tasks.failures import Incomplete, classify
 from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 
@@ -124,11 +125,24 @@ def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str,
     return list(items.values())
 
 
+def judge_unit(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]
+               ) -> dict[str, list[dict[str, Any]]] | Incomplete:
+    """`judge_rows`, as Incomplete when a page failed transiently (throttled, timed out): the rows are
+    kept and counted, and a resumed run judges the unit again (answered calls come from the cache)."""
+    rows, transient = _judge(run_id, judge, items)
+    return Incomplete(rows) if transient else rows
+
+
 def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> dict[str, list[dict[str, Any]]]:
     """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`.
 
     Returns `judgments` rows and the `llm_calls` rows behind them.
     """
+    return _judge(run_id, judge, items)[0]
+
+
+def _judge(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]
+           ) -> tuple[dict[str, list[dict[str, Any]]], bool]:
     bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path"),
                            doc_ref=row["doc_id"]), repeat)
                for row, repeat in items]
@@ -144,11 +158,14 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
                 results.append(exc)
     out: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
+    transient = False
     for (row, repeat), result in zip(items, results, strict=True):
         keys = _keys(run_id, judge, repeat, row)
         if isinstance(result, Exception):
+            transient = transient or classify(result).transient
             out.append({**keys, "error": f"{type(result).__name__}: {result}"})
             continue
+        transient = transient or (result.error is not None and result.transient)
         for record in result.calls:
             calls.append({**record, "run_id": run_id, "judge": judge.name, "model": judge.model,
                           "doc_id": row["doc_id"], "criterion": row["criterion"], "page": row["page"],
@@ -170,7 +187,7 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
             "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
             "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
         })
-    return {"judgments": out, "llm_calls": calls}
+    return {"judgments": out, "llm_calls": calls}, transient
 
 
 def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +226,7 @@ def judge_body(io: StageIO) -> dict[str, Any]:
         by_doc[row["doc_id"]].append(row)
     units: list[tuple[str, tuple[Judge, list[tuple[dict[str, Any], int]]]]] = []
     for spec, judge in judges:
-        repeats = 1 if judge.name == "rules" else cfg.repeats
+        repeats = 1 if is_deterministic(judge) else cfg.repeats
         batch: list[tuple[dict[str, Any], int]] = []
         batch_docs: list[str] = []
         for doc_id, rows in by_doc.items():
@@ -225,7 +242,7 @@ def judge_body(io: StageIO) -> dict[str, Any]:
                 batch, batch_docs = [], []
         if batch:
             units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
-    tables = io.per_key(units, lambda unit: judge_rows(cfg.run_id, unit[0], unit[1]),
+    tables = io.per_key(units, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]),
                         f"judge ({cfg.judge_label})")
     judgments = tables["judgments"].to_pylist()
     io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],
@@ -251,6 +268,17 @@ def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judge
             "(answered calls come from the cache)")
 
 
+def check_judge(cfg: Any) -> None:
+    """Bad judge specs, missing credentials and out-of-range settings stop the run before any call."""
+    if cfg.repeats < 1:
+        raise ValueError(f"repeats {cfg.repeats}: judge each page at least once")
+    if not 0 <= cfg.max_error_rate <= 1:
+        raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
+    if cfg.concurrency < 1:
+        raise ValueError(f"concurrency {cfg.concurrency}: at least 1 call at a time")
+    make_judges(cfg)
+
+
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
@@ -259,4 +287,5 @@ JUDGE = Stage(
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
     code=("judges",),
+    validate=check_judge,
 )

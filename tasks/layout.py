@@ -10,10 +10,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from extractors.errors import ExtractionError
 from extractors.layout import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA, get_backend, layout_file
 from judges.criteria import SPECS
-from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
+from tasks.context import RunConfig
 from tasks.isolation import in_a_worker
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
@@ -27,20 +27,14 @@ LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
+    """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row)."""
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
-    try:
-        for path in document_files(doc):
-            found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
-                                         page_offset=len(pages))
-            rows += found
-            pages += decided
-    except ExtractionError as exc:
-        return {"layout_regions": [], "layout_pages": [],
-                "errors": [error_row(run_id, "layout", doc, exc.kind, str(exc))]}
-    except Exception as exc:  # noqa: BLE001 - a bad document is an error row
-        return {"layout_regions": [], "layout_pages": [],
-                "errors": [error_row(run_id, "layout", doc, "internal", f"{type(exc).__name__}: {exc}")]}
+    for path in document_files(doc):
+        found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
+                                     page_offset=len(pages))
+        rows += found
+        pages += decided
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
 
 
@@ -59,6 +53,11 @@ def layout_body(io: StageIO) -> dict[str, Any]:
                       isolated=True, same=content_key)
 
 
+def check_layout(cfg: RunConfig) -> None:
+    """A misconfigured backend (unknown name, missing package or weights) stops the run up front."""
+    get_backend(cfg.layout_backend, cfg.layout_weights)
+
+
 LAYOUT = Stage(
     name="layout",
     upstream=("corpus",),
@@ -66,4 +65,6 @@ LAYOUT = Stage(
     tables=(LAYOUT_REGIONS, LAYOUT_PAGES),
     body=layout_body,
     code=("extractors",),
+    validate=check_layout,
+    per_document=True,
 )

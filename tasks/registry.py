@@ -7,6 +7,7 @@ from corpus.screening import SCREENING_SCHEMA
 from tasks.aggregate import AGGREGATE
 from tasks.audit import AUDIT_TABLES
 from tasks.common import with_run_id
+from tasks.context import RunConfig
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
 from tasks.inputs import INPUTS
@@ -31,6 +32,12 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
     *AUDIT_TABLES,  # the inclusivity audit's stages (tasks.audit), run by flows.audit
 )
+
+
+def check_stages(cfg: RunConfig, stages: tuple[Stage, ...] | list[Stage] = STAGE_LIST) -> None:
+    """Every stage's config check (`Stage.check`), in stage order: the first problem raises ConfigError."""
+    for stage in stages:
+        stage.check(cfg)
 
 
 def downstream_of(name: str) -> list[Stage]:

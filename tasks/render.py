@@ -6,9 +6,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from extractors.errors import ExtractionError
 from extractors.pages import PAGES_SCHEMA, render_pages
-from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
+from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -17,18 +17,16 @@ PAGES = TableSpec("pages", "render", with_run_id(PAGES_SCHEMA))
 
 def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc: dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
-    """Page images and `pages` rows of one document (runs in a worker process)."""
+    """Page images and `pages` rows of one document (runs in a worker process).
+
+    A document that cannot be rendered raises: the stage runner records its error row.
+    """
     # Images are addressed by content and DPI, so identical documents and later runs share them.
     out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
     rows: list[dict[str, Any]] = []
-    try:
-        for path in document_files(doc):
-            rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows),
-                                 max_pixels=max_pixels)
-    except ExtractionError as exc:
-        return {"pages": [], "errors": [error_row(run_id, "render", doc, exc.kind, str(exc))]}
-    except Exception as exc:  # noqa: BLE001 - one bad document must not stop the run
-        return {"pages": [], "errors": [error_row(run_id, "render", doc, "internal", f"{type(exc).__name__}: {exc}")]}
+    for path in document_files(doc):
+        rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows),
+                             max_pixels=max_pixels)
     return {"pages": add_run_id(run_id, rows), "errors": []}
 
 
@@ -40,6 +38,13 @@ def render_body(io: StageIO) -> dict[str, Any]:
     return io.per_key([(d["doc_id"], d) for d in docs], work, "render pages", isolated=True, same=content_key)
 
 
+def check_render(cfg: RunConfig) -> None:
+    if cfg.dpi < 10:
+        raise ValueError(f"dpi {cfg.dpi}: page images need at least 10 dpi")
+    if cfg.max_page_megapixels < 0.01:
+        raise ValueError(f"max_page_megapixels {cfg.max_page_megapixels}: use at least 0.01")
+
+
 RENDER = Stage(
     name="render",
     upstream=("corpus",),
@@ -47,4 +52,6 @@ RENDER = Stage(
     tables=(PAGES,),
     body=render_body,
     code=("extractors",),
+    validate=check_render,
+    per_document=True,
 )

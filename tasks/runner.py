@@ -13,6 +13,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,7 +22,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from tasks.context import RunConfig
-from tasks.isolation import DocumentTimeout, run_isolated
+from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
+from tasks.isolation import run_isolated
 from warehouse.catalog import TableSpec
 from warehouse.schema import conform
 from warehouse.store import StageBusy, StageRun, Staging, now, stage_lock
@@ -36,6 +38,7 @@ ERRORS_SCHEMA = pa.schema(
         pa.field("doc_id", pa.string()),
         pa.field("kind", pa.string()),
         pa.field("message", pa.string()),
+        pa.field("retryable", pa.bool_()),  # transient: a resumed run retries the document
     ]
 )
 
@@ -48,6 +51,10 @@ FanOut = Callable[..., Iterator[tuple[int, Any]]]
 
 class StageFailed(RuntimeError):
     """A stage could not complete (not one bad document: those are error rows)."""
+
+
+class ConfigError(ValueError):
+    """A stage's config is unusable; the message says what to change."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,24 @@ class Stage:
     external_inputs: Callable[[RunConfig], str] | None = None
     # Packages whose source decides the outputs: editing them makes the stage run again.
     code: tuple[str, ...] = ()
+    # Validates the stage's config (raises ValueError saying what to change); see `check`.
+    validate: Callable[[RunConfig], None] | None = None
+    # Per-document stage: its outcome per document (ok, partial, failed) counts in `documents.status`.
+    per_document: bool = False
+
+    def check(self, cfg: RunConfig) -> None:
+        """Refuse a config this stage cannot run with (ValueError with what to change), before any work.
+
+        The CLI checks every stage before the flow starts; `execute` checks again (a deployment's run).
+        """
+        if self.validate is None:
+            return
+        try:
+            self.validate(cfg)
+        except (ValueError, ImportError, RuntimeError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigError(str(exc)) from exc
 
     def schema(self, table: str) -> pa.Schema:
         if table == "errors":
@@ -97,12 +122,12 @@ class StageIO:
 
     def error(self, doc_id: str | None, kind: str, message: str) -> None:
         self.errors.append({"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id,
-                            "kind": kind, "message": message})
+                            "kind": kind, "message": message, "retryable": retryable(kind)})
 
     def per_key(
         self,
         items: Sequence[tuple[str, K]],
-        work: Callable[[K], Mapping[str, list[dict[str, Any]]]],
+        work: Callable[[K], Mapping[str, list[dict[str, Any]]] | Incomplete],
         description: str | None = None,
         *,
         isolated: bool = False,
@@ -110,11 +135,14 @@ class StageIO:
     ) -> dict[str, pa.Table]:
         """Run `work` for each (key, item) not done by an earlier attempt; persist each result.
 
-        `work` returns rows per table; rows of the stage's `errors` table may be included.
-        `isolated` runs `work` (a picklable top-level function) in worker processes with the run's
-        per-document time limit. Items with the same `same(item)` value (e.g. byte-identical
-        PDFs) are computed once and their rows copied under each item's `doc_id`.
-        Returns the stage's tables assembled from all parts in `items` order.
+        `work` returns rows per table; rows of the stage's `errors` table may be included. When it
+        raises, the runner records the item's error row (`tasks.failures.classify`); rows it had
+        computed are kept when it raised `PartialFailure`. A transient failure leaves the item not
+        done, so a resumed run retries it (as does returning `Incomplete(rows)`). `isolated` runs
+        `work` (a picklable top-level function) in worker processes with the run's per-document
+        time limit. Items with the same `same(item)` value (e.g. byte-identical PDFs) are computed
+        once and their rows copied under each item's `doc_id`. Returns the stage's tables
+        assembled from all parts in `items` order.
         """
         todo = [(key, item) for key, item in items if not self.staging.done(key)]
         if len(todo) < len(items):
@@ -128,26 +156,63 @@ class StageIO:
         with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
                        len(items) - len(todo)) as advance:
             run = self.fanout if isolated and self.fanout is not None else run_isolated
-            for index, result in run(work, [group[0][1] for group in members], workers=workers, timeout_s=timeout):
+            for index, result in run(partial(guarded, work), [group[0][1] for group in members], workers=workers,
+                                     timeout_s=timeout):
                 for key, item in members[index]:
-                    rows = self._rows_for(key, item, result)
-                    self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()})
+                    rows, done = self._rows_for(key, item, result)
+                    self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()},
+                                     done=done)
                     advance()
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
 
-    def _rows_for(self, key: str, item: Any, result: Any) -> Mapping[str, list[dict[str, Any]]]:
+    def _rows_for(self, key: str, item: Any, result: Any) -> tuple[Mapping[str, list[dict[str, Any]]], bool]:
+        """The rows to persist for one item, and whether it is done (False: retry it on resume)."""
         doc_id = item.get("doc_id") if isinstance(item, dict) else None
-        if isinstance(result, Exception):
-            kind = "timeout" if isinstance(result, DocumentTimeout) else "internal"
-            return {"errors": [{"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,
-                                "kind": kind, "message": f"{type(result).__name__}: {result}"}]}
+        done = True
+        if isinstance(result, BaseException):  # raised outside the work: a time limit, a lost worker
+            result = classify(result)
+        if isinstance(result, Incomplete):  # rows to keep, but some of the work failed transiently
+            result, done = result.rows, False
+        if isinstance(result, Failure):
+            done = not result.transient
+            error = {"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,
+                     "kind": result.kind, "message": result.message, "retryable": result.transient}
+            result = {**result.rows, "errors": [*result.rows.get("errors", []), error]}
+        result = {table: [_with_retryable(row) for row in rows] if table == "errors" else rows
+                  for table, rows in result.items()}
         if doc_id is None:
-            return result
+            return result, done
         # Rows computed for an identical document are re-labelled with this document's id.
         return {table: [{**row, "doc_id": doc_id} if "doc_id" in row else row for row in rows]
-                for table, rows in result.items()}
+                for table, rows in result.items()}, done
+
+
+def _with_retryable(row: Mapping[str, Any]) -> dict[str, Any]:
+    """An `errors` row with its `retryable` flag (from its kind, when the producer left it out)."""
+    if row.get("retryable") is not None:
+        return dict(row)
+    return {**row, "retryable": retryable(str(row.get("kind") or ""))}
+
+
+def document_outcomes(run_id: str, stage: Stage, outputs: Mapping[str, pa.Table]) -> list[dict[str, Any]]:
+    """Each document's outcome in a per-document stage: ok (no error), partial (an error, but rows
+    were kept) or failed (an error and no rows). Warnings (e.g. a repaired file) are not errors."""
+    with_rows: set[str] = set()
+    for name, table in outputs.items():
+        if name != "errors" and "doc_id" in table.column_names:
+            with_rows.update(d for d in table.column("doc_id").to_pylist() if d is not None)
+    errors = outputs.get("errors")
+    failed: set[str] = set()
+    if errors is not None:
+        for row in errors.select(["doc_id", "kind"]).to_pylist():
+            if row["doc_id"] is not None and row["kind"] not in WARNING_KINDS:
+                failed.add(row["doc_id"])
+    outcome = {doc: "ok" for doc in with_rows - failed}
+    outcome.update({doc: "partial" if doc in with_rows else "failed" for doc in failed})
+    return [{"run_id": run_id, "stage": stage.name, "doc_id": doc, "outcome": value}
+            for doc, value in sorted(outcome.items())]
 
 
 class _progress:
@@ -211,6 +276,10 @@ def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut
 
 def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None = None) -> StageRun:
     store = cfg.store
+    try:
+        stage.check(cfg)
+    except ConfigError as exc:
+        raise StageFailed(f"stage {stage.name!r}: {exc}") from exc
     for name in stage.upstream:
         state = store.get_stage_run(cfg.run_id, name)
         if state is None or state.status not in {"completed", "reused", "skipped"}:
@@ -226,6 +295,8 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
         and previous.status in {"completed", "reused", "skipped"}
         and previous.input_hash == digest
         and store.has_outputs(stage.name, cfg.run_id)
+        # Documents that failed transiently are retried: the stage runs again for them alone.
+        and not store.retries_pending(stage.name, cfg.run_id)
     )
     if current and not force and previous is not None:
         console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
@@ -235,6 +306,8 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
         if donor is not None and donor.run_id != cfg.run_id:
             started = now()
             store.copy_outputs(stage.name, donor.run_id, cfg.run_id)
+            store.copy_doc_status(stage.name, donor.run_id, cfg.run_id)
+            store.clear_staging(stage.name, cfg.run_id)  # parts of an earlier attempt (e.g. retries) are moot
             row = StageRun(cfg.run_id, stage.name, "reused", started, now(), digest, config_json,
                            donor.row_count, donor.error_count, None, donor.run_id)
             store.record_stage(row)
@@ -254,11 +327,18 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
             collected = outputs.get("errors")
             extra = conform(io.errors, ERRORS_SCHEMA, "errors")
             outputs["errors"] = pa.concat_tables([collected, extra]) if isinstance(collected, pa.Table) else extra
-        outputs.setdefault("errors", ERRORS_SCHEMA.empty_table())
+        errors = outputs.setdefault("errors", ERRORS_SCHEMA.empty_table())
+        if not isinstance(errors, pa.Table):
+            outputs["errors"] = conform([_with_retryable(row) for row in errors], ERRORS_SCHEMA, "errors")
         counts = {}
+        tables = {}
         for name, rows in outputs.items():
-            counts[name] = store.write_table(stage.name, cfg.run_id, name, rows, stage.schema(name))
+            schema = stage.schema(name)
+            tables[name] = rows.cast(schema) if isinstance(rows, pa.Table) else conform(rows, schema, name)
+            counts[name] = store.write_table(stage.name, cfg.run_id, name, tables[name], schema)
         store.drop_tables_except(stage.name, cfg.run_id, set(outputs))
+        if stage.per_document:
+            store.record_doc_status(cfg.run_id, stage.name, document_outcomes(cfg.run_id, stage, tables))
     except Exception as exc:
         store.record_stage(StageRun(cfg.run_id, stage.name, "failed", started, now(), digest, config_json,
                                     error=f"{type(exc).__name__}: {exc}"))
@@ -272,5 +352,10 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
         raise StageFailed(f"stage {stage.name!r} failed: {io.failure}")
     row = StageRun(cfg.run_id, stage.name, "completed", started, now(), digest, config_json, main_rows, error_count)
     store.record_stage(row)
-    staging.clear()
+    if staging.pending:
+        # Kept for the resume that retries them: the done parts are not computed again.
+        log.info("%s: %d document(s) failed transiently; resume the run to retry them", stage.name,
+                 len(staging.pending))
+    else:
+        staging.clear()
     return row

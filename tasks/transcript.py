@@ -8,9 +8,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from extractors.errors import ExtractionError
 from extractors.transcript import TRANSCRIPT_SCHEMA, TranscriptError, get_transcriber
-from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
+from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
+from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -24,28 +24,22 @@ def _strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def transcribe_document(run_id: str, backend: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The transcript of one document; raises when there is none (the runner records the error row)."""
     doc = item["doc"]
     rows: list[dict[str, Any]] = []
-    try:
-        files = document_files(doc)
-        if backend == "aws-transcribe":
-            rows = _from_audio(doc, files)
-        elif len(files) == 1:
-            # One file: reuse the extract stage's tree instead of reading it again.
-            rows = get_transcriber(backend)(files[0], doc_id=doc["doc_id"], elements=_strip(item["elements"]) or None,
-                                            links=_strip(item["links"]))
-        else:
-            for path in files:
-                rows += get_transcriber(backend)(path, doc_id=doc["doc_id"],
-                                                 page_offset=max((r["page"] or 0 for r in rows), default=0))
-            for seq, row in enumerate(rows):
-                row["seq"] = seq
-    except (ExtractionError, TranscriptError) as exc:
-        kind = getattr(exc, "kind", "transcript")
-        return {"transcripts": [], "errors": [error_row(run_id, "transcript", doc, kind, str(exc))]}
-    except Exception as exc:  # noqa: BLE001 - a bad document is an error row
-        return {"transcripts": [], "errors": [error_row(run_id, "transcript", doc, "internal",
-                                                        f"{type(exc).__name__}: {exc}")]}
+    files = document_files(doc)
+    if backend == "aws-transcribe":
+        rows = _from_audio(doc, files)
+    elif len(files) == 1:
+        # One file: reuse the extract stage's tree instead of reading it again.
+        rows = get_transcriber(backend)(files[0], doc_id=doc["doc_id"], elements=_strip(item["elements"]) or None,
+                                        links=_strip(item["links"]))
+    else:
+        for path in files:
+            rows += get_transcriber(backend)(path, doc_id=doc["doc_id"],
+                                             page_offset=max((r["page"] or 0 for r in rows), default=0))
+        for seq, row in enumerate(rows):
+            row["seq"] = seq
     return {"transcripts": add_run_id(run_id, rows), "errors": []}
 
 
@@ -62,7 +56,6 @@ def _from_audio(doc: dict[str, Any], files: list[Path]) -> list[dict[str, Any]]:
 
 def transcript_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    get_transcriber(cfg.transcript_backend)  # an unknown backend fails the stage up front
     elements: dict[str, list[dict[str, Any]]] = defaultdict(list)
     links: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in io.read("extract", "struct_elements"):
@@ -77,6 +70,14 @@ def transcript_body(io: StageIO) -> dict[str, Any]:
                       "screen-reader transcript", isolated=True, same=lambda item: item["sha256"])
 
 
+def check_transcript(cfg: RunConfig) -> None:
+    """An unknown backend stops the run up front."""
+    try:
+        get_transcriber(cfg.transcript_backend)
+    except TranscriptError as exc:
+        raise ValueError(str(exc)) from exc
+
+
 TRANSCRIPT = Stage(
     name="transcript",
     upstream=("corpus", "extract"),
@@ -84,4 +85,6 @@ TRANSCRIPT = Stage(
     tables=(TRANSCRIPTS,),
     body=transcript_body,
     code=("extractors",),
+    validate=check_transcript,
+    per_document=True,
 )

@@ -30,7 +30,7 @@ import pyarrow.dataset as pads
 from warehouse.artifact_roots import ArtifactRoot
 from warehouse.audit_metrics import AUDIT_METRIC_INPUTS, AUDIT_METRIC_VIEWS
 from warehouse.metrics import METRIC_INPUTS, METRIC_VIEWS
-from warehouse.store import RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE, ArtifactStore
+from warehouse.store import DOC_STATUS_SCHEMA, RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE, ArtifactStore
 
 WAREHOUSE_FILE = "warehouse.duckdb"
 # Settings fixed before a query runs; `lock_configuration` keeps a query from changing them back.
@@ -80,6 +80,32 @@ def _state_glob(spec: TableSpec, artifacts: Path) -> str:
     return str(artifacts / _state_pattern(spec))
 
 
+# Each document's outcome per per-document stage (written by the stage runner); not a table of its own.
+DOC_STATUS = TableSpec("doc_status", f"{STATE}/doc_status", DOC_STATUS_SCHEMA)
+
+# `documents.status`: failed when the corpus could not read the document or no stage kept any of its
+# rows; partial when a stage failed for it but rows were kept; ok otherwise (no stage failed for it).
+DOCUMENTS_WITH_STATUS = """
+SELECT d.*, CASE
+    WHEN d.error IS NOT NULL THEN 'failed'
+    WHEN coalesce(s.failed, 0) = 0 THEN 'ok'
+    WHEN s.usable > 0 THEN 'partial'
+    ELSE 'failed' END AS status
+FROM ({documents}) d
+LEFT JOIN (
+    SELECT run_id, doc_id, count(*) FILTER (WHERE outcome <> 'ok') AS failed,
+           count(*) FILTER (WHERE outcome <> 'failed') AS usable
+    FROM ({doc_status}) GROUP BY run_id, doc_id
+) s ON s.run_id = d.run_id AND s.doc_id = d.doc_id
+"""
+DERIVED = frozenset({"documents"})  # tables whose view adds derived columns (above)
+
+
+def _derived_view(name: str, source: str, doc_status: str) -> str:
+    return f'CREATE OR REPLACE VIEW "{name}" AS ' + DOCUMENTS_WITH_STATUS.format(documents=source,
+                                                                                doc_status=doc_status)
+
+
 def _duck_type(type_: pa.DataType) -> str:
     if pa.types.is_list(type_):
         return f"{_duck_type(type_.value_type)}[]"
@@ -104,13 +130,15 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _view_sql(name: str, glob: str, schema: pa.Schema) -> str:
+def _source_sql(glob: str, schema: pa.Schema) -> str:
     if list(Path("/").glob(glob.lstrip("/"))):
-        body = f"SELECT * FROM read_parquet({_quote(glob)}, union_by_name=true, hive_partitioning=false)"
-    else:
-        cols = ", ".join(f"CAST(NULL AS {_duck_type(f.type)}) AS \"{f.name}\"" for f in schema)
-        body = f"SELECT {cols} WHERE false"
-    return f'CREATE OR REPLACE VIEW "{name}" AS {body}'
+        return f"SELECT * FROM read_parquet({_quote(glob)}, union_by_name=true, hive_partitioning=false)"
+    cols = ", ".join(f"CAST(NULL AS {_duck_type(f.type)}) AS \"{f.name}\"" for f in schema)
+    return f"SELECT {cols} WHERE false"
+
+
+def _view_sql(name: str, glob: str, schema: pa.Schema) -> str:
+    return f'CREATE OR REPLACE VIEW "{name}" AS {_source_sql(glob, schema)}'
 
 
 def metric_views(table_names: set[str]) -> list[tuple[str, str]]:
@@ -128,7 +156,9 @@ def catalog_ddl(home: Path, tables: Iterable[TableSpec]) -> list[str]:
     artifacts = Path(home) / "artifacts"
     tables = list(tables)
     ddl = [_view_sql(s.name, _state_glob(s, artifacts), s.schema) for s in STATE_TABLES]
-    ddl += [_view_sql(s.name, s.glob(artifacts), s.schema) for s in tables]
+    doc_status = _source_sql(_state_glob(DOC_STATUS, artifacts), DOC_STATUS.schema)
+    ddl += [_derived_view(s.name, _source_sql(s.glob(artifacts), s.schema), doc_status) if s.name in DERIVED
+            else _view_sql(s.name, s.glob(artifacts), s.schema) for s in tables]
     ddl += [f'CREATE OR REPLACE VIEW "{name}" AS {sql}' for name, sql in metric_views({s.name for s in tables})]
     return ddl
 
@@ -150,6 +180,16 @@ def _empty_view_sql(name: str, schema: pa.Schema) -> str:
     return f'CREATE VIEW "{name}" AS SELECT {cols} WHERE false'
 
 
+def _registered(con: duckdb.DuckDBPyConnection, spec: TableSpec, dataset: pads.Dataset | None) -> str:
+    """A SELECT over `dataset` registered on `con` (or an empty one with the declared columns)."""
+    if dataset is None:
+        cols = ", ".join(f"CAST(NULL AS {_duck_type(f.type)}) AS \"{f.name}\"" for f in spec.schema)
+        return f"SELECT {cols} WHERE false"
+    hidden = f"__arrow_{spec.name}"
+    con.register(hidden, dataset)
+    return f'SELECT * FROM "{hidden}"'
+
+
 def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnection:
     """A sandboxed in-memory connection with every view defined (see the module doc).
 
@@ -158,11 +198,17 @@ def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnectio
     root = ArtifactStore(home).root
     tables = list(tables)
     specs = [(s, _state_pattern(s)) for s in STATE_TABLES] + [(s, s.key_pattern) for s in tables]
-    found = root.glob_many([pattern for _, pattern in specs])
+    status_pattern = _state_pattern(DOC_STATUS)
+    found = root.glob_many([pattern for _, pattern in specs] + [status_pattern])
     con = duckdb.connect(":memory:", config=SANDBOX_CONFIG)
     try:
         for spec, pattern in specs:
             dataset = _dataset(root, found[pattern], spec.schema)
+            if spec.name in DERIVED:
+                status = _dataset(root, found[status_pattern], DOC_STATUS.schema)
+                con.execute(_derived_view(spec.name, _registered(con, spec, dataset),
+                                          _registered(con, DOC_STATUS, status)))
+                continue
             if dataset is None:
                 con.execute(_empty_view_sql(spec.name, spec.schema))
                 continue

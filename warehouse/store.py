@@ -75,6 +75,17 @@ RUNS_SCHEMA = pa.schema(
     ]
 )
 
+# Each document's outcome in each per-document stage (ok|partial|failed): `documents.status` is derived
+# from it. Kept with the run state, not the stage's tables, so it never enters a stage's fingerprint.
+DOC_STATUS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("stage", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("outcome", pa.string(), nullable=False),  # ok|partial|failed
+    ]
+)
+
 STATE = "_state"
 
 
@@ -145,6 +156,9 @@ class StageRun:
     reused_from: str | None = None
 
 
+RETRY = "_retry"  # staging markers of keys that failed transiently
+
+
 def _key_file(key: str) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:20]
 
@@ -177,16 +191,29 @@ class Staging:
     def done_count(self) -> int:
         return len(self._done_cache)
 
-    def put(self, key: str, tables: Mapping[str, pa.Table]) -> None:
+    @property
+    def pending(self) -> list[str]:
+        """Keys whose part records a transient failure: not done, a resume retries them."""
+        folder = self.root / RETRY
+        return sorted(p.read_text() for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+
+    def put(self, key: str, tables: Mapping[str, pa.Table], *, done: bool = True) -> None:
+        """Persist one key's part; `done=False` (a transient failure) keeps the part for the stage's
+        tables but leaves the key to be computed again by the next attempt."""
         name = _key_file(key)
         for table_name, table in tables.items():
             atomic_write_parquet(table, inside(self.home, self.root / table_name / f"{name}.parquet"))
-        marker = inside(self.home, self.root / "_done" / name)
+        marker = inside(self.home, self.root / ("_done" if done else RETRY) / name)
         marker.parent.mkdir(exist_ok=True)
         tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
         tmp.write_text(key)
         os.replace(tmp, marker)
-        self._done_cache.add(name)
+        other = inside(self.home, self.root / (RETRY if done else "_done") / name)
+        other.unlink(missing_ok=True)
+        if done:
+            self._done_cache.add(name)
+        else:
+            self._done_cache.discard(name)
 
     def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
         """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
@@ -273,6 +300,15 @@ class ArtifactStore:
     def staging(self, stage: str, run_id: str, input_hash: str) -> Staging:
         return Staging(self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}", input_hash, self.home)
 
+    def clear_staging(self, stage: str, run_id: str) -> None:
+        """Drop the per-document parts of a stage of a run (e.g. once another run's outputs replace them)."""
+        remove_tree(self.home, self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}")
+
+    def retries_pending(self, stage: str, run_id: str) -> bool:
+        """Whether documents of this stage of this run failed transiently and wait for a retry."""
+        folder = self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}" / RETRY
+        return folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())
+
     def fingerprint(self, stage: str, run_id: str) -> str:
         """A digest of a stage's committed rows, used in the input hash of downstream stages.
 
@@ -328,14 +364,26 @@ class ArtifactStore:
         rows = [StageRun(**table.to_pylist()[0]) for table in self.root.read_many(keys)]
         return sorted(rows, key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
 
+    def record_doc_status(self, run_id: str, stage: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Each document's outcome in `stage` of `run_id` (replacing an earlier attempt's)."""
+        self.root.write(self._state_key("doc_status", run_id, stage), conform(rows, DOC_STATUS_SCHEMA, "doc_status"))
+
+    def copy_doc_status(self, stage: str, from_run: str, to_run: str) -> None:
+        source = self.root.read(self._state_key("doc_status", from_run, stage))
+        if source is None:
+            self.root.delete(self._state_key("doc_status", to_run, stage))
+            return
+        self.record_doc_status(to_run, stage, [{**row, "run_id": to_run} for row in source.to_pylist()])
+
     def completed_with_hash(self, stage: str, input_hash: str) -> StageRun | None:
-        """Any run that completed `stage` for exactly these inputs and config."""
+        """Any run that completed `stage` for exactly these inputs and config (and retries nothing)."""
         # Each run's state of a stage is one file named by the stage: read only those.
         keys = self.root.glob(f"{STATE}/stage_runs/run=*/{stage}.parquet")
         rows = sorted((StageRun(**table.to_pylist()[0]) for table in self.root.read_many(keys)),
                       key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
         for row in rows:
-            done = row.status in {"completed", "reused"} and self.has_outputs(stage, row.run_id)
+            done = (row.status in {"completed", "reused"} and self.has_outputs(stage, row.run_id)
+                    and not self.retries_pending(stage, row.run_id))
             if row.stage == stage and row.input_hash == input_hash and done:
                 return row
         return None

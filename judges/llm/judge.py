@@ -94,6 +94,7 @@ class LLMJudge:
 
     name = "llm"
     prompt_version = PROMPT_VERSION
+    deterministic = False  # sampled: judged `repeats` times
 
     def __init__(self, client: ModelClient, *, temperature: float | None = DEFAULT_TEMPERATURE,
                  max_tokens: int | None = DEFAULT_MAX_TOKENS, vision: str | bool | None = "auto",
@@ -166,7 +167,9 @@ class LLMJudge:
         except ReplyError as exc:
             return self._error(calls, phash, f"invalid_response: {exc} (after one repair request)", log)
         except ModelCallError as exc:
-            return self._error(calls, phash, f"model_call: {exc}", log)
+            failed = self._error(calls, phash, f"model_call: {exc}", log)
+            failed.transient = exc.transient
+            return failed
         judgment = self._judgment(bundle, reply, calls, phash, messages[0]["content"])
         judgment.calls = log.records
         return judgment

@@ -32,6 +32,7 @@ class RulesJudge:
     name = "rules"
     model: str | None = None
     prompt_version = PROMPT_VERSION
+    deterministic = True  # runs once per page, whatever --repeats says
 
     def supports(self, criterion: str) -> bool:
         return criterion in RULES
