@@ -37,7 +37,7 @@ import pymupdf
 
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 
 READING_ORDER_SCHEMA = pa.schema(
     [

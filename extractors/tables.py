@@ -48,7 +48,7 @@ import pymupdf.table
 from extractors.errors import reading
 from extractors.pages import _folder_name
 from extractors.source import PdfSource, pdf_source, save_png
-from extractors.structure import extract_struct_elements, record_attributes
+from extractors.structure.records import extract_struct_elements, record_attributes
 
 _BBOX = pa.list_(pa.float32())
 

@@ -20,7 +20,8 @@ from extractors.links import (
 )
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.runner import Stage, StageIO

@@ -17,7 +17,8 @@ import pymupdf
 from extractors.errors import ExtractionError, reading
 from extractors.links import extract_links
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import STRUCTURE_TEXT_FLAGS, extract_struct_elements, record_attributes
+from extractors.structure.content import STRUCTURE_TEXT_FLAGS
+from extractors.structure.records import extract_struct_elements, record_attributes
 from extractors.transcript.base import (
     MAX_ANNOUNCEMENT,
     MAX_ENTRIES_PER_PAGE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from extractors.structure import STRUCT_BLOCK
+from extractors.structure.content import STRUCT_BLOCK
 
 TEXT_BLOCK = 0  # a MuPDF text block's type
 _BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·-–—*►▸➢✓")

@@ -16,7 +16,7 @@ import pytest
 
 from extractors.errors import ExtractionError
 from extractors.links import extract_links
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from extractors.transcript import (
     TRANSCRIPT_SCHEMA,
     TRUNCATED,
