@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pymupdf
 
+from common import geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
@@ -126,7 +127,7 @@ class _Unit:
     marks: list[str] = field(default_factory=list)
 
     def finish(self) -> None:
-        self.bbox = _union_all(line.bbox for line in self.lines)
+        self.bbox = geometry.union_all(line.bbox for line in self.lines)
         self.text = " ".join(" ".join(line.text for line in self.lines).split())
         self.chars = sum(line.chars for line in self.lines)
         self.size = _dominant_size(self.lines)
@@ -197,7 +198,7 @@ def _line(line: dict) -> _Line | None:
     sizes: Counter[float] = Counter()
     for s in spans:
         sizes[round(s["size"] * 2) / 2] += len(s["text"].strip())
-    box = _union_all(tuple(s["bbox"]) for s in spans)
+    box = geometry.union_all(tuple(s["bbox"]) for s in spans)
     marks = [s["text"].strip() for s in spans[1:] if s["flags"] & _SUPERSCRIPT and _MARK.match(s["text"].strip())]
     marks += _GLUED_MARK.findall(text)
     return _Line(box, text, sizes.most_common(1)[0][0], sum(sizes.values()), marks)
@@ -371,7 +372,8 @@ def _continues(previous: _Unit, unit: _Unit) -> bool:
     if previous.elem is not None or unit.elem is not None:
         return previous.elem == unit.elem
     gap = unit.bbox[1] - previous.bbox[3]
-    return unit.size == previous.size and -1 < gap < 0.6 * unit.size and _x_overlap(previous.bbox, unit.bbox) > 0
+    return (unit.size == previous.size and -1 < gap < 0.6 * unit.size
+            and geometry.x_overlap(previous.bbox, unit.bbox) > 0)
 
 
 def _mark_footnotes(page: _Page, body: float) -> None:
@@ -389,13 +391,13 @@ def _mark_footnotes(page: _Page, body: float) -> None:
         note_like = unit.elem_type in _NOTE_TYPES or (
             unit.role == "body" and unit.size < body * 0.95 and unit.elem_type not in _NOT_NOTES)
         if note_like and all(id(o) in stacked for o in lower
-                             if o.bbox[1] > unit.bbox[1] and _x_overlap(o.bbox, unit.bbox) > 0):
+                             if o.bbox[1] > unit.bbox[1] and geometry.x_overlap(o.bbox, unit.bbox) > 0):
             stack.append(unit)
             stacked.add(id(unit))
     marked = [u for u in stack if u.elem_type in _NOTE_TYPES or _FOOTNOTE_MARK.match(u.text)]
     for unit in stack:
         # Only the part of the stack at or below its first marked note (per column).
-        if any(m.bbox[1] <= unit.bbox[1] + 1 and _x_overlap(m.bbox, unit.bbox) > 0 for m in marked):
+        if any(m.bbox[1] <= unit.bbox[1] + 1 and geometry.x_overlap(m.bbox, unit.bbox) > 0 for m in marked):
             unit.role = "footnote"
 
 
@@ -436,7 +438,7 @@ class _Group:
     column: int | None = None
 
     def __post_init__(self) -> None:
-        self.bbox = _union_all(u.bbox for u in self.units)
+        self.bbox = geometry.union_all(u.bbox for u in self.units)
         self.chars = sum(u.chars for u in self.units)
 
 
@@ -493,7 +495,7 @@ def _column_of(box: Box, columns: list[tuple[float, float]]) -> int | None:
     """The one column ``box`` sits in, or None when it crosses a gutter into another column."""
     if len(columns) == 1:
         return 0
-    overlaps = [_x_overlap(box, (c0, 0.0, c1, 0.0)) for c0, c1 in columns]
+    overlaps = [geometry.x_overlap(box, (c0, 0.0, c1, 0.0)) for c0, c1 in columns]
     wide = [i for i, (o, (c0, c1)) in enumerate(zip(overlaps, columns, strict=True)) if o > 0.1 * (c1 - c0)]
     if len(wide) > 1:
         return None
@@ -712,18 +714,6 @@ def _footnote_in_body(note: dict, rows: list[dict]) -> bool:
 
 
 # --------------------------------------------------------------------------- boxes
-
-
-def _union_all(boxes: Iterable[Sequence[float]]) -> Box:
-    x0 = y0 = math.inf
-    x1 = y1 = -math.inf
-    for b in boxes:
-        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-    return (x0, y0, x1, y1)
-
-
-def _x_overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
 
 
 def _dominant_size(lines: list[_Line]) -> float:

@@ -45,6 +45,7 @@ import pyarrow as pa
 import pymupdf
 import pymupdf.table
 
+from common import geometry
 from extractors.errors import reading
 from extractors.pages import _folder_name
 from extractors.source import PdfSource, pdf_source, save_png
@@ -502,14 +503,14 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
     cells: list[dict] = []
     for page in source.pages():
         boxes = tagged_boxes[page.number]
-        uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
+        uncovered = [b for b in hinted[page.number] if not any(geometry.covered(b, t) for t in boxes)]
         blocks = _blocks(source, page.number)
         ruled = untagged and _ruled(source.drawing_log(page.number))
         if not (uncovered or _caption_count(blocks) > len(boxes) or ruled):
             continue
         for found in page.find_tables(**_LINE_BASED).tables:
             bbox = [round(v, 2) for v in found.bbox]
-            if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
+            if any(geometry.covered(bbox, t) or geometry.covered(t, bbox) for t in boxes):
                 continue
             table_id = -(len(tables) + 1)
             record, table_cells = _visual_table(found, bbox, page, blocks, doc_id, table_id, page_offset)
@@ -540,14 +541,6 @@ def _blocks(source: PdfSource, page_no: int) -> list[tuple[Any, ...]]:
 
 def _caption_count(blocks: list[tuple[Any, ...]]) -> int:
     return sum(1 for block in blocks if block[6] == 0 and _CAPTION.match(block[4]))
-
-
-def _covers(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Does box ``a`` cover at least half of box ``b``?"""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    area = (b[2] - b[0]) * (b[3] - b[1])
-    return w > 0 and h > 0 and area > 0 and w * h >= 0.5 * area
 
 
 def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, blocks: list[tuple[Any, ...]], doc_id: str,

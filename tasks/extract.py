@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from common import geometry
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
 from extractors.errors import ExtractionError
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
@@ -64,16 +65,6 @@ _ID_COLUMNS = {
 }
 
 
-def _overlap(a: list[float], b: list[float]) -> float:
-    """Shared area of two boxes over the smaller one's area (1.0 for two equal points)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    if smaller <= 0:
-        return 1.0 if abs(a[0] - b[0]) < 1 and abs(a[1] - b[1]) < 1 else 0.0
-    return max(0.0, w) * max(0.0, h) / smaller
-
-
 def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Attach each span's measured contrast: the measurement of the same text on the same page
     whose box overlaps the span's most (at least half of the smaller box).
@@ -89,7 +80,7 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
     out = []
     for span in spans:
         candidates = measured.get((span["page"], span["text"].strip()), []) if span["text"].strip() else []
-        scored = [(_overlap(span["bbox"], row["bbox"]), row) for row in candidates]
+        scored = [(geometry.overlap_of_smaller(span["bbox"], row["bbox"]), row) for row in candidates]
         best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
         match = best[1] if best[0] >= 0.5 else None
         out.append({**span, **{c: (match or {}).get(c) for c in _CONTRAST_COLUMNS}})
@@ -199,5 +190,5 @@ EXTRACT = Stage(
     config_keys=("crop_dpi", "max_page_megapixels"),
     tables=EXTRACT_TABLES,
     body=extract_body,
-    code=("extractors",),
+    code=("extractors", "common"),
 )

@@ -258,5 +258,5 @@ JUDGE = Stage(
                  "max_error_rate"),
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
-    code=("judges",),
+    code=("judges", "common"),
 )

@@ -46,5 +46,5 @@ RENDER = Stage(
     config_keys=("dpi", "max_page_megapixels"),
     tables=(PAGES,),
     body=render_body,
-    code=("extractors",),
+    code=("extractors", "common"),
 )

@@ -83,5 +83,5 @@ TRANSCRIPT = Stage(
     config_keys=("transcript_backend",),
     tables=(TRANSCRIPTS,),
     body=transcript_body,
-    code=("extractors",),
+    code=("extractors", "common"),
 )

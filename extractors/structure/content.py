@@ -15,6 +15,7 @@ import pikepdf
 import pymupdf
 from pymupdf import mupdf
 
+from common import geometry
 from extractors.structure.tree import PDF17_TYPES, Box, StructNode
 
 # Text device flags: our one-level structure blocks, text as drawn, nothing off-page.
@@ -49,11 +50,7 @@ class Content:
         if not (x1 > x0 and y1 > y0) or x1 - x0 > 1e6 or y1 - y0 > 1e6:
             return  # empty, or infinite (unbounded paths)
         current = self.boxes.get(page)
-        self.boxes[page] = [x0, y0, x1, y1] if current is None else union_box(current, [x0, y0, x1, y1])
-
-
-def union_box(a: Box, b: Box) -> Box:
-    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+        self.boxes[page] = [x0, y0, x1, y1] if current is None else list(geometry.union(current, (x0, y0, x1, y1)))
 
 
 class _Resolver:

@@ -8,9 +8,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from common import geometry
 from extractors.errors import open_pdf, reading
 from extractors.source import PdfSource, pdf_source
-from extractors.structure.content import Content, collect_content, union_box
+from extractors.structure.content import Content, collect_content
 from extractors.structure.tree import (
     Box,
     ObjGen,
@@ -150,7 +151,7 @@ def _subtree_boxes(nodes: list[StructNode], pages: list[int | None], own: list[B
         parent, box = nodes[i].parent, boxes[i]
         if parent is None or box is None or pages[parent] != pages[i]:
             continue
-        boxes[parent] = box if boxes[parent] is None else union_box(boxes[parent], box)  # type: ignore[arg-type]
+        boxes[parent] = box if boxes[parent] is None else list(geometry.union(boxes[parent], box))  # type: ignore[arg-type]
     return boxes
 
 
