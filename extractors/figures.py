@@ -25,7 +25,6 @@ points, top-left origin, unrotated page space.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
-from common import geometry
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
@@ -64,8 +63,8 @@ FIGURES_SCHEMA = pa.schema(
 MIN_PIXELS = 16
 SMALL_SHARE = 0.02
 _FIGURE_TYPES = frozenset({"Figure", "Formula", "Form"})
-_CAPTION = re.compile(r"^\s*(fig(ure)?|table)\.?\s*[0-9IVX]+", re.IGNORECASE)
 _CAPTION_DISTANCE = 60.0
+_CAPTION_KINDS = frozenset({"figure", "table"})  # a picture's caption may be a table's ("Table 2" above a chart)
 _HAIRLINE = 1.5  # points: table rules, underlines, axes
 _CLUSTER_GAP = 6.0
 _MIN_SHAPES = 3
@@ -353,10 +352,10 @@ def _text_blocks(source: PdfSource, page_no: int) -> list[tuple[Box, str]]:
 
 
 def _caption_nearby(box: Box, blocks: list[tuple[Box, str]]) -> str | None:
-    """The nearest text block starting "Fig"/"Figure"/"Table" N just above or below ``box``."""
+    """The nearest text block starting with a figure or table label ("Fig. 2", "Table 1") above or below ``box``."""
     best: tuple[float, str] | None = None
     for (x0, y0, x1, y1), text in blocks:
-        if not _CAPTION.match(text) or min(x1, box[2]) <= max(x0, box[0]):
+        if not captions.is_caption(text, _CAPTION_KINDS) or min(x1, box[2]) <= max(x0, box[0]):
             continue
         distance = max(box[1] - y1, y0 - box[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):

@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pymupdf
 
-from common import geometry
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
@@ -83,11 +83,6 @@ _ARTIFACT_TYPES = frozenset({"Artifact"})
 # Page bands (share of page height) where running headers and footers live.
 _EDGE_BAND = 0.085
 _REPEAT_BAND = 0.15
-# "Figure 2:" or "Table 1." or a first line that is just "Table 1"; not "Figure 2 shows ...".
-_CAPTION = re.compile(
-    r"^\s*(fig(ure)?|table|tab|scheme|chart|plate|algorithm|listing|exhibit)\.?\s*[0-9IVX]+[a-z]?\s*([.:|—–-]|$)",
-    re.IGNORECASE,
-)
 _PAGE_NUMBER = re.compile(r"^\W*((page\s*)?\d{1,4}(\s*(of|/)\s*\d{1,4})?|[ivxlc]{1,6})\W*$", re.IGNORECASE)
 # A footnote starts with its marker, then words: "1The", "1 The", "2. See", "* Corresponding".
 _FOOTNOTE_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶‖#])[.)]?\s*(?=[^\W\d_]|[(“\"'])")
@@ -352,7 +347,7 @@ def _assign_roles(page: _Page, body: float, repeated: set[str]) -> None:
             if not repeats and _is_note(unit.text) and unit.bbox[1] > height / 2:
                 continue  # a footnote low on the page, not a running footer: _mark_footnotes decides
             unit.role = "header" if unit.bbox[1] < height / 2 else "footer"
-        elif _CAPTION.match(unit.lines[0].text):
+        elif captions.is_caption(unit.lines[0].text, closed=True):  # "Figure 2:", not "Figure 2 shows"
             unit.role = "caption"
         elif unit.size >= body * 1.15:
             unit.role = "title"

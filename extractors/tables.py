@@ -34,7 +34,6 @@ covers. Coordinates are PDF points, top-left origin, unrotated page space.
 from __future__ import annotations
 
 import inspect
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ import pyarrow as pa
 import pymupdf
 import pymupdf.table
 
-from common import geometry
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.pages import _folder_name
 from extractors.source import PdfSource, pdf_source, save_png
@@ -93,7 +92,6 @@ TABLE_CELLS_SCHEMA = pa.schema(
 )
 
 MAX_CELL_TEXT = 500
-_CAPTION = re.compile(r"^\s*(table|tab)\.?\s*[0-9IVX]+[a-z]?\b", re.IGNORECASE)
 _CAPTION_DISTANCE = 60.0  # points between a table and a caption found by its text
 _PROSE_CHARS = 80  # mean characters per cell of a header-less table that reads like running text
 _CELL_TYPES = ("TH", "TD")
@@ -540,7 +538,7 @@ def _blocks(source: PdfSource, page_no: int) -> list[tuple[Any, ...]]:
 
 
 def _caption_count(blocks: list[tuple[Any, ...]]) -> int:
-    return sum(1 for block in blocks if block[6] == 0 and _CAPTION.match(block[4]))
+    return sum(1 for block in blocks if block[6] == 0 and captions.is_table_caption(block[4]))
 
 
 def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, blocks: list[tuple[Any, ...]], doc_id: str,
@@ -598,7 +596,7 @@ def _caption_nearby(blocks: list[tuple[Any, ...]], bbox: Sequence[float]) -> str
     """The nearest "Table N" text block above or below ``bbox`` within _CAPTION_DISTANCE points."""
     best: tuple[float, str] | None = None
     for x0, y0, x1, y1, text, *_ in blocks:
-        if not _CAPTION.match(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
+        if not captions.is_table_caption(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
             continue
         distance = max(bbox[1] - y1, y0 - bbox[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):
