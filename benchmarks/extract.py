@@ -45,7 +45,8 @@ from extractors.links import extract_links, extract_orphan_link_elements
 from extractors.pages import render_pages
 from extractors.reading_order import extract_reading_order, order_agreement
 from extractors.source import PdfSource
-from extractors.structure import extract_struct_elements, struct_summary
+from extractors.structure.records import extract_struct_elements
+from extractors.structure.summary import struct_summary
 from extractors.tables import extract_tables, render_table_crops
 from extractors.transcript import transcribe
 from judges.evidence import DocEvidence, PageBundle, build_bundles

@@ -24,7 +24,7 @@ import pymupdf
 from benchmarks.sample_pdfs import DEV_BENCHMARK, benchmark_pdfs, synthetic_pdfs
 from extractors.errors import ExtractionError
 from extractors.layout import LayoutBackendError, available_backends, get_backend
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 
 KINDS = ("figure", "table")
 IOU = 0.5

@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from common.captions import is_table_caption
 from corpus.manifest import FileLimits, FileRefused, read_bounded, walk_files
 from extractors.errors import scrub_paths
 
@@ -50,7 +51,6 @@ SCREENING_SCHEMA = pa.schema(
 
 TEXT_PAGES = 6  # layout and text features come from the first pages: enough to tell, and fast
 MIN_IMAGE_SIDE = 48  # smaller images are icons, rules or bullets, not figures
-_CAPTION = re.compile(r"^\s*(Table|TABLE)\s+[0-9IVX]+[.:]?\s")
 _BULLET = re.compile(r"^\s*([\u2022\u25e6\u25aa\u2013\u2014*-]|\(?[0-9]{1,2}[.)])\s+\S")  # on a line of a block
 _HEADINGS = {"H", "H1", "H2", "H3", "H4", "H5", "H6"}
 LINK_ANNOTATION = 1  # pymupdf.PDF_ANNOT_LINK; the type stubs lack the constant
@@ -144,7 +144,7 @@ def _text_features(doc: pymupdf.Document) -> dict[str, Any]:
     for page in doc.pages(0, min(TEXT_PAGES, doc.page_count)):
         blocks = [b for b in page.get_text("blocks") if b[6] == 0 and b[4].strip()]
         chars += sum(len(b[4]) for b in blocks)
-        captions += sum(1 for b in blocks if _CAPTION.match(b[4]))
+        captions += sum(1 for b in blocks if is_table_caption(b[4]))
         bullets += sum(1 for b in blocks if any(_BULLET.match(line) for line in b[4].splitlines()))
         if blocks:
             text_pages += 1

@@ -45,12 +45,8 @@ from extractors.links import (
 )
 from extractors.pages import PAGES_SCHEMA, render_pages
 from extractors.source import PdfSource
-from extractors.structure import (
-    STRUCT_ELEMENTS_SCHEMA,
-    STRUCT_SUMMARY_SCHEMA,
-    extract_struct_elements,
-    struct_summary,
-)
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 
 __all__ = [
     "FONTS_SCHEMA",

@@ -25,7 +25,6 @@ points, top-left origin, unrotated page space.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,9 +34,10 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from extractors.tables import StructIndex, render_crops
 
 FIGURES_SCHEMA = pa.schema(
@@ -63,8 +63,8 @@ FIGURES_SCHEMA = pa.schema(
 MIN_PIXELS = 16
 SMALL_SHARE = 0.02
 _FIGURE_TYPES = frozenset({"Figure", "Formula", "Form"})
-_CAPTION = re.compile(r"^\s*(fig(ure)?|table)\.?\s*[0-9IVX]+", re.IGNORECASE)
 _CAPTION_DISTANCE = 60.0
+_CAPTION_KINDS = frozenset({"figure", "table"})  # a picture's caption may be a table's ("Table 2" above a chart)
 _HAIRLINE = 1.5  # points: table rules, underlines, axes
 _CLUSTER_GAP = 6.0
 _MIN_SHAPES = 3
@@ -161,14 +161,14 @@ def _page_figures(source: PdfSource, page: pymupdf.Page, elements: _PageElements
     for candidate in kept:
         record = _record(doc_id, number, candidate.bbox, candidate.kind, candidate.elem,
                          None if not tagged else not candidate.referenced, candidate.caption, candidate)
-        record["small"] = _box_area(candidate.bbox) < SMALL_SHARE * area
+        record["small"] = geometry.area(candidate.bbox) < SMALL_SHARE * area
         records.append(record)
     for figure in elements.figures:
         if figure["elem_id"] not in claimed:
             box = figure["subtree_bbox"]
             record = _record(doc_id, number, tuple(box) if box else None, "figure_tag_only", figure, False,
                              index.caption(figure["elem_id"]), None)
-            record["small"] = box is not None and _box_area(box) < SMALL_SHARE * area
+            record["small"] = box is not None and geometry.area(box) < SMALL_SHARE * area
             records.append(record)
     records.sort(key=lambda r: (r["bbox"] or [0, 0])[1::-1])  # top to bottom, then left to right
     return records
@@ -288,8 +288,8 @@ def _vector_clusters(drawing_log: list[tuple[str, Box]], area: float, taken: lis
         if count < _MIN_SHAPES:
             continue
         box = _grow(box, hairlines)
-        if (box[2] - box[0] < MIN_PIXELS or box[3] - box[1] < MIN_PIXELS or _box_area(box) < SMALL_SHARE * area
-                or any(_covered(box, t) for t in taken)):
+        if (box[2] - box[0] < MIN_PIXELS or box[3] - box[1] < MIN_PIXELS or geometry.area(box) < SMALL_SHARE * area
+                or any(geometry.covered(box, t) for t in taken)):
             continue
         found.append(_Candidate(box, "vector"))
     return found
@@ -299,27 +299,27 @@ def _cluster(boxes: list[Box]) -> list[tuple[Box, int]]:
     """Merge boxes closer than _CLUSTER_GAP into clusters: (union box, number of shapes)."""
     clusters: list[tuple[Box, int]] = []
     for box in sorted(boxes, key=lambda b: (b[1], b[0])):
-        near = [i for i, (c, _) in enumerate(clusters) if _near(c, box, _CLUSTER_GAP)]
+        near = [i for i, (c, _) in enumerate(clusters) if geometry.near(c, box, _CLUSTER_GAP)]
         merged, count = box, 1
         for i in reversed(near):
             other, n = clusters.pop(i)
-            merged, count = _union(merged, other), count + n
+            merged, count = geometry.union(merged, other), count + n
         clusters.append((merged, count))
     # A merge can bring two earlier clusters within reach of each other: settle once more.
     settled: list[tuple[Box, int]] = []
     for box, count in clusters:
-        near = [i for i, (c, _) in enumerate(settled) if _near(c, box, _CLUSTER_GAP)]
+        near = [i for i, (c, _) in enumerate(settled) if geometry.near(c, box, _CLUSTER_GAP)]
         for i in reversed(near):
             other, n = settled.pop(i)
-            box, count = _union(box, other), count + n
+            box, count = geometry.union(box, other), count + n
         settled.append((box, count))
     return settled
 
 
 def _grow(box: Box, hairlines: list[Box]) -> Box:
     for line in hairlines:
-        if _near(box, line, 1.0):
-            box = _union(box, line)
+        if geometry.near(box, line, 1.0):
+            box = geometry.union(box, line)
     return box
 
 
@@ -331,8 +331,8 @@ def _best_figure(box: Box, figures: list[dict]) -> dict | None:
     best, best_iou = None, 0.0
     for figure in figures:
         other = figure["subtree_bbox"]
-        if other and _covered(box, other):
-            iou = _iou(box, other)
+        if other and geometry.covered(box, other):
+            iou = geometry.iou(box, other)
             if iou > best_iou:
                 best, best_iou = figure, iou
     return best
@@ -342,7 +342,7 @@ def _owner(box: Box, owners: list[tuple[dict, Box]]) -> dict | None:
     """An element whose own content is this picture: a Formula or Form covering it, or any
     element whose own box is mostly this picture (an image tagged as P or Span)."""
     for elem, own in owners:
-        if (elem["type"] in _FIGURE_TYPES and _covered(box, own)) or _iou(box, own) >= 0.6:
+        if (elem["type"] in _FIGURE_TYPES and geometry.covered(box, own)) or geometry.iou(box, own) >= 0.6:
             return elem
     return None
 
@@ -352,10 +352,10 @@ def _text_blocks(source: PdfSource, page_no: int) -> list[tuple[Box, str]]:
 
 
 def _caption_nearby(box: Box, blocks: list[tuple[Box, str]]) -> str | None:
-    """The nearest text block starting "Fig"/"Figure"/"Table" N just above or below ``box``."""
+    """The nearest text block starting with a figure or table label ("Fig. 2", "Table 1") above or below ``box``."""
     best: tuple[float, str] | None = None
     for (x0, y0, x1, y1), text in blocks:
-        if not _CAPTION.match(text) or min(x1, box[2]) <= max(x0, box[0]):
+        if not captions.is_caption(text, _CAPTION_KINDS) or min(x1, box[2]) <= max(x0, box[0]):
             continue
         distance = max(box[1] - y1, y0 - box[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):
@@ -368,33 +368,6 @@ def _caption_nearby(box: Box, blocks: list[tuple[Box, str]]) -> str | None:
 
 def _box(rect: pymupdf.Rect) -> Box:
     return (rect.x0, rect.y0, rect.x1, rect.y1)
-
-
-def _box_area(b: Sequence[float]) -> float:
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
-
-
-def _intersection(a: Sequence[float], b: Sequence[float]) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def _covered(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Is at least half of ``a`` inside ``b``?"""
-    return _box_area(a) > 0 and _intersection(a, b) >= 0.5 * _box_area(a)
-
-
-def _iou(a: Sequence[float], b: Sequence[float]) -> float:
-    inter = _intersection(a, b)
-    union = _box_area(a) + _box_area(b) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _near(a: Sequence[float], b: Sequence[float], gap: float) -> bool:
-    return a[0] - gap <= b[2] and b[0] - gap <= a[2] and a[1] - gap <= b[3] and b[1] - gap <= a[3]
-
-
-def _union(a: Box, b: Box) -> Box:
-    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
 # --------------------------------------------------------------------------- crops

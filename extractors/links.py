@@ -22,7 +22,7 @@ import pymupdf
 
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import ObjGen, StructTree, source_annotation_index, source_struct_tree
+from extractors.structure.tree import ObjGen, StructTree, source_annotation_index, source_struct_tree
 
 LINKS_SCHEMA = pa.schema(
     [

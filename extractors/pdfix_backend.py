@@ -1,7 +1,7 @@
 """The paper's tag-tree backend (pdfix-sdk), and the registry that picks a tag-tree backend by name.
 
 :func:`extract_struct_elements_pdfix` reads the structure tree through PDFix and
-returns records of exactly :data:`extractors.structure.STRUCT_ELEMENTS_SCHEMA`, so
+returns records of exactly :data:`extractors.structure.records.STRUCT_ELEMENTS_SCHEMA`, so
 either backend can feed the ``struct_elements`` table. It fills what PDFix exposes
 (the raw type, Alt, ActualText, Lang, /T, /ID, attributes, MCIDs, OBJRs, pages,
 subtree boxes). ``type`` follows the document's RoleMap (read through
@@ -25,7 +25,8 @@ from typing import Any
 import pymupdf
 
 from extractors.errors import ExtractionError, open_pdf
-from extractors.structure import MAX_ELEMENTS, extract_struct_elements, is_standard_type, resolve_role
+from extractors.structure.records import extract_struct_elements
+from extractors.structure.tree import MAX_ELEMENTS, is_standard_type, resolve_role
 
 INSTALL = "pip install 'accessbench[pdfix]'  (pdfix-sdk>=8,<10)"
 _PDFIX_WRONG_PASSWORD = 34  # PDFix error type for "invalid password"

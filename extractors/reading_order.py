@@ -35,9 +35,10 @@ import numpy as np
 import pyarrow as pa
 import pymupdf
 
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 
 READING_ORDER_SCHEMA = pa.schema(
     [
@@ -82,11 +83,6 @@ _ARTIFACT_TYPES = frozenset({"Artifact"})
 # Page bands (share of page height) where running headers and footers live.
 _EDGE_BAND = 0.085
 _REPEAT_BAND = 0.15
-# "Figure 2:" or "Table 1." or a first line that is just "Table 1"; not "Figure 2 shows ...".
-_CAPTION = re.compile(
-    r"^\s*(fig(ure)?|table|tab|scheme|chart|plate|algorithm|listing|exhibit)\.?\s*[0-9IVX]+[a-z]?\s*([.:|—–-]|$)",
-    re.IGNORECASE,
-)
 _PAGE_NUMBER = re.compile(r"^\W*((page\s*)?\d{1,4}(\s*(of|/)\s*\d{1,4})?|[ivxlc]{1,6})\W*$", re.IGNORECASE)
 # A footnote starts with its marker, then words: "1The", "1 The", "2. See", "* Corresponding".
 _FOOTNOTE_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶‖#])[.)]?\s*(?=[^\W\d_]|[(“\"'])")
@@ -126,7 +122,7 @@ class _Unit:
     marks: list[str] = field(default_factory=list)
 
     def finish(self) -> None:
-        self.bbox = _union_all(line.bbox for line in self.lines)
+        self.bbox = geometry.union_all(line.bbox for line in self.lines)
         self.text = " ".join(" ".join(line.text for line in self.lines).split())
         self.chars = sum(line.chars for line in self.lines)
         self.size = _dominant_size(self.lines)
@@ -197,7 +193,7 @@ def _line(line: dict) -> _Line | None:
     sizes: Counter[float] = Counter()
     for s in spans:
         sizes[round(s["size"] * 2) / 2] += len(s["text"].strip())
-    box = _union_all(tuple(s["bbox"]) for s in spans)
+    box = geometry.union_all(tuple(s["bbox"]) for s in spans)
     marks = [s["text"].strip() for s in spans[1:] if s["flags"] & _SUPERSCRIPT and _MARK.match(s["text"].strip())]
     marks += _GLUED_MARK.findall(text)
     return _Line(box, text, sizes.most_common(1)[0][0], sum(sizes.values()), marks)
@@ -351,7 +347,7 @@ def _assign_roles(page: _Page, body: float, repeated: set[str]) -> None:
             if not repeats and _is_note(unit.text) and unit.bbox[1] > height / 2:
                 continue  # a footnote low on the page, not a running footer: _mark_footnotes decides
             unit.role = "header" if unit.bbox[1] < height / 2 else "footer"
-        elif _CAPTION.match(unit.lines[0].text):
+        elif captions.is_caption(unit.lines[0].text, closed=True):  # "Figure 2:", not "Figure 2 shows"
             unit.role = "caption"
         elif unit.size >= body * 1.15:
             unit.role = "title"
@@ -371,7 +367,8 @@ def _continues(previous: _Unit, unit: _Unit) -> bool:
     if previous.elem is not None or unit.elem is not None:
         return previous.elem == unit.elem
     gap = unit.bbox[1] - previous.bbox[3]
-    return unit.size == previous.size and -1 < gap < 0.6 * unit.size and _x_overlap(previous.bbox, unit.bbox) > 0
+    return (unit.size == previous.size and -1 < gap < 0.6 * unit.size
+            and geometry.x_overlap(previous.bbox, unit.bbox) > 0)
 
 
 def _mark_footnotes(page: _Page, body: float) -> None:
@@ -389,13 +386,13 @@ def _mark_footnotes(page: _Page, body: float) -> None:
         note_like = unit.elem_type in _NOTE_TYPES or (
             unit.role == "body" and unit.size < body * 0.95 and unit.elem_type not in _NOT_NOTES)
         if note_like and all(id(o) in stacked for o in lower
-                             if o.bbox[1] > unit.bbox[1] and _x_overlap(o.bbox, unit.bbox) > 0):
+                             if o.bbox[1] > unit.bbox[1] and geometry.x_overlap(o.bbox, unit.bbox) > 0):
             stack.append(unit)
             stacked.add(id(unit))
     marked = [u for u in stack if u.elem_type in _NOTE_TYPES or _FOOTNOTE_MARK.match(u.text)]
     for unit in stack:
         # Only the part of the stack at or below its first marked note (per column).
-        if any(m.bbox[1] <= unit.bbox[1] + 1 and _x_overlap(m.bbox, unit.bbox) > 0 for m in marked):
+        if any(m.bbox[1] <= unit.bbox[1] + 1 and geometry.x_overlap(m.bbox, unit.bbox) > 0 for m in marked):
             unit.role = "footnote"
 
 
@@ -436,7 +433,7 @@ class _Group:
     column: int | None = None
 
     def __post_init__(self) -> None:
-        self.bbox = _union_all(u.bbox for u in self.units)
+        self.bbox = geometry.union_all(u.bbox for u in self.units)
         self.chars = sum(u.chars for u in self.units)
 
 
@@ -493,7 +490,7 @@ def _column_of(box: Box, columns: list[tuple[float, float]]) -> int | None:
     """The one column ``box`` sits in, or None when it crosses a gutter into another column."""
     if len(columns) == 1:
         return 0
-    overlaps = [_x_overlap(box, (c0, 0.0, c1, 0.0)) for c0, c1 in columns]
+    overlaps = [geometry.x_overlap(box, (c0, 0.0, c1, 0.0)) for c0, c1 in columns]
     wide = [i for i, (o, (c0, c1)) in enumerate(zip(overlaps, columns, strict=True)) if o > 0.1 * (c1 - c0)]
     if len(wide) > 1:
         return None
@@ -712,18 +709,6 @@ def _footnote_in_body(note: dict, rows: list[dict]) -> bool:
 
 
 # --------------------------------------------------------------------------- boxes
-
-
-def _union_all(boxes: Iterable[Sequence[float]]) -> Box:
-    x0 = y0 = math.inf
-    x1 = y1 = -math.inf
-    for b in boxes:
-        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-    return (x0, y0, x1, y1)
-
-
-def _x_overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
 
 
 def _dominant_size(lines: list[_Line]) -> float:

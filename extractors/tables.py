@@ -34,7 +34,6 @@ covers. Coordinates are PDF points, top-left origin, unrotated page space.
 from __future__ import annotations
 
 import inspect
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,10 +44,11 @@ import pyarrow as pa
 import pymupdf
 import pymupdf.table
 
+from common import captions, geometry
 from extractors.errors import reading
 from extractors.pages import _folder_name
 from extractors.source import PdfSource, pdf_source, save_png
-from extractors.structure import extract_struct_elements, record_attributes
+from extractors.structure.records import extract_struct_elements, record_attributes
 
 _BBOX = pa.list_(pa.float32())
 
@@ -92,7 +92,6 @@ TABLE_CELLS_SCHEMA = pa.schema(
 )
 
 MAX_CELL_TEXT = 500
-_CAPTION = re.compile(r"^\s*(table|tab)\.?\s*[0-9IVX]+[a-z]?\b", re.IGNORECASE)
 _CAPTION_DISTANCE = 60.0  # points between a table and a caption found by its text
 _PROSE_CHARS = 80  # mean characters per cell of a header-less table that reads like running text
 _CELL_TYPES = ("TH", "TD")
@@ -502,14 +501,14 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
     cells: list[dict] = []
     for page in source.pages():
         boxes = tagged_boxes[page.number]
-        uncovered = [b for b in hinted[page.number] if not any(_covers(t, b) for t in boxes)]
+        uncovered = [b for b in hinted[page.number] if not any(geometry.covered(b, t) for t in boxes)]
         blocks = _blocks(source, page.number)
         ruled = untagged and _ruled(source.drawing_log(page.number))
         if not (uncovered or _caption_count(blocks) > len(boxes) or ruled):
             continue
         for found in page.find_tables(**_LINE_BASED).tables:
             bbox = [round(v, 2) for v in found.bbox]
-            if any(_covers(t, bbox) or _covers(bbox, t) for t in boxes):
+            if any(geometry.covered(bbox, t) or geometry.covered(t, bbox) for t in boxes):
                 continue
             table_id = -(len(tables) + 1)
             record, table_cells = _visual_table(found, bbox, page, blocks, doc_id, table_id, page_offset)
@@ -539,15 +538,7 @@ def _blocks(source: PdfSource, page_no: int) -> list[tuple[Any, ...]]:
 
 
 def _caption_count(blocks: list[tuple[Any, ...]]) -> int:
-    return sum(1 for block in blocks if block[6] == 0 and _CAPTION.match(block[4]))
-
-
-def _covers(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Does box ``a`` cover at least half of box ``b``?"""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    area = (b[2] - b[0]) * (b[3] - b[1])
-    return w > 0 and h > 0 and area > 0 and w * h >= 0.5 * area
+    return sum(1 for block in blocks if block[6] == 0 and captions.is_table_caption(block[4]))
 
 
 def _visual_table(found: Any, bbox: list[float], page: pymupdf.Page, blocks: list[tuple[Any, ...]], doc_id: str,
@@ -605,7 +596,7 @@ def _caption_nearby(blocks: list[tuple[Any, ...]], bbox: Sequence[float]) -> str
     """The nearest "Table N" text block above or below ``bbox`` within _CAPTION_DISTANCE points."""
     best: tuple[float, str] | None = None
     for x0, y0, x1, y1, text, *_ in blocks:
-        if not _CAPTION.match(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
+        if not captions.is_table_caption(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
             continue
         distance = max(bbox[1] - y1, y0 - bbox[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):

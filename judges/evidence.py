@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import geometry
 from judges.criteria import SPEC
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
@@ -80,11 +81,6 @@ def body_size(spans: Iterable[dict[str, Any]]) -> float | None:
     return max(weights, key=lambda k: weights[k]) if weights else None
 
 
-def _inside(inner: list[float], outer: list[float], slack: float = 1.0) -> bool:
-    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
-            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
-
-
 def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[str, Any]:
     """How the text inside a box looks: dominant size and share of bold characters."""
     if not bbox:
@@ -92,7 +88,7 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     sizes: dict[float, int] = {}
     bold = total = 0
     for span in spans:
-        if span.get("bbox") and _inside(span["bbox"], bbox):
+        if span.get("bbox") and geometry.inside(span["bbox"], bbox, slack=1.0):
             chars = int(span.get("char_count") or 0)
             sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
             total += chars
@@ -367,17 +363,13 @@ def table_tags(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         if not table.get("tagged") and table.get("bbox"):
             # A drawn table whose cells are TH/TD of a Table element on another page (a table
             # continued across pages) is tagged after all: count the cell tags inside its box.
-            extra["tagged_cells_inside"] = sum(1 for e in page_cells if _centre_inside(e["bbox"], table["bbox"]))
+            extra["tagged_cells_inside"] = sum(1 for e in page_cells
+                                               if geometry.centre_inside(e["bbox"], table["bbox"]))
         out.append({**{k: table.get(k) for k in keep}, **extra, "cells": [
             {"row": c["row"], "col": c["col"], "kind": c.get("kind"), "scope": c.get("scope"),
              "text": _short(c.get("text")), "rowspan": c.get("rowspan"), "colspan": c.get("colspan"),
              "headers": c.get("associated_headers")} for c in cells[:200]]})
     return {"tables": out, "tagged": any(s.get("tagged") for s in ev.doc_structure)}
-
-
-def _centre_inside(inner: list[float], outer: list[float]) -> bool:
-    x, y = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
-    return outer[0] <= x <= outer[2] and outer[1] <= y <= outer[3]
 
 
 CONTRAST_FIELDS = ("text", "size", "bold", "color", "background_color", "contrast_ratio", "large_text", "threshold",

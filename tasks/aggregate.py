@@ -77,5 +77,5 @@ AGGREGATE = Stage(
     body=aggregate_body,
     # Human review decisions live outside the stage artifacts; a new one re-aggregates.
     external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),
-    code=("judges",),
+    code=("judges", "common"),
 )

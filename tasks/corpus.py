@@ -107,7 +107,7 @@ CORPUS = Stage(
                  "max_pages"),
     tables=(DOCUMENTS,),
     body=corpus_body,
-    code=("corpus",),
+    code=("corpus", "common"),
     reusable=False,
     external_inputs=_tree_digest,
     validate=check_corpus,

@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from common import geometry
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
@@ -19,7 +20,8 @@ from extractors.links import (
 )
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA, extract_struct_elements, struct_summary
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.context import RunConfig
@@ -64,16 +66,6 @@ _ID_COLUMNS = {
 }
 
 
-def _overlap(a: list[float], b: list[float]) -> float:
-    """Shared area of two boxes over the smaller one's area (1.0 for two equal points)."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    if smaller <= 0:
-        return 1.0 if abs(a[0] - b[0]) < 1 and abs(a[1] - b[1]) < 1 else 0.0
-    return max(0.0, w) * max(0.0, h) / smaller
-
-
 def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Attach each span's measured contrast: the measurement of the same text on the same page
     whose box overlaps the span's most (at least half of the smaller box).
@@ -89,7 +81,7 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
     out = []
     for span in spans:
         candidates = measured.get((span["page"], span["text"].strip()), []) if span["text"].strip() else []
-        scored = [(_overlap(span["bbox"], row["bbox"]), row) for row in candidates]
+        scored = [(geometry.overlap_of_smaller(span["bbox"], row["bbox"]), row) for row in candidates]
         best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
         match = best[1] if best[0] >= 0.5 else None
         out.append({**span, **{c: (match or {}).get(c) for c in _CONTRAST_COLUMNS}})
@@ -206,7 +198,7 @@ EXTRACT = Stage(
     config_keys=("crop_dpi", "max_page_megapixels"),
     tables=EXTRACT_TABLES,
     body=extract_body,
-    code=("extractors",),
+    code=("extractors", "common"),
     validate=check_extract,
     per_document=True,
 )

@@ -87,5 +87,5 @@ INPUTS = Stage(
     config_keys=(),
     tables=(JUDGE_INPUTS,),
     body=inputs_body,
-    code=("judges", "extractors"),
+    code=("judges", "extractors", "common"),
 )

@@ -286,6 +286,6 @@ JUDGE = Stage(
                  "max_error_rate"),
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
-    code=("judges",),
+    code=("judges", "common"),
     validate=check_judge,
 )

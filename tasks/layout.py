@@ -64,7 +64,7 @@ LAYOUT = Stage(
     config_keys=("layout_backend", "layout_weights"),
     tables=(LAYOUT_REGIONS, LAYOUT_PAGES),
     body=layout_body,
-    code=("extractors",),
+    code=("extractors", "common"),
     validate=check_layout,
     per_document=True,
 )

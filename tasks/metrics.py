@@ -79,7 +79,7 @@ METRICS = Stage(
     config_keys=(),
     tables=(RUN_METRICS, REMEDIATION_SCORES),
     body=metrics_body,
-    code=("judges",),  # the remediation rubric lives in judges.remediation_quality
+    code=("judges", "common"),  # the remediation rubric lives in judges.remediation_quality
 )
 
 __all__ = ["ERRORS_SCHEMA", "METRICS", "REMEDIATION_SCORES", "RUN_METRICS"]

@@ -51,7 +51,7 @@ RENDER = Stage(
     config_keys=("dpi", "max_page_megapixels"),
     tables=(PAGES,),
     body=render_body,
-    code=("extractors",),
+    code=("extractors", "common"),
     validate=check_render,
     per_document=True,
 )

@@ -84,7 +84,7 @@ TRANSCRIPT = Stage(
     config_keys=("transcript_backend",),
     tables=(TRANSCRIPTS,),
     body=transcript_body,
-    code=("extractors",),
+    code=("extractors", "common"),
     validate=check_transcript,
     per_document=True,
 )

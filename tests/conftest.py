@@ -11,6 +11,11 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_BENCHMARK = REPO.parent / "shared" / "pdf-accessibility-benchmark"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/ (and its manifest) from the fresh outputs instead of comparing")
+
+
 @pytest.fixture(scope="session")
 def dev_benchmark() -> Path:
     if not (SHARED_BENCHMARK / "data" / "dataset.json").exists():

@@ -27,7 +27,7 @@ from extractors.layout.base import (
 )
 from extractors.layout.plan import LAYOUT_PAGES_SCHEMA, RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
 from extractors.source import PdfSource
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 
 __all__ = [
     "LAYOUT_PAGES_SCHEMA",

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyarrow as pa
-import pymupdf
 
-from extractors.figures import SMALL_SHARE, _covered, _vector_clusters
+from common import geometry
+from extractors.figures import SMALL_SHARE, _vector_clusters
 from extractors.source import PdfSource
 from extractors.tables import _caption_count, _ruled
 
@@ -76,10 +76,10 @@ def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables:
     found = False
 
     def uncovered(box: Sequence[float]) -> bool:
-        return not any(_covered(box, t) for t in tagged)
+        return not any(geometry.covered(box, t) for t in tagged)
 
-    images = [_clip(box, bounds) for kind, box in log if kind in _IMAGE_OPS]
-    images = [b for b in images if _area(b) >= SMALL_SHARE * area]
+    images = [geometry.clip(box, tuple(bounds)) for kind, box in log if kind in _IMAGE_OPS]
+    images = [b for b in images if geometry.area(b) >= SMALL_SHARE * area]
     found |= bool(images)
     if any(uncovered(b) for b in images):
         return PagePlan(number, True, "untagged_image")
@@ -89,7 +89,7 @@ def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables:
         return PagePlan(number, True, "untagged_graphics")
     if _ruled(log):
         found = True
-        if _ruled([(kind, box) for kind, box in log if not any(_covered(box, t) for t in tagged_tables)]):
+        if _ruled([(kind, box) for kind, box in log if not any(geometry.covered(box, t) for t in tagged_tables)]):
             return PagePlan(number, True, "table_candidate")
     captions = _caption_count(source.text_blocks(number, 0))
     found |= captions > 0
@@ -100,11 +100,3 @@ def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables:
 
 def every_page(source: PdfSource) -> list[PagePlan]:
     return [PagePlan(n, True, "every_page") for n in range(source.page_count)]
-
-
-def _clip(box: Sequence[float], bounds: pymupdf.Rect) -> Box:
-    return (max(box[0], bounds.x0), max(box[1], bounds.y0), min(box[2], bounds.x1), min(box[3], bounds.y1))
-
-
-def _area(b: Sequence[float]) -> float:
-    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from common import captions
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle, alt_words
@@ -36,8 +37,6 @@ GENERIC_WORDS = frozenset({
 FILE_NAME = re.compile(r"\.(png|jpe?g|gif|tiff?|bmp|eps|svg|emf|wmf|webp|heic|pdf|ai|psd)\s*$", re.IGNORECASE)
 CAMERA_NAME = re.compile(r"^(img|dsc|dscn|dcim|pict?|scan|screen ?shot)[\s_-]*\d[\w-]*$",
                          re.IGNORECASE)
-CAPTION_LABEL = re.compile(r"^\s*(fig(ure)?|plate|scheme|chart|graph|photo)\.?\s*[0-9IVX]+[a-z]?\s*[.:|–-]?\s*",
-                           re.IGNORECASE)
 # Kinds of graphic WAI counts as complex images; a caption or alt naming one signals detail to convey.
 COMPLEX_WORDS = frozenset({
     "chart", "charts", "graph", "graphs", "plot", "plots", "diagram", "diagrams", "flowchart", "schematic", "map",
@@ -119,7 +118,7 @@ def _figures(alts: dict[str, Any]) -> list[Figure]:
 
 def caption_title(caption: str | None) -> str:
     """The caption without its "Figure 2." label, up to its first full stop: the figure's title."""
-    body = CAPTION_LABEL.sub("", caption or "", count=1)
+    body = captions.strip_caption_label(caption or "", {"figure"})
     return re.split(r"(?<=[a-z0-9)])\.\s|\.$", body, maxsplit=1)[0]
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from common import geometry
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
@@ -59,10 +60,6 @@ def _tables(bundle: PageBundle, tags: dict[str, Any]) -> list[Table]:
     return [Table(info, i + 1, captions.get(info.get("table_id"))) for i, info in enumerate(tags.get("tables") or ())]
 
 
-def _overlaps(a: list[float], b: list[float]) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
-
-
 def is_untagged_data_table(table: Table, regions: list[list[float]], bbox: list[float] | None,
                            thresholds: TableThresholds = THRESHOLDS) -> bool:
     """A drawn table no Table element covers, confidently a data table: a grid of at least 2×2 cells
@@ -74,7 +71,7 @@ def is_untagged_data_table(table: Table, regions: list[list[float]], bbox: list[
         return False
     if (info.get("rows") or 0) < thresholds.min_drawn_rows or (info.get("cols") or 0) < thresholds.min_drawn_cols:
         return False
-    in_region = bbox is not None and any(_overlaps(bbox, r) for r in regions)
+    in_region = bbox is not None and any(geometry.overlaps(bbox, r) for r in regions)
     return bool(table.caption) or in_region
 
 

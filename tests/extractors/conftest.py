@@ -185,7 +185,7 @@ class BenchmarkFile:
 def readable_benchmark_files() -> list[BenchmarkFile]:
     """Every processed dev-benchmark PDF the tag-tree extractor reads; skips the test when absent."""
     from extractors.errors import ExtractionError
-    from extractors.structure import extract_struct_elements
+    from extractors.structure.records import extract_struct_elements
 
     pdfs = sorted(PROCESSED.rglob("*.pdf"))
     if not pdfs:

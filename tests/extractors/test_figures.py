@@ -22,7 +22,7 @@ from corpus.mutations import alt_text as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
 
 FIGURES = """#set document(title: "Figures")

@@ -14,7 +14,7 @@ from extractors.links import (
     extract_orphan_link_elements,
     uri_well_formed,
 )
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, mutate, struct_elements_of
 
 

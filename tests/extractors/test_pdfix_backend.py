@@ -21,7 +21,7 @@ from extractors.pdfix_backend import (
     get_tag_tree_backend,
     load_pdfix,
 )
-from extractors.structure import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
 from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
 

@@ -20,7 +20,7 @@ from corpus.mutations import reading_order as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
 from tests.extractors.conftest import first_mutated as mutated
 

@@ -16,7 +16,8 @@ from extractors.fonts import extract_fonts, extract_text_spans
 from extractors.links import extract_links, extract_orphan_link_elements
 from extractors.reading_order import extract_reading_order
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import extract_struct_elements, struct_summary
+from extractors.structure.records import extract_struct_elements
+from extractors.structure.summary import struct_summary
 from extractors.tables import extract_tables
 from extractors.transcript import transcribe
 from tasks.extract import extract_file, with_contrast

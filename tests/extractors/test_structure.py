@@ -8,14 +8,9 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from extractors.structure import (
-    STRUCT_ELEMENTS_SCHEMA,
-    STRUCT_SUMMARY_SCHEMA,
-    extract_struct_elements,
-    read_struct_tree,
-    resolve_role,
-    struct_summary,
-)
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
+from extractors.structure.tree import read_struct_tree, resolve_role
 from tests.extractors.conftest import assert_fits, first_element, mutate
 
 
@@ -203,7 +198,7 @@ def test_orphan_mcids_are_counted(tagged_pdf: Path, tmp_path: Path) -> None:
 def test_a_structure_type_name_that_is_not_utf8_is_read_in_its_escaped_form() -> None:
     import pikepdf
 
-    from extractors.structure import _name
+    from extractors.structure.tree import pdf_name
 
-    assert _name(pikepdf.Object.parse(b"/A\xb8B")) == "A#b8B"
-    assert _name(pikepdf.Name("/Figure")) == "Figure"
+    assert pdf_name(pikepdf.Object.parse(b"/A\xb8B")) == "A#b8B"
+    assert pdf_name(pikepdf.Name("/Figure")) == "Figure"

@@ -14,10 +14,9 @@ import pikepdf
 import pymupdf
 import pytest
 
-from extractors import transcript as transcript_module
 from extractors.errors import ExtractionError
 from extractors.links import extract_links
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from extractors.transcript import (
     TRANSCRIPT_SCHEMA,
     TRUNCATED,
@@ -26,6 +25,7 @@ from extractors.transcript import (
     transcribe,
     transcribe_audio,
 )
+from extractors.transcript import emulated as transcript_module
 from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
 

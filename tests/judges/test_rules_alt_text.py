@@ -10,7 +10,7 @@ import pytest
 
 from extractors.figures import extract_figures
 from extractors.fonts import extract_text_spans
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.labels import Label
 from judges.rules.alt_text import caption_title, is_file_name, is_generic, judge_alt_text

@@ -7,7 +7,7 @@ from typing import Any
 
 import pikepdf
 
-from extractors.structure import extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from extractors.tables import extract_tables
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.labels import Label

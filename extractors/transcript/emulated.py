@@ -1,78 +1,41 @@
-"""Screen-reader transcripts: what a reader announces for a PDF, in the order it announces it.
+"""The emulated screen reader (backend ``emulated``): what NVDA or JAWS announce for a PDF, in reading order.
 
-Two backends, chosen by name through :func:`get_transcriber`:
-
-- ``emulated`` (the default, :func:`transcribe`): an emulated screen reader. For a
-  tagged PDF it walks the tag tree in logical (structure) order and announces roles
-  the way NVDA or JAWS do in Acrobat ("heading level 2, Methods", "list, 3 items",
-  "list item, 1 of 3, ...", "table, 4 rows, 3 columns", "column header, Year",
-  "row 2, Year 2020", "link, see the project archive", "graphic, <alt>" or
-  "unlabelled graphic", "end of list", "end of table"). Artifacts are not in the tree,
-  so they are never read; Alt replaces a Figure's or Formula's content and ActualText
-  replaces an element's text. An untagged PDF is read as plain text blocks in content
-  order (role ``text``), which is all a screen reader gets from one.
-- ``aws-transcribe`` (:func:`transcribe_audio`): a recording of a real screen reader,
-  transcribed by Amazon Transcribe (boto3, optional), one row per spoken segment.
-
-Both return records of :data:`TRANSCRIPT_SCHEMA`. Nothing here writes files, except
-that ``aws-transcribe`` uploads the audio to the S3 bucket it is given.
+A tagged PDF is read by walking its tag tree in logical (structure) order; an untagged one
+as plain text blocks in content order (role ``text``), which is all a screen reader gets.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import time
-import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 
 from extractors.errors import ExtractionError, reading
 from extractors.links import extract_links
 from extractors.source import PdfSource, pdf_source
-from extractors.structure import STRUCT_BLOCK, STRUCTURE_TEXT_FLAGS, extract_struct_elements, record_attributes
-
-TRANSCRIPT_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("seq", pa.int32(), nullable=False),  # 0-based, the order things are spoken in
-        pa.field("page", pa.int32()),  # 1-based + page_offset; null for recorded speech
-        pa.field("announcement", pa.string(), nullable=False),  # what the reader says
-        # heading, paragraph, caption, note, list, list_item, table, header_cell, cell, link, figure,
-        # formula, form, text (untagged or unstructured words), speech (recorded audio), truncated
-        pa.field("role", pa.string(), nullable=False),
-        pa.field("element", pa.int32()),  # struct_elements.elem_id; null when untagged
-        pa.field("level", pa.int32()),  # heading level; null otherwise
-        pa.field("text", pa.string()),  # the raw text behind the announcement, at most MAX_TEXT chars
-    ]
+from extractors.structure.content import STRUCTURE_TEXT_FLAGS
+from extractors.structure.records import extract_struct_elements, record_attributes
+from extractors.transcript.base import (
+    MAX_ANNOUNCEMENT,
+    MAX_ENTRIES_PER_PAGE,
+    MAX_TEXT,
+    TRUNCATED,
+    clean_text,
+    cut_text,
 )
-
-MAX_ENTRIES_PER_PAGE = 400
-MAX_TEXT = 300
-MAX_ANNOUNCEMENT = 1000  # a whole paragraph is one announcement; a page-long one is cut
-TRUNCATED = "… truncated"
-AWS_INSTALL = "pip install 'accessbench[aws]'  (boto3>=1.34,<2)"
-
-
-class TranscriptError(RuntimeError):
-    """A transcript backend could not produce a transcript; the message says what to do next.
-
-    ``transient`` is True when the same call may succeed later (throttling, a job still
-    running at the deadline); False for configuration or input problems.
-    """
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
-
-
-# --------------------------------------------------------------------------- emulated reader
+from extractors.transcript.text import (
+    TEXT_BLOCK,
+    is_bullet,
+    leading,
+    speakable,
+    struct_blocks,
+    trailing,
+    without_spaces,
+)
 
 # How each standard type is read. Containers are silent and read their kids; text blocks
 # start an announcement and merge inline kids and nested text blocks into it; inline kids
@@ -93,9 +56,6 @@ _INLINE = frozenset({
 # Kids that interrupt the words around them: they are announced (or hold blocks) themselves.
 _ANNOUNCED = frozenset({"L", "LI", "Table", "TR", "TH", "TD", "Link", "Figure", "Formula", "Form", "Title"})
 _HEADING = re.compile(r"H([1-9][0-9]*)?")
-_BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·-–—*►▸➢✓")
-_TEXT_BLOCK = 0
-_SOFT_HYPHEN = re.compile(r"\s*\xad\s*")
 _MIN_PREFIX = 20  # non-space characters; a shorter text can be the prefix of anything
 
 
@@ -134,8 +94,8 @@ def _read_untagged(source: PdfSource, page_offset: int) -> list[_Row]:
     with reading(source, "page text"):
         for number in range(source.page_count):
             for block in source.text_blocks(number, pymupdf.TEXTFLAGS_BLOCKS):
-                text = _clean(block[4])
-                if block[6] == _TEXT_BLOCK and _speakable(text):
+                text = clean_text(block[4])
+                if block[6] == TEXT_BLOCK and speakable(text):
                     rows.append(_Row(number + 1 + page_offset, text, "text", None, text=text))
     return rows
 
@@ -153,11 +113,11 @@ def _records(rows: list[_Row], doc_id: str, max_per_page: int) -> list[dict]:
             "doc_id": doc_id,
             "seq": len(records),
             "page": row.page,
-            "announcement": _cut(row.announcement, MAX_ANNOUNCEMENT),
+            "announcement": cut_text(row.announcement, MAX_ANNOUNCEMENT),
             "role": row.role,
             "element": row.element,
             "level": row.level,
-            "text": None if row.text is None else _cut(row.text, MAX_TEXT),
+            "text": None if row.text is None else cut_text(row.text, MAX_TEXT),
         })
     return records
 
@@ -266,7 +226,7 @@ class _ScreenReader:
                 self.words.append(item)
             elif item["type"] == "Artifact":
                 continue
-            elif item["type"] == "Lbl" and _is_bullet(self.plain_text(item)):
+            elif item["type"] == "Lbl" and is_bullet(self.plain_text(item)):
                 continue  # "list item" already says it; readers do not read the bullet glyph
             elif _interrupts(item["type"]):
                 self.flush()  # the words so far, then the announced kid, then the rest
@@ -278,17 +238,17 @@ class _ScreenReader:
 
     def flush(self, *, final: bool = False) -> None:
         """Turn the gathered words into one announcement by the current speaker."""
-        text = _clean(" ".join(self.words))
+        text = clean_text(" ".join(self.words))
         self.words.clear()
         speaker = self.speakers[-1] if self.speakers else None
         if speaker is None:
-            if _speakable(text):
+            if speakable(text):
                 self.rows.append(_Row(None, text, "text", None, text=text))
             return
         page = speaker.elem["page"]
         if speaker.prefix is not None and not speaker.introduced:
             speaker.introduced = True
-            if _speakable(text):
+            if speakable(text):
                 announcement = speaker.prefix + speaker.separator + text
             elif final and speaker.empty:
                 announcement, text = speaker.prefix + speaker.separator + speaker.empty, ""
@@ -296,7 +256,7 @@ class _ScreenReader:
                 announcement, text = speaker.prefix, ""
             self.rows.append(_Row(page, announcement, speaker.role, speaker.elem["elem_id"], speaker.level,
                                   text or None))
-        elif _speakable(text):
+        elif speakable(text):
             self.rows.append(_Row(page, text, speaker.role, speaker.elem["elem_id"], speaker.level, text))
 
     def say(self, e: dict, role: str, announcement: str, text: str | None = None) -> None:
@@ -308,14 +268,14 @@ class _ScreenReader:
     def say_text(self, e: dict, text: str) -> None:
         """Plain words found directly in a list or table (not in an item or a cell)."""
         self.flush()
-        text = _clean(text)
-        if _speakable(text):
+        text = clean_text(text)
+        if speakable(text):
             self.rows.append(_Row(e["page"], text, "text", e["elem_id"], None, text))
 
     def read_graphic(self, e: dict) -> None:
         kind = e["type"]
         # Alt replaces the whole subtree; ActualText is the next best label.
-        label = _clean(e["alt"] or "") or _clean(e["actual_text"] or "")
+        label = clean_text(e["alt"] or "") or clean_text(e["actual_text"] or "")
         if kind == "Formula":
             self.say(e, "formula", "formula", label or self.plain_text(e))
         elif kind == "Form":
@@ -328,13 +288,13 @@ class _ScreenReader:
 
     def link_label(self, e: dict) -> str | None:
         """What a reader says for a link: its text, else its alternate text, else where it goes."""
-        text = _clean(e["actual_text"] or "") or self.plain_text(e) or _clean(e["alt"] or "")
+        text = clean_text(e["actual_text"] or "") or self.plain_text(e) or clean_text(e["alt"] or "")
         if text:
             return text
         link = self.link_record(e["elem_id"])
         if link is None:
             return None
-        return _clean(link.get("contents") or "") or link.get("target") or None
+        return clean_text(link.get("contents") or "") or link.get("target") or None
 
     def link_record(self, elem_id: int) -> dict | None:
         if self._link_of is None:
@@ -351,14 +311,14 @@ class _ScreenReader:
         """An element's words as a reader would say them inside something else (no roles)."""
         out: list[str] = []
         self._collect(e, out)
-        return _clean(" ".join(out))
+        return clean_text(" ".join(out))
 
     def _collect(self, e: dict, out: list[str]) -> None:
         if e["type"] == "Artifact":
             return
         if e["actual_text"]:
             out.append(e["actual_text"])
-        elif e["type"] in ("Figure", "Formula") and _clean(e["alt"] or ""):
+        elif e["type"] in ("Figure", "Formula") and clean_text(e["alt"] or ""):
             out.append(e["alt"])
         else:
             for item in self.content(e):
@@ -445,18 +405,18 @@ class _ScreenReader:
         orders: dict[int, list[str | dict]] = {}
         if not wanted:
             return orders
-        compact = {e["elem_id"]: _compact(e["text"]) for candidates in wanted.values() for e in candidates}
+        compact = {e["elem_id"]: without_spaces(e["text"]) for candidates in wanted.values() for e in candidates}
         with reading(self.source, "page text"):
             for page_no in sorted({page for page, _ in wanted}):
                 if not 0 <= page_no < self.source.page_count:
                     continue
                 # The structure extractor's flags, so MuPDF's texts compare equal to its records.
                 blocks = self.source.text_dict(page_no, STRUCTURE_TEXT_FLAGS)["blocks"]
-                for raw, pieces, kid_types in _struct_blocks(blocks):
+                for raw, pieces, kid_types in struct_blocks(blocks):
                     candidates = wanted.get((page_no, raw))
                     if not candidates:
                         continue
-                    own = _compact("".join(p for p in pieces if isinstance(p, str)))
+                    own = without_spaces("".join(p for p in pieces if isinstance(p, str)))
                     for e in sorted(candidates, key=lambda e: compact[e["elem_id"]] != own):  # exact first
                         order = self._interleave(e, compact[e["elem_id"]], own, pieces, kid_types)
                         if order is not None:
@@ -485,11 +445,11 @@ class _ScreenReader:
                     if kid is target:
                         break
             elif said < len(key):  # past the end: drawn after the element, not part of it
-                chars = len(_compact(piece))
-                order.append(_leading(piece, len(key) - said) if chars > len(key) - said else piece)
+                chars = len(without_spaces(piece))
+                order.append(leading(piece, len(key) - said) if chars > len(key) - said else piece)
                 said += min(chars, len(key) - said)
         if said < len(key):  # the element goes on (on the next page): the rest of its text
-            order.append(_trailing(e["text"], said))
+            order.append(trailing(e["text"], said))
         return order + pending
 
 
@@ -566,7 +526,7 @@ class _Table:
         if kind is not None:
             parts.append(f"{kind} header")
         headers = self.column_headers(cell) if kind != "column" else []
-        words = _clean(" ".join(self.reader.plain_text(h) for h in headers))
+        words = clean_text(" ".join(self.reader.plain_text(h) for h in headers))
         if words:
             parts.append(words)
         elif cell["type"] == "TD":
@@ -574,34 +534,6 @@ class _Table:
         return _Speaker(cell, "header_cell" if cell["type"] == "TH" else "cell", prefix=", ".join(parts),
                         separator=" " if words else ", ", empty="blank")
 
-
-def _struct_blocks(blocks: list[dict]) -> Iterator[tuple[str, list[str | int], list[str]]]:
-    """(raw type, own text pieces and kid positions, kid raw types) for each MuPDF structure block."""
-    stack = [b for b in reversed(blocks) if b.get("type") == STRUCT_BLOCK]
-    while stack:
-        block = stack.pop()
-        pieces: list[str | int] = []
-        kid_types: list[str] = []
-        kids = block.get("blocks", [])
-        for kid in kids:
-            if kid.get("type") == STRUCT_BLOCK:
-                if _block_has_text(kid):
-                    pieces.append(len(kid_types))
-                    kid_types.append(kid.get("raw") or "")
-            elif kid.get("type") == _TEXT_BLOCK:
-                pieces += ["".join(span["text"] for span in line["spans"]) for line in kid.get("lines", ())]
-        yield block.get("raw") or "", pieces, kid_types
-        stack += [k for k in reversed(kids) if k.get("type") == STRUCT_BLOCK]
-
-
-def _block_has_text(block: dict) -> bool:
-    for kid in block.get("blocks", ()):
-        if kid.get("type") == _TEXT_BLOCK and any(
-                span["text"].strip() for line in kid.get("lines", ()) for span in line["spans"]):
-            return True
-        if kid.get("type") == STRUCT_BLOCK and _block_has_text(kid):
-            return True
-    return False
 
 
 def _interrupts(kind: str) -> bool:
@@ -612,191 +544,3 @@ def _span(value: Any) -> int:
     # RowSpan/ColSpan: a positive integer; a nonsense value reads as 1, a huge one is capped.
     return min(int(value), 100) if isinstance(value, (int, float)) and value >= 1 else 1
 
-
-def _clean(text: str) -> str:
-    # A soft hyphen marks where a word was broken across lines; readers join the word.
-    return " ".join(_SOFT_HYPHEN.sub("", text.replace("\x00", "")).split())
-
-
-def _compact(text: str) -> str:
-    return "".join(text.split())
-
-
-def _leading(text: str, chars: int) -> str:
-    """The start of ``text`` that holds ``chars`` non-space characters."""
-    seen = 0
-    for i, ch in enumerate(text):
-        if seen == chars:
-            return text[:i]
-        seen += not ch.isspace()
-    return text
-
-
-def _trailing(text: str, chars: int) -> str:
-    """What follows the first ``chars`` non-space characters of ``text``."""
-    return text[len(_leading(text, chars)):]
-
-
-def _speakable(text: str) -> bool:
-    # A lone "." or "," between two links is not read out; any letter or digit is.
-    return any(ch.isalnum() for ch in text)
-
-
-def _is_bullet(text: str) -> bool:
-    return bool(text) and all(ch in _BULLETS for ch in text.replace(" ", ""))
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# --------------------------------------------------------------------------- Amazon Transcribe
-
-# Amazon Transcribe's MediaFormat for each file suffix it accepts.
-_MEDIA_FORMATS = {
-    ".mp3": "mp3", ".mp4": "mp4", ".m4a": "m4a", ".wav": "wav", ".flac": "flac", ".ogg": "ogg",
-    ".amr": "amr", ".webm": "webm",
-}
-_TRANSIENT_CODES = frozenset({
-    "ThrottlingException", "Throttling", "TooManyRequestsException", "LimitExceededException",
-    "SlowDown", "RequestTimeout", "ServiceUnavailable", "InternalFailureException", "InternalError",
-})
-_SENTENCE_END = frozenset(".?!")
-
-
-def _boto3() -> Any:
-    """Import boto3 on first use: it is an optional dependency."""
-    try:
-        import boto3
-    except ImportError as exc:
-        raise TranscriptError(f"the 'aws-transcribe' backend needs boto3: {AWS_INSTALL}") from exc
-    return boto3
-
-
-def transcribe_audio(audio_path: str | Path, *, doc_id: str, bucket: str, key_prefix: str = "accessbench/",
-                     language: str = "en-US", s3_client: Any = None, transcribe_client: Any = None,
-                     poll_s: float = 5, timeout_s: float = 900) -> list[dict]:
-    """Transcribe a recorded screen-reader session with Amazon Transcribe, one row per spoken segment.
-
-    Uploads ``audio_path`` to ``s3://bucket/<key_prefix>audio/``, starts a transcription
-    job with a unique name that writes its JSON to ``<key_prefix>transcripts/`` in the
-    same bucket, polls every ``poll_s`` seconds until it completes, fails, or
-    ``timeout_s`` passes, then reads and parses the JSON. Rows have role ``speech``, the
-    spoken text as ``announcement`` and a null page. Credentials come from boto3's
-    default chain (environment, profile, instance role); pass clients to use others.
-    Raises TranscriptError (``transient`` says whether a retry may help).
-    """
-    path = Path(audio_path)
-    if not path.is_file():
-        raise TranscriptError(f"no audio file at {path}: record the screen reader session first")
-    media_format = _MEDIA_FORMATS.get(path.suffix.lower())
-    if media_format is None:
-        raise TranscriptError(f"Amazon Transcribe cannot read {path.suffix or 'suffix-less'} files; "
-                              f"convert the recording to one of {', '.join(sorted(_MEDIA_FORMATS))}")
-    if s3_client is None or transcribe_client is None:
-        boto3 = _boto3()
-        s3_client = s3_client or boto3.client("s3")
-        transcribe_client = transcribe_client or boto3.client("transcribe")
-    client_error = _client_error_type()
-    # Transcribe job names are unique per account and region and allow only [0-9A-Za-z._-].
-    job = f"accessbench-{re.sub(r'[^0-9A-Za-z._-]+', '-', doc_id)[:80]}-{uuid.uuid4().hex[:12]}"
-    audio_key = f"{key_prefix}audio/{job}{path.suffix.lower()}"
-    output_key = f"{key_prefix}transcripts/{job}.json"
-    try:
-        with path.open("rb") as body:
-            s3_client.put_object(Bucket=bucket, Key=audio_key, Body=body)
-        transcribe_client.start_transcription_job(
-            TranscriptionJobName=job,
-            LanguageCode=language,
-            MediaFormat=media_format,
-            Media={"MediaFileUri": f"s3://{bucket}/{audio_key}"},
-            OutputBucketName=bucket,
-            OutputKey=output_key,
-        )
-        _wait_for_job(transcribe_client, job, poll_s, timeout_s)
-        body = s3_client.get_object(Bucket=bucket, Key=output_key)["Body"].read()
-    except client_error as exc:
-        code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
-        raise TranscriptError(f"AWS refused a transcription step for job {job} ({code}: {exc}); "
-                              "check the bucket, region and IAM permissions",
-                              transient=code in _TRANSIENT_CODES) from exc
-    try:
-        transcript = json.loads(body)
-    except ValueError as exc:
-        raise TranscriptError(f"the transcript of job {job} at s3://{bucket}/{output_key} is not JSON") from exc
-    return [
-        {"doc_id": doc_id, "seq": i, "page": None, "announcement": segment, "role": "speech", "element": None,
-         "level": None, "text": _cut(segment, MAX_TEXT)}
-        for i, segment in enumerate(_segments(transcript))
-    ]
-
-
-def _client_error_type() -> type[Exception]:
-    try:
-        from botocore.exceptions import ClientError
-    except ImportError as exc:
-        raise TranscriptError(f"the 'aws-transcribe' backend needs botocore: {AWS_INSTALL}") from exc
-    return ClientError
-
-
-def _wait_for_job(client: Any, job: str, poll_s: float, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        status = client.get_transcription_job(TranscriptionJobName=job)["TranscriptionJob"]
-        state = status.get("TranscriptionJobStatus")
-        if state == "COMPLETED":
-            return
-        if state == "FAILED":
-            reason = status.get("FailureReason", "no reason given")
-            raise TranscriptError(f"Amazon Transcribe job {job} failed: {reason}; "
-                                  "check that the recording plays and its format matches its suffix")
-        if time.monotonic() >= deadline:
-            raise TranscriptError(f"Amazon Transcribe job {job} was still {state} after {timeout_s:g} s; "
-                                  "poll it again later or raise timeout_s", transient=True)
-        time.sleep(poll_s)
-
-
-def _segments(transcript: dict) -> list[str]:
-    """Spoken segments from Transcribe's JSON: its audio segments, else sentences from its items."""
-    results = transcript.get("results", {}) if isinstance(transcript, dict) else {}
-    segments = [_clean(s.get("transcript", "")) for s in results.get("audio_segments") or []]
-    if any(segments):
-        return [s for s in segments if s]
-    sentences: list[str] = []
-    words: list[str] = []
-    for item in results.get("items") or []:
-        alternatives = item.get("alternatives") or [{}]
-        content = alternatives[0].get("content", "")
-        if item.get("type") == "punctuation" and words:
-            words[-1] += content  # punctuation attaches to the word before it
-        elif content:
-            words.append(content)
-        if content in _SENTENCE_END and words:
-            sentences.append(" ".join(words))
-            words = []
-    if words:
-        sentences.append(" ".join(words))
-    if sentences:
-        return sentences
-    whole = [_clean(t.get("transcript", "")) for t in results.get("transcripts") or []]
-    return [t for t in whole if t]
-
-
-# --------------------------------------------------------------------------- registry
-
-Transcriber = Callable[..., list[dict]]
-
-TRANSCRIBERS: dict[str, Transcriber] = {
-    "emulated": transcribe,
-    "aws-transcribe": transcribe_audio,
-}
-
-
-def get_transcriber(name: str = "emulated") -> Transcriber:
-    """The transcript backend registered as ``name`` ("emulated" reads a PDF; "aws-transcribe" audio)."""
-    try:
-        return TRANSCRIBERS[name]
-    except KeyError:
-        raise TranscriptError(
-            f"unknown transcript backend {name!r}; choose one of {', '.join(sorted(TRANSCRIBERS))}"
-        ) from None

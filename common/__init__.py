@@ -1,0 +1,5 @@
+"""Low-level helpers every layer may use: box geometry and caption labels.
+
+This package imports nothing of AccessBench and no third-party library, so extractors, judges,
+corpus and tasks can all depend on it without breaking the layer rule (tests/test_layers.py).
+"""

@@ -1,0 +1,54 @@
+"""Shared by the transcript backends: the record schema, limits, the error type and text clean-up."""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+TRANSCRIPT_SCHEMA = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("seq", pa.int32(), nullable=False),  # 0-based, the order things are spoken in
+        pa.field("page", pa.int32()),  # 1-based + page_offset; null for recorded speech
+        pa.field("announcement", pa.string(), nullable=False),  # what the reader says
+        # heading, paragraph, caption, note, list, list_item, table, header_cell, cell, link, figure,
+        # formula, form, text (untagged or unstructured words), speech (recorded audio), truncated
+        pa.field("role", pa.string(), nullable=False),
+        pa.field("element", pa.int32()),  # struct_elements.elem_id; null when untagged
+        pa.field("level", pa.int32()),  # heading level; null otherwise
+        pa.field("text", pa.string()),  # the raw text behind the announcement, at most MAX_TEXT chars
+    ]
+)
+
+MAX_ENTRIES_PER_PAGE = 400
+MAX_TEXT = 300
+MAX_ANNOUNCEMENT = 1000  # a whole paragraph is one announcement; a page-long one is cut
+TRUNCATED = "… truncated"
+AWS_INSTALL = "pip install 'accessbench[aws]'  (boto3>=1.34,<2)"
+
+
+class TranscriptError(RuntimeError):
+    """A transcript backend could not produce a transcript; the message says what to do next.
+
+    ``transient`` is True when the same call may succeed later (throttling, a job still
+    running at the deadline); False for configuration or input problems.
+    """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+
+_SOFT_HYPHEN = re.compile(r"\s*\xad\s*")
+
+
+def clean_text(text: str) -> str:
+    """Whitespace collapsed; a soft hyphen marks where a word was broken across lines, and readers join the word."""
+    return " ".join(_SOFT_HYPHEN.sub("", text.replace("\x00", "")).split())
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
