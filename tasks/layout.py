@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from extractors.layout import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA, get_backend, layout_file
+from extractors.layout import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA, check_backend, get_backend, layout_file
 from judges.criteria import SPECS
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
 from tasks.context import RunConfig
@@ -38,7 +38,7 @@ def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[st
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
 
 
-def check_backend(name: str, weights: str | None) -> None:
+def load_backend(name: str, weights: str | None) -> None:
     """Load the backend (kept by this process for its documents); raises LayoutBackendError."""
     get_backend(name, weights)
 
@@ -47,15 +47,18 @@ def layout_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
     docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
     if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
-        in_a_worker(check_backend, cfg.layout_backend, cfg.layout_weights)
+        in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
     work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
     return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
                       isolated=True, same=content_key)
 
 
 def check_layout(cfg: RunConfig) -> None:
-    """A misconfigured backend (unknown name, missing package or weights) stops the run up front."""
-    get_backend(cfg.layout_backend, cfg.layout_weights)
+    """A misconfigured backend (unknown name, missing package or weights) stops the run up front.
+
+    Without loading the model here: the stage loads it in a worker, where the documents use it.
+    """
+    check_backend(cfg.layout_backend, cfg.layout_weights)
 
 
 LAYOUT = Stage(

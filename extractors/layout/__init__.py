@@ -21,6 +21,7 @@ from extractors.layout.base import (
     LayoutBackendError,
     Region,
     available_backends,
+    check_backend,
     clear_backend_cache,
     get_backend,
     register_backend,
@@ -45,6 +46,7 @@ __all__ = [
     "every_page",
     "layout_file",
     "plan_pages",
+    "check_backend",
     "get_backend",
     "register_backend",
 ]

@@ -79,6 +79,22 @@ def get_backend(name: str, weights: str | Path | None = None) -> LayoutBackend:
     return _cached_backend(name, Path(weights).expanduser().resolve() if weights is not None else None)
 
 
+def check_backend(name: str, weights: str | Path | None = None) -> None:
+    """What can be known of ``name`` with ``weights`` without loading its model (unknown name, wrong
+    or missing weights, package not installed); raises LayoutBackendError. A backend class declares
+    this as a ``check(weights)`` static method; one without it is loaded to find out."""
+    if name not in _REGISTRY:
+        raise LayoutBackendError(
+            f"unknown layout backend {name!r}; choose one of {', '.join(available_backends())}"
+        )
+    path = Path(weights).expanduser().resolve() if weights is not None else None
+    check = getattr(_REGISTRY[name], "check", None)
+    if check is None:
+        _cached_backend(name, path)
+    else:
+        check(path)
+
+
 @functools.lru_cache(maxsize=4)
 def _cached_backend(name: str, weights: Path | None) -> LayoutBackend:
     return _REGISTRY[name](weights)

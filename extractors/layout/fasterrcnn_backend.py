@@ -8,6 +8,7 @@ torch and torchvision are imported only when this backend is chosen.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -53,6 +54,14 @@ class FasterRCNNLayoutBackend:
     """PubLayNet Faster R-CNN on the rendered page; regions below ``min_score`` are dropped."""
 
     name: ClassVar[str] = "fasterrcnn"
+
+    @staticmethod
+    def check(weights: Path | None) -> None:
+        require_weights("fasterrcnn", weights, WEIGHTS_HELP)
+        missing = [name for name in ("torch", "torchvision") if importlib.util.find_spec(name) is None]
+        if missing:
+            raise LayoutBackendError(f"the 'fasterrcnn' layout backend needs torch and torchvision: {INSTALL} "
+                                     f"(not installed: {', '.join(missing)})")
 
     def __init__(self, weights: Path | None = None, *, min_score: float = MIN_SCORE) -> None:
         path = require_weights(self.name, weights, WEIGHTS_HELP)

@@ -7,6 +7,7 @@ layoutparser's ``lp://`` catalogue paths download at run time, which this backen
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -60,6 +61,12 @@ class LayoutParserBackend:
     """detectron2's PubLayNet model through layoutparser on the rendered page."""
 
     name: ClassVar[str] = "layoutparser"
+
+    @staticmethod
+    def check(weights: Path | None) -> None:
+        model_files(require_weights("layoutparser", weights, WEIGHTS_HELP))
+        if importlib.util.find_spec("layoutparser") is None or importlib.util.find_spec("detectron2") is None:
+            raise LayoutBackendError(f"the 'layoutparser' layout backend needs layoutparser and detectron2: {INSTALL}")
 
     def __init__(self, weights: Path | None = None) -> None:
         config, model = model_files(require_weights(self.name, weights, WEIGHTS_HELP))

@@ -33,6 +33,8 @@ KIND_MAP: dict[str, LayoutKind] = {
     "page-footer": "text",
 }
 
+NEEDS_MODEL = "the 'pymupdf' layout backend needs the bundled model: pip install 'pymupdf-layout>=2,<3'"
+
 # Regions thinner than this (points) are table rules or hairlines that the image and vector
 # post-processing promotes to pictures; no real region is that thin.
 MIN_SIDE = 2.0
@@ -111,18 +113,23 @@ class PyMuPDFLayoutBackend:
 
     name: ClassVar[str] = "pymupdf"
 
-    def __init__(self, weights: Path | None = None) -> None:
+    @staticmethod
+    def check(weights: Path | None) -> None:
         if weights is not None:
             raise LayoutBackendError(
                 "the 'pymupdf' layout backend uses the model inside the pymupdf-layout wheel; "
                 "drop the weights argument, or choose backend='fasterrcnn' to load weights from a file"
             )
+        # Not importlib.util.find_spec: extractors keeps the module out of sys.modules until it is used.
+        if not (Path(pymupdf.__file__).parent / "layout" / "__init__.py").is_file():
+            raise LayoutBackendError(NEEDS_MODEL)
+
+    def __init__(self, weights: Path | None = None) -> None:
+        self.check(weights)
         try:
             _import_pymupdf_layout()
         except ImportError as exc:
-            raise LayoutBackendError(
-                "the 'pymupdf' layout backend needs the bundled model: pip install 'pymupdf-layout>=2,<3'"
-            ) from exc
+            raise LayoutBackendError(NEEDS_MODEL) from exc
         if not getattr(pymupdf._get_layout, "accessbench_tuned", False):
             pymupdf._get_layout = tuned_layout_function()
 

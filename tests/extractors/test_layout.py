@@ -285,3 +285,23 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
     result = subprocess.run([sys.executable, "-c", script, str(table_and_figure_pdf)], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[2], timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_a_backend_is_checked_without_loading_its_model(tmp_path: Path) -> None:
+    """What the CLI checks before a run: the name, the weights, the packages; no model is built."""
+    from extractors.layout import check_backend, clear_backend_cache
+    from extractors.layout.base import _cached_backend
+
+    clear_backend_cache()
+    check_backend("pymupdf")
+    assert _cached_backend.cache_info().currsize == 0
+    with pytest.raises(LayoutBackendError, match="drop the weights argument"):
+        check_backend("pymupdf", tmp_path)
+    with pytest.raises(LayoutBackendError, match="unknown layout backend 'yolo'"):
+        check_backend("yolo")
+    with pytest.raises(LayoutBackendError, match="needs weights"):
+        check_backend("fasterrcnn")
+    with pytest.raises(LayoutBackendError, match="found no weights"):
+        check_backend("fasterrcnn", tmp_path / "missing.pth")
+    with pytest.raises(LayoutBackendError, match="config.yaml"):
+        check_backend("layoutparser", tmp_path)
