@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.ipc  # noqa: F401 - pa.ipc
 
 from warehouse.artifact_roots import ArtifactRoot, LocalRoot
 from warehouse.home import open_home_root
@@ -159,6 +159,29 @@ class StageRun:
 RETRY = "_retry"  # staging markers of keys that failed transiently
 
 
+# Staging parts are Arrow IPC files: written and read back several times faster than compressed
+# Parquet, and never seen outside the stage runner (the stamp names the format, so parts of an
+# older format are dropped, not misread).
+PART_FORMAT = "arrow-ipc-1"
+PART_SUFFIX = ".arrow"
+
+
+def _write_part(table: pa.Table, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _read_part(path: Path) -> pa.Table:
+    with pa.memory_map(str(path), "r") as source:
+        return pa.ipc.open_file(source).read_all()
+
+
 def _key_file(key: str) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:20]
 
@@ -171,16 +194,19 @@ class Staging:
     input_hash: str
     home: Path
     _done_cache: set[str] = field(default_factory=set)
+    # Parts put by this attempt, kept to be collected without reading them back.
+    _parts: dict[tuple[str, str], pa.Table] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.root = inside(self.home, self.root)
         stamp = inside(self.home, self.root / "input_hash")  # refuses a root that is a symlink out
-        if stamp.exists() and stamp.read_text() != self.input_hash:
-            # Parts computed for other inputs or config are not ours to reuse.
+        expected = f"{self.input_hash} {PART_FORMAT}"
+        if stamp.exists() and stamp.read_text() != expected:
+            # Parts computed for other inputs or config (or kept in another format) are not ours to reuse.
             remove_tree(self.home, self.root)
         if not stamp.exists():
             self.root.mkdir(parents=True, exist_ok=True)
-            stamp.write_text(self.input_hash)
+            stamp.write_text(expected)
         done_dir = self.root / "_done"
         self._done_cache = {p.name for p in done_dir.iterdir()} if done_dir.exists() else set()
 
@@ -202,7 +228,8 @@ class Staging:
         tables but leaves the key to be computed again by the next attempt."""
         name = _key_file(key)
         for table_name, table in tables.items():
-            atomic_write_parquet(table, inside(self.home, self.root / table_name / f"{name}.parquet"))
+            _write_part(table, inside(self.home, self.root / table_name / f"{name}{PART_SUFFIX}"))
+            self._parts[(table_name, name)] = table
         marker = inside(self.home, self.root / ("_done" if done else RETRY) / name)
         marker.parent.mkdir(exist_ok=True)
         tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
@@ -219,9 +246,13 @@ class Staging:
         """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
         parts = []
         for key in keys:
-            path = self.root / table_name / f"{_key_file(key)}.parquet"
-            if path.exists():
-                parts.append(pq.read_table(path).cast(schema))
+            name = _key_file(key)
+            part = self._parts.get((table_name, name))
+            if part is None:  # put by an earlier attempt
+                path = self.root / table_name / f"{name}{PART_SUFFIX}"
+                part = _read_part(path) if path.exists() else None
+            if part is not None:
+                parts.append(part.cast(schema))
         return pa.concat_tables(parts) if parts else schema.empty_table()
 
     def clear(self) -> None:

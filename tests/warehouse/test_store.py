@@ -97,3 +97,18 @@ def test_a_run_whose_process_is_gone_reads_interrupted(tmp_path: Path) -> None:
     store.record_run({"run_id": "elsewhere", "status": "running", "owner": "another-host:1"})
     status = {r["run_id"]: r["status"] for r in store.runs()}
     assert status == {"killed": "interrupted", "alive": "running", "elsewhere": "running"}
+
+
+def test_staging_parts_of_another_format_are_dropped_not_misread(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from warehouse.store import Staging
+
+    schema = pa.schema([pa.field("doc_id", pa.string())])
+    root = tmp_path / "artifacts/extract/_staging/run=r"
+    first = Staging(root, "h1", tmp_path)
+    first.put("a", {"things": pa.table({"doc_id": ["a"]})})
+    assert Staging(root, "h1", tmp_path).collect("things", ["a"], schema).to_pylist() == [{"doc_id": "a"}]  # from disk
+    (root / "input_hash").write_text("h1")  # a stamp written by an older AccessBench (Parquet parts)
+    again = Staging(root, "h1", tmp_path)
+    assert not again.done("a") and again.collect("things", ["a"], schema).num_rows == 0
