@@ -27,6 +27,17 @@ from tasks.context import check_runner
 from tasks.isolation import kept_workers, run_isolated
 
 BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
+# A task run costs about 0.4 s of a worker's time (its API calls): a batch holds at least this many
+# documents, unless that would leave a worker without one.
+MIN_BATCH = 8
+
+
+def batch_size(documents: int, workers: int) -> int:
+    """Documents per batch: about BATCHES_PER_WORKER batches per worker, each of at least MIN_BATCH
+    documents, and never fewer batches than workers."""
+    workers = max(1, workers)
+    wanted = max(MIN_BATCH, math.ceil(documents / (workers * BATCHES_PER_WORKER)))
+    return max(1, min(math.ceil(documents / workers), wanted))
 
 # The fan-out of the flow run in progress, read by the stage tasks (set by `fanout_for`).
 CURRENT: ContextVar[Callable[..., Iterator[tuple[int, Any]]] | None] = ContextVar("accessbench_fanout",
@@ -72,7 +83,7 @@ class DaskFanOut:
                  ) -> Iterator[tuple[int, Any]]:
         if not args:
             return
-        size = max(1, math.ceil(len(args) / (self.workers * BATCHES_PER_WORKER)))
+        size = batch_size(len(args), self.workers)
         batches = [list(range(start, min(start + size, len(args)))) for start in range(0, len(args), size)]
         futures = {}
         for number, batch in enumerate(batches):

@@ -22,10 +22,11 @@ POLL_S = 0.05
 
 
 class WorkerPool:
-    """Spawned worker processes kept for every stage of one run.
+    """Worker processes kept for every stage of one run.
 
-    Starting a spawned pool costs about a second of interpreter start and imports per stage; a run
-    keeps one pool, started (and its modules imported) while the corpus stage runs. A pool whose
+    Starting a pool costs interpreter start and imports (seconds under load); a run keeps one pool,
+    started while the corpus stage runs, its workers forked from a fork server that imported the
+    stages once (see `_context`). A pool whose
     work was abandoned (a time limit, an interrupt) is terminated and started again on next use.
     """
 
@@ -38,7 +39,7 @@ class WorkerPool:
     def get(self) -> Pool:
         with self._lock:
             if self._pool is None:
-                pool = _new_pool(mp.get_context("spawn"), self.workers, self.preload)
+                pool = _new_pool(_context(), self.workers, self.preload)
                 # Wait for a started worker, so starting processes never counts against a document's time.
                 pool.apply(_ready)
                 self._pool = pool
@@ -163,6 +164,21 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
         # that stopped reading); a private one always goes.
         if shared is None or not clean:
             owner.reset()
+
+
+# Imported once by the fork server before it forks any worker (every stage's module and PyMuPDF,
+# pikepdf, pyarrow), instead of once per worker of every pool. It imports no Prefect and starts no thread.
+FORK_SERVER_PRELOAD = ["tasks.registry"]
+
+
+def _context() -> Any:
+    """Workers forked from a clean, single-threaded fork server with the stages imported (never forked
+    from this process, which may hold Prefect's threads); spawned where there is no fork server."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload(FORK_SERVER_PRELOAD)  # no effect once the fork server runs
+    return context
 
 
 def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = ()) -> Pool:

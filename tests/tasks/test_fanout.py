@@ -93,3 +93,13 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
     assert results[0] == 0 and results[3] == 40
     assert isinstance(results[1], DocumentTimeout) and isinstance(results[2], ValueError)
     assert process_batch.fn(slow_or_fast, [1], "extract", 1, timeout_s=None) == [10]  # no limit: in the worker
+
+
+def test_batches_amortise_task_runs_but_keep_every_worker_busy() -> None:
+    from tasks.fanout import batch_size
+
+    assert batch_size(16, 2) == 8  # two batches: one per worker
+    assert batch_size(16, 1) == 8
+    assert batch_size(3, 2) == 2  # fewer documents than a batch: still both workers
+    assert batch_size(1000, 2) == 125  # large runs: four batches per worker
+    assert batch_size(0, 2) == 1
