@@ -12,6 +12,8 @@ outside `--runner dask`, documents run unlimited in the worker).
 from __future__ import annotations
 
 import contextlib
+import importlib
+import logging
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +27,8 @@ from prefect.futures import as_completed
 
 from tasks.context import check_runner
 from tasks.isolation import kept_workers, run_isolated
+
+log = logging.getLogger("accessbench")
 
 BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
 # A task run costs about 0.4 s of a worker's time (its API calls): a batch holds at least this many
@@ -71,6 +75,16 @@ def process_batch(fn: Callable[[Any], Any], items: list[Any], stage: str, index:
     return results
 
 
+def warm_worker() -> bool:
+    """Runs once on each Dask worker when the run starts (see `DaskFanOut.warm_up`)."""
+    importlib.import_module("tasks.registry")
+    importlib.import_module("prefect.task_engine")
+    pool = kept_workers(1)
+    if pool is not None:
+        pool.get()
+    return True
+
+
 class DaskFanOut:
     """`run_isolated`'s contract, on a started DaskTaskRunner: (index, result or exception) as batches finish."""
 
@@ -78,6 +92,19 @@ class DaskFanOut:
         self.task_runner = task_runner
         self.workers = workers
         self.stage = "documents"
+        self._warming: list[Any] = []
+
+    def warm_up(self) -> None:
+        """Have every worker import the stages and start its child process now, while the corpus stage
+        runs, instead of in its first batch (seconds per worker). Fire and forget: a failure here
+        shows again, as an error row, when the work runs."""
+        try:
+            client = self.task_runner.client
+            addresses = list(client.scheduler_info()["workers"])
+            self._warming = [client.submit(warm_worker, pure=False, workers=[address], allow_other_workers=False)
+                             for address in addresses]
+        except Exception as exc:  # noqa: BLE001 - an optimisation only
+            log.debug("could not warm the Dask workers up: %s", exc)
 
     def __call__(self, fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int, timeout_s: float | None
                  ) -> Iterator[tuple[int, Any]]:
@@ -132,6 +159,7 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
         task_runner = DaskTaskRunner(address="tcp://" + runner.removeprefix("dask://"))
     with task_runner:
         fanout = DaskFanOut(task_runner, workers)
+        fanout.warm_up()
         token = CURRENT.set(fanout)
         try:
             yield fanout
