@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -133,6 +134,12 @@ def judge_unit(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
     return Incomplete(rows) if transient else rows
 
 
+def judge_isolated(run_id: str, unit: tuple[Judge, list[tuple[dict[str, Any], int]]]
+                   ) -> dict[str, list[dict[str, Any]]] | Incomplete:
+    """`judge_unit` of one (judge, pages) unit, as a picklable function for worker processes."""
+    return judge_unit(run_id, unit[0], unit[1])
+
+
 def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> dict[str, list[dict[str, Any]]]:
     """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`.
 
@@ -242,9 +249,18 @@ def judge_body(io: StageIO) -> dict[str, Any]:
                 batch, batch_docs = [], []
         if batch:
             units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
-    tables = io.per_key(units, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]),
-                        f"judge ({cfg.judge_label})")
-    judgments = tables["judgments"].to_pylist()
+    # A deterministic judge is per-document work like extraction: worker processes (or the Dask
+    # cluster) with the per-document time limit. Model judges stay in this process, where their
+    # concurrency, rate limits and response cache are shared.
+    parts = []
+    for spec, judge in judges:
+        mine = [unit for unit in units if unit[1][0] is judge]
+        if is_deterministic(judge):
+            parts.append(io.per_key(mine, partial(judge_isolated, cfg.run_id), f"judge ({spec})", isolated=True))
+        else:
+            parts.append(io.per_key(mine, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]), f"judge ({spec})"))
+    tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]} if parts else {}
+    judgments = tables["judgments"].to_pylist() if tables else []
     io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],
                                      cfg.max_error_rate)
     return {**tables, "review_queue": review_queue(cfg.run_id, judgments)}

@@ -74,7 +74,7 @@ def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, 
     flow_run = next(r for r in api(api_url, "/flow_runs/filter", {}) if r["name"] == "b")
     names = {t["name"] for t in api(api_url, "/task_runs/filter",
                                     {"flow_runs": {"id": {"any_": [flow_run["id"]]}}})}
-    assert {"render batch 0", "layout batch 0", "extract batch 0", "transcript batch 0"} <= names
+    assert {"render batch 0", "layout batch 0", "extract batch 0", "transcript batch 0", "judge batch 0"} <= names
     assert (dask / "dask").is_dir()  # the cluster's scratch files stay in the data home
 
 
