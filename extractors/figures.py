@@ -355,7 +355,7 @@ def _caption_nearby(box: Box, blocks: list[tuple[Box, str]]) -> str | None:
     """The nearest text block starting with a figure or table label ("Fig. 2", "Table 1") above or below ``box``."""
     best: tuple[float, str] | None = None
     for (x0, y0, x1, y1), text in blocks:
-        if not captions.is_caption(text, _CAPTION_KINDS) or min(x1, box[2]) <= max(x0, box[0]):
+        if not captions.is_caption(text, _CAPTION_KINDS) or geometry.x_overlap((x0, y0, x1, y1), box) == 0:
             continue
         distance = max(box[1] - y1, y0 - box[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):

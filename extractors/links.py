@@ -20,6 +20,7 @@ import pikepdf
 import pyarrow as pa
 import pymupdf
 
+from common import geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.tree import ObjGen, StructTree, source_annotation_index, source_struct_tree
@@ -321,11 +322,9 @@ class _Words:
 
 
 def _covers(area: pymupdf.Rect, word: tuple) -> bool:
-    x0, y0, x1, y1, _ = word
-    if area.x0 <= (x0 + x1) / 2 <= area.x1 and area.y0 <= (y0 + y1) / 2 <= area.y1:
-        return True  # a citation "[1]." is wider than its link on "1"
-    overlap = max(0.0, min(x1, area.x1) - max(x0, area.x0)) * max(0.0, min(y1, area.y1) - max(y0, area.y0))
-    return overlap >= 0.5 * (x1 - x0) * (y1 - y0) > 0
+    box, link = word[:4], (area.x0, area.y0, area.x1, area.y1)
+    # the word's centre (a citation "[1]." is wider than its link on "1"), or half the word
+    return geometry.centre_inside(box, link) or geometry.covered(box, link, 0.5)
 
 
 def _rect_list(rect: pymupdf.Rect) -> list[float]:

@@ -596,7 +596,7 @@ def _caption_nearby(blocks: list[tuple[Any, ...]], bbox: Sequence[float]) -> str
     """The nearest "Table N" text block above or below ``bbox`` within _CAPTION_DISTANCE points."""
     best: tuple[float, str] | None = None
     for x0, y0, x1, y1, text, *_ in blocks:
-        if not captions.is_table_caption(text) or min(x1, bbox[2]) <= max(x0, bbox[0]):
+        if not captions.is_table_caption(text) or geometry.x_overlap((x0, y0, x1, y1), bbox) == 0:
             continue
         distance = max(bbox[1] - y1, y0 - bbox[3])
         if -2 <= distance <= _CAPTION_DISTANCE and (best is None or distance < best[0]):

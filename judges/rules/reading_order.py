@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from common import geometry
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
@@ -192,9 +193,9 @@ def _is_heading(unit: dict[str, Any], tagged: bool) -> bool:
 
 def _neighbour(heading: dict[str, Any], candidates: list[dict[str, Any]], below: bool) -> dict[str, Any] | None:
     """The running text printed right below (or right above) a heading, in the columns it spans."""
-    x0, y0, x1, y1 = heading["bbox"]
+    _, y0, _, y1 = heading["bbox"]
     near = [u for u in candidates if u is not heading and u.get("bbox")
-            and min(x1, u["bbox"][2]) - max(x0, u["bbox"][0]) > 0
+            and geometry.x_overlap(heading["bbox"], u["bbox"]) > 0
             and (u["bbox"][1] >= y1 - 1 if below else u["bbox"][3] <= y0 + 1)]
     if not near:
         return None
@@ -228,9 +229,9 @@ def _misplaced_headings(ranked: list[dict[str, Any]], where: str, tagged: bool,
 def _heading_above(unit: dict[str, Any], headings: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The nearest heading printed above a unit in its own column (full-width headings are left out:
     text at the top of the next column continues whatever section the previous column ended in)."""
-    x0, y0, x1, _ = unit["bbox"]
+    y0 = unit["bbox"][1]
     above = [h for h in headings if h.get("column") is not None and h["column"] == unit.get("column")
-             and h["bbox"][3] <= y0 + 1 and min(x1, h["bbox"][2]) - max(x0, h["bbox"][0]) > 0]
+             and h["bbox"][3] <= y0 + 1 and geometry.x_overlap(unit["bbox"], h["bbox"]) > 0]
     return max(above, key=lambda h: h["bbox"][3]) if above else None
 
 
