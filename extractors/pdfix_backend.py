@@ -25,7 +25,12 @@ from typing import Any
 import pymupdf
 
 from extractors.errors import ExtractionError, open_pdf
-from extractors.structure.records import extract_struct_elements
+from extractors.structure.records import (  # noqa: F401 - re-exported
+    TAG_TREE_BACKENDS,
+    TagTreeBackendError,
+    extract_struct_elements,
+    get_tag_tree_backend,
+)
 from extractors.structure.tree import MAX_ELEMENTS, is_standard_type, resolve_role
 
 INSTALL = "pip install 'accessbench[pdfix]'  (pdfix-sdk>=8,<10)"
@@ -37,10 +42,6 @@ _MAX_ATTR_ITEMS = 256
 TagTreeBackend = Callable[..., list[dict]]
 
 
-class TagTreeBackendError(RuntimeError):
-    """A tag-tree backend cannot run (unknown name or missing package); the message says what to do."""
-
-
 def load_pdfix() -> Any:
     """The ``pdfixsdk`` module, or a TagTreeBackendError with the install command."""
     try:
@@ -50,6 +51,7 @@ def load_pdfix() -> Any:
     return pdfixsdk
 
 
+@TAG_TREE_BACKENDS.register("pdfix")
 def extract_struct_elements_pdfix(pdf: str | Path, *, doc_id: str, page_offset: int = 0,
                                   content: bool = True) -> list[dict]:
     """One record per structure element, read with PDFix, in preorder; [] for an untagged PDF.
@@ -284,19 +286,3 @@ def _pdf_real(value: float) -> float:
 
 def _known(obj: Any, key: str) -> bool:
     return _c_bool(obj.Known(key))
-
-
-TAG_TREE_BACKENDS: dict[str, TagTreeBackend] = {
-    "pikepdf": extract_struct_elements,
-    "pdfix": extract_struct_elements_pdfix,
-}
-
-
-def get_tag_tree_backend(name: str) -> TagTreeBackend:
-    """The extractor registered as ``name``; registration does not mean its package is installed."""
-    try:
-        return TAG_TREE_BACKENDS[name]
-    except KeyError:
-        raise TagTreeBackendError(
-            f"unknown tag-tree backend {name!r}; choose one of {', '.join(sorted(TAG_TREE_BACKENDS))}"
-        ) from None

@@ -18,6 +18,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 from pydantic import Field
 
+from common import backends
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, check_runner, new_run_id
 from tasks.fanout import fanout_for
@@ -34,6 +35,10 @@ PER_DOCUMENT_STAGES = frozenset({"render", "layout", "extract", "transcript"})
 Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
 Criteria = Annotated[list[Criterion] | None, Field(
     description="criteria to evaluate (default: every criterion the judges cover)")]
+# Backends as the form's choices, from the one list in common.backends.
+LayoutBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.LAYOUT_BACKENDS)})]
+TranscriptBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.TRANSCRIPT_BACKENDS)})]
+TagTreeBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.TAG_TREE_BACKENDS)})]
 StageName = Annotated[str, Field(description="the stage to re-execute", json_schema_extra={"enum": list(STAGES)})]
 
 
@@ -158,9 +163,10 @@ def benchmark_flow(
     cache: Literal["on", "off", "read", "write"] = "on",
     max_error_rate: float = 0.2,
     dpi: int = 72,
-    layout_backend: Literal["pymupdf", "fasterrcnn", "layoutparser"] = "pymupdf",
+    layout_backend: LayoutBackend = "pymupdf",
     layout_weights: str | None = None,
-    transcript_backend: Literal["emulated", "aws-transcribe"] = "emulated",
+    transcript_backend: TranscriptBackend = "emulated",
+    tag_tree_backend: TagTreeBackend = "pikepdf",
     seed: int = 0,
     base_docs: int = 3,
     doc_timeout_s: float = 120.0,
@@ -192,7 +198,8 @@ def benchmark_flow(
         temperature=temperature, max_tokens=max_tokens, concurrency=concurrency, vision=vision, evidence=evidence,
         cache=cache, max_error_rate=max_error_rate, dpi=dpi, layout_backend=layout_backend,
         layout_weights=resolve_path(layout_weights, "layout_weights"), transcript_backend=transcript_backend,
-        seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s, workers=workers, runner=check_runner(runner),
+        tag_tree_backend=tag_tree_backend, seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s,
+        workers=workers, runner=check_runner(runner),
         max_file_mb=max_file_mb, max_pages=max_pages, max_page_megapixels=max_page_megapixels,
         follow_symlinks=follow_symlinks, progress=progress)
     if not criteria:  # the default: what the judges cover

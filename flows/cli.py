@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from common import backends
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
 
 
@@ -113,10 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
     run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
     run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
-    run.add_argument("--layout-backend", default="pymupdf", choices=("pymupdf", "fasterrcnn", "layoutparser"),
+    run.add_argument("--layout-backend", default="pymupdf", choices=list(backends.LAYOUT_BACKENDS),
                      help="layout detector (default pymupdf: the offline model bundled with PyMuPDF)")
     run.add_argument("--layout-weights", help="local weights for fasterrcnn (a .pth) or layoutparser (a folder)")
-    run.add_argument("--transcript", default="emulated", choices=("emulated", "aws-transcribe"),
+    run.add_argument("--tag-tree", default="pikepdf", choices=list(backends.TAG_TREE_BACKENDS),
+                     help="tag-tree reader (default pikepdf; pdfix needs pdfix-sdk: pip install 'accessbench[pdfix]')")
+    run.add_argument("--transcript", default="emulated", choices=list(backends.TRANSCRIPT_BACKENDS),
                      help="screen-reader transcript: emulated from the tag tree (default), or Amazon Transcribe of "
                           "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
     run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
@@ -345,6 +349,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
                     doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
+                    tag_tree_backend=args.tag_tree,
                     follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
                     max_page_megapixels=args.max_page_megapixels, runner=args.runner)
     from tasks.registry import check_stages

@@ -6,9 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from common.registry import Registry
 from judges.evidence import PageBundle
 from judges.labels import Label
-from judges.registry import Registry
 
 
 @dataclass
@@ -68,7 +68,8 @@ class Judge(Protocol):
     def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment: ...
 
 
-JUDGES: Registry[Judge] = Registry("judge", ("judges.hybrid", "judges.llm", "judges.rules"))
+JUDGES: Registry[Judge] = Registry("judge", {"rules": "judges.rules", "llm": "judges.llm.judge",
+                                              "hybrid": "judges.hybrid"})
 register_judge = JUDGES.register
 
 

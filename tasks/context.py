@@ -50,6 +50,7 @@ class RunConfig:
     crop_dpi: int = 110  # figure and table crops, sharper than the page images for vision models
     layout_backend: str = "pymupdf"  # pymupdf | fasterrcnn | layoutparser
     layout_weights: str | None = None  # local weights for fasterrcnn/layoutparser
+    tag_tree_backend: str = "pikepdf"  # pikepdf | pdfix (common.backends)
     transcript_backend: str = "emulated"  # emulated | aws-transcribe (recorded audio beside each PDF)
     seed: int = 0
     base_docs: int = 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,15 @@ from extractors.links import (
     extract_links,
     extract_orphan_link_elements,
 )
+from extractors.pdfix_backend import INSTALL as PDFIX_INSTALL
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order
 from extractors.source import PdfSource, pdf_source
-from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.records import (
+    STRUCT_ELEMENTS_SCHEMA,
+    TAG_TREE_BACKENDS,
+    extract_struct_elements,
+    get_tag_tree_backend,
+)
 from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
@@ -89,20 +96,23 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
 
 
 def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path,
-                 crop_dpi: int, regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+                 crop_dpi: int, regions: list[dict[str, Any]], tag_tree: str = "pikepdf"
+                 ) -> dict[str, list[dict[str, Any]]]:
     """Every evidence table of one PDF file (pages numbered from `page_offset` + 1).
 
     All extractors share one :class:`PdfSource`: the file is parsed once and each page
     interpreted once, whatever number of extractors read it.
     """
     with pdf_source(pdf) as source:
-        return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions)
+        return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions, tag_tree)
 
 
 def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
-                  regions: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+                  regions: list[dict[str, Any]], tag_tree: str = "pikepdf") -> dict[str, list[dict[str, Any]]]:
     at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
-    elements = extract_struct_elements(source, **at)
+    # The default reader shares the parsed file; another (pdfix) reads the file itself.
+    elements = (extract_struct_elements(source, **at) if tag_tree == "pikepdf"
+                else get_tag_tree_backend(tag_tree)(source.path, **at))
     tables, cells = extract_tables(source, **at, elements=elements, regions=regions)
     figures = extract_figures(source, **at, elements=elements)
     # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
@@ -135,8 +145,8 @@ REPAIRED = ("the file is damaged (broken cross-reference table, truncation or ba
             "MuPDF's repair; its labels describe the repaired file: re-export or fix it (qpdf --check shows it)")
 
 
-def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, item: dict[str, Any]
-                     ) -> dict[str, list[dict[str, Any]]]:
+def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, tag_tree: str,
+                     item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on).
 
     A file that breaks raises PartialFailure with the rows of the files before it (the runner keeps
@@ -164,7 +174,7 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
                 mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
                         if page_offset < r["page"] <= page_offset + pages]
                 for table, rows in extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops,
-                                                crop_dpi, mine).items():
+                                                crop_dpi, mine, tag_tree).items():
                     out[table] += rows
             page_offset += pages
         except Exception as exc:
@@ -181,11 +191,15 @@ def extract_body(io: StageIO) -> dict[str, Any]:
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
                             "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
     work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
-                   int(cfg.max_page_megapixels * 1e6))
+                   int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend)
     return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"])
 
 
 def check_extract(cfg: RunConfig) -> None:
+    if cfg.tag_tree_backend not in TAG_TREE_BACKENDS.declared:
+        get_tag_tree_backend(cfg.tag_tree_backend)  # raises, naming the choices
+    if cfg.tag_tree_backend == "pdfix" and importlib.util.find_spec("pdfixsdk") is None:
+        raise ValueError(f"--tag-tree pdfix needs pdfix-sdk: {PDFIX_INSTALL}")
     if cfg.crop_dpi < 10:
         raise ValueError(f"crop_dpi {cfg.crop_dpi}: figure and table crops need at least 10 dpi")
     if cfg.max_page_megapixels < 0.01:
@@ -195,7 +209,7 @@ def check_extract(cfg: RunConfig) -> None:
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
-    config_keys=("crop_dpi", "max_page_megapixels"),
+    config_keys=("crop_dpi", "max_page_megapixels", "tag_tree_backend"),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors", "common"),

@@ -17,6 +17,8 @@ from typing import ClassVar, Literal, Protocol
 import numpy as np
 import pymupdf
 
+from common import backends
+from common.registry import Registry, UnknownName
 from extractors.source import capped_zoom
 
 # PubLayNet's five classes; every backend maps its own classes onto these.
@@ -51,30 +53,29 @@ class LayoutBackend(Protocol):
 
 
 BackendFactory = Callable[[Path | None], LayoutBackend]
-_REGISTRY: dict[str, BackendFactory] = {}
+LAYOUT_BACKENDS: Registry[LayoutBackend] = Registry("layout backend", backends.LAYOUT_BACKENDS)
 
 
 def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Class decorator: make a backend available to ``detect_layout(..., backend=name)``."""
-
-    def decorate(factory: BackendFactory) -> BackendFactory:
-        _REGISTRY[name] = factory
-        return factory
-
-    return decorate
+    """Class decorator: bind a declared backend name (see LAYOUT_BACKENDS) to its class."""
+    return LAYOUT_BACKENDS.register(name)
 
 
 def available_backends() -> tuple[str, ...]:
-    """Registered backend names (registration does not mean its packages are installed)."""
-    return tuple(sorted(_REGISTRY))
+    """Declared backend names (declaration does not mean its packages are installed)."""
+    return tuple(LAYOUT_BACKENDS.names())
+
+
+def _factory(name: str) -> BackendFactory:
+    try:
+        return LAYOUT_BACKENDS.factory(name)
+    except UnknownName as exc:
+        raise LayoutBackendError(str(exc)) from None
 
 
 def get_backend(name: str, weights: str | Path | None = None) -> LayoutBackend:
     """The backend registered as ``name``, loaded with ``weights``; raises LayoutBackendError."""
-    if name not in _REGISTRY:
-        raise LayoutBackendError(
-            f"unknown layout backend {name!r}; choose one of {', '.join(available_backends())}"
-        )
+    _factory(name)
     # Resolve the path so the cache sees one key however the caller spells it.
     return _cached_backend(name, Path(weights).expanduser().resolve() if weights is not None else None)
 
@@ -83,12 +84,9 @@ def check_backend(name: str, weights: str | Path | None = None) -> None:
     """What can be known of ``name`` with ``weights`` without loading its model (unknown name, wrong
     or missing weights, package not installed); raises LayoutBackendError. A backend class declares
     this as a ``check(weights)`` static method; one without it is loaded to find out."""
-    if name not in _REGISTRY:
-        raise LayoutBackendError(
-            f"unknown layout backend {name!r}; choose one of {', '.join(available_backends())}"
-        )
+    factory = _factory(name)
     path = Path(weights).expanduser().resolve() if weights is not None else None
-    check = getattr(_REGISTRY[name], "check", None)
+    check = getattr(factory, "check", None)
     if check is None:
         _cached_backend(name, path)
     else:
@@ -97,7 +95,7 @@ def check_backend(name: str, weights: str | Path | None = None) -> None:
 
 @functools.lru_cache(maxsize=4)
 def _cached_backend(name: str, weights: Path | None) -> LayoutBackend:
-    return _REGISTRY[name](weights)
+    return LAYOUT_BACKENDS.factory(name)(weights)
 
 
 def clear_backend_cache() -> None:

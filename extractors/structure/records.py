@@ -8,7 +8,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from common import geometry
+from common import backends, geometry
+from common.registry import Registry, UnknownName
 from extractors.errors import open_pdf, reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.content import Content, collect_content
@@ -56,6 +57,23 @@ STRUCT_ELEMENTS_SCHEMA = pa.schema(
 )
 
 
+# Readers of the tag tree by name (`--tag-tree`): both give records of STRUCT_ELEMENTS_SCHEMA.
+TAG_TREE_BACKENDS: Registry[list[dict]] = Registry("tag-tree backend", backends.TAG_TREE_BACKENDS)
+
+
+class TagTreeBackendError(RuntimeError):
+    """A tag-tree backend that cannot run (unknown, or its package missing); the message says what to do."""
+
+
+def get_tag_tree_backend(name: str) -> Any:
+    """The tag-tree reader registered as ``name``; registration does not mean its package is installed."""
+    try:
+        return TAG_TREE_BACKENDS.factory(name)
+    except UnknownName as exc:
+        raise TagTreeBackendError(str(exc)) from None
+
+
+@TAG_TREE_BACKENDS.register("pikepdf")
 def extract_struct_elements(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0) -> list[dict]:
     """One record per structure element, in preorder; [] for an untagged PDF.
 

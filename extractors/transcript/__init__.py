@@ -20,16 +20,17 @@ that ``aws-transcribe`` uploads the audio to the S3 bucket it is given.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from common.registry import UnknownName
 from extractors.transcript.aws import transcribe_audio
 from extractors.transcript.base import (
     AWS_INSTALL,
     MAX_ANNOUNCEMENT,
     MAX_ENTRIES_PER_PAGE,
     MAX_TEXT,
+    TRANSCRIBERS,
     TRANSCRIPT_SCHEMA,
     TRUNCATED,
+    Transcriber,
     TranscriptError,
 )
 from extractors.transcript.emulated import transcribe
@@ -49,19 +50,9 @@ __all__ = [
     "transcribe_audio",
 ]
 
-Transcriber = Callable[..., list[dict]]
-
-TRANSCRIBERS: dict[str, Transcriber] = {
-    "emulated": transcribe,
-    "aws-transcribe": transcribe_audio,
-}
-
-
 def get_transcriber(name: str = "emulated") -> Transcriber:
     """The transcript backend registered as ``name`` ("emulated" reads a PDF; "aws-transcribe" audio)."""
     try:
-        return TRANSCRIBERS[name]
-    except KeyError:
-        raise TranscriptError(
-            f"unknown transcript backend {name!r}; choose one of {', '.join(sorted(TRANSCRIBERS))}"
-        ) from None
+        return TRANSCRIBERS.factory(name)
+    except UnknownName as exc:
+        raise TranscriptError(str(exc)) from None

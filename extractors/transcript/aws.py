@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from extractors.transcript.base import AWS_INSTALL, MAX_TEXT, TranscriptError, clean_text, cut_text
+from extractors.transcript.base import AWS_INSTALL, MAX_TEXT, TRANSCRIBERS, TranscriptError, clean_text, cut_text
 
 # Amazon Transcribe's MediaFormat for each file suffix it accepts.
 _MEDIA_FORMATS = {
@@ -35,6 +35,7 @@ def _boto3() -> Any:
     return boto3
 
 
+@TRANSCRIBERS.register("aws-transcribe")
 def transcribe_audio(audio_path: str | Path, *, doc_id: str, bucket: str, key_prefix: str = "accessbench/",
                      language: str = "en-US", s3_client: Any = None, transcribe_client: Any = None,
                      poll_s: float = 5, timeout_s: float = 900) -> list[dict]:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pyarrow as pa
+
+from common import backends
+from common.registry import Registry
 
 TRANSCRIPT_SCHEMA = pa.schema(
     [
@@ -52,3 +56,9 @@ def clean_text(text: str) -> str:
 def cut_text(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+Transcriber = Callable[..., list[dict]]
+
+# The transcript backends by name; each module binds its function with @TRANSCRIBERS.register(name).
+TRANSCRIBERS: Registry[list[dict]] = Registry("transcript backend", backends.TRANSCRIPT_BACKENDS)

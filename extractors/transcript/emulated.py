@@ -23,6 +23,7 @@ from extractors.transcript.base import (
     MAX_ANNOUNCEMENT,
     MAX_ENTRIES_PER_PAGE,
     MAX_TEXT,
+    TRANSCRIBERS,
     TRUNCATED,
     clean_text,
     cut_text,
@@ -69,6 +70,7 @@ class _Row:
     text: str | None = None
 
 
+@TRANSCRIBERS.register("emulated")
 def transcribe(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
                elements: list[dict] | None = None, links: list[dict] | None = None,
                max_entries_per_page: int = MAX_ENTRIES_PER_PAGE) -> list[dict]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from common.registry import Registry
 from judges.inclusivity.categories import CATEGORY_NAMES
-from judges.registry import Registry
 
 
 @dataclass
@@ -60,8 +60,9 @@ class CategoryJudge(Protocol):
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]: ...
 
 
-CATEGORY_JUDGES: Registry[CategoryJudge] = Registry(
-    "category judge", ("judges.inclusivity.embedding", "judges.inclusivity.lexicon", "judges.inclusivity.llm_judge"))
+CATEGORY_JUDGES: Registry[CategoryJudge] = Registry("category judge", {
+    "lexicon": "judges.inclusivity.lexicon", "embedding": "judges.inclusivity.embedding",
+    "llm": "judges.inclusivity.llm_judge"})
 register_category_judge = CATEGORY_JUDGES.register
 
 

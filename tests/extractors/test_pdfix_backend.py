@@ -81,7 +81,7 @@ def counts(records: list[dict]) -> dict[str, int]:
 def test_registry_resolves_backends_by_name() -> None:
     assert get_tag_tree_backend("pikepdf") is extract_struct_elements
     assert get_tag_tree_backend("pdfix") is extract_struct_elements_pdfix
-    assert set(TAG_TREE_BACKENDS) == {"pikepdf", "pdfix"}
+    assert TAG_TREE_BACKENDS.names() == ["pdfix", "pikepdf"]
     with pytest.raises(TagTreeBackendError, match="pdfix, pikepdf"):
         get_tag_tree_backend("pdfplumber")
 
@@ -164,3 +164,21 @@ def test_agrees_with_the_default_backend_on_the_dev_benchmark() -> None:
             totals["default"][key] += default[key]
             totals["pdfix"][key] += pdfix[key]
     print(f"\n{len(pdfs)} PDFs, default vs pdfix: {totals}")
+
+
+def test_the_extract_stage_reads_the_tag_tree_with_the_chosen_backend(tagged_pdf: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--tag-tree pdfix` hands the file to the pdfix reader (stood in for here: pdfix-sdk may be missing)."""
+    from tasks.extract import extract_file
+
+    seen: list[Path] = []
+
+    def reader(pdf: Path, *, doc_id: str, page_offset: int = 0) -> list[dict]:
+        seen.append(Path(pdf))
+        return extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
+
+    monkeypatch.setitem(TAG_TREE_BACKENDS._factories, "pdfix", reader)
+    default = extract_file(tagged_pdf, "d", 0, 0, tmp_path / "a", 72, [])
+    chosen = extract_file(tagged_pdf, "d", 0, 0, tmp_path / "b", 72, [], tag_tree="pdfix")
+    assert seen == [tagged_pdf]
+    assert chosen["struct_elements"] == default["struct_elements"] and default["struct_elements"]

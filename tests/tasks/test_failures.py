@@ -240,6 +240,22 @@ def test_the_cli_checks_every_stage_before_the_flow_starts(tmp_path: Path,
     assert ArtifactStore(home).runs() == []  # no flow run started
 
 
+def test_the_pdfix_tag_tree_is_an_option_checked_before_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    from flows.cli import main
+    from warehouse.store import ArtifactStore
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pdfixsdk" else real(name, *a))
+    home = tmp_path / "home"
+    code = main(["--home", str(home), "run", "--tag-tree", "pdfix", "--run-id", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--tag-tree pdfix needs pdfix-sdk" in err and "Traceback" not in err
+    assert ArtifactStore(home).runs() == []
+
+
 # -- deterministic judges ----------------------------------------------------------------------------
 
 
@@ -269,6 +285,7 @@ def test_a_deterministic_judge_runs_once_and_a_stochastic_one_repeats(tmp_path: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     judges = {"steady": CountingJudge("steady", True), "dice": CountingJudge("dice", False)}
     for kind, judge in judges.items():
+        monkeypatch.setitem(JUDGES.declared, kind, __name__)
         monkeypatch.setitem(JUDGES._factories, kind, lambda argument, options, judge=judge: judge)
     cfg = RunConfig(home=tmp_path, run_id="r", judges=list(judges), repeats=3, progress=False)
     row = {"run_id": "r", "doc_id": "d1", "criterion": "semantic_tagging", "page": 1, "image_path": None,
@@ -296,6 +313,7 @@ class ThrottledOnce(CountingJudge):
 
 def test_a_throttled_judgment_is_judged_again_on_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     judge = ThrottledOnce("throttled", False)
+    monkeypatch.setitem(JUDGES.declared, "throttled", __name__)
     monkeypatch.setitem(JUDGES._factories, "throttled", lambda argument, options: judge)
     cfg = RunConfig(home=tmp_path, run_id="r", judges=["throttled"], repeats=1, max_error_rate=1.0, progress=False)
     rows = [{"run_id": "r", "doc_id": doc, "criterion": "semantic_tagging", "page": 1, "image_path": None,
