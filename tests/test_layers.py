@@ -50,3 +50,52 @@ def test_nothing_outside_tests_imports_the_tests() -> None:
                                                      "deployments", "common")
                  for p in (REPO / top).rglob("*.py") if "tests" in _imports(p)]
     assert not offenders
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Our modules and the modules of ours each imports when it is imported (module level, not
+    under TYPE_CHECKING, not inside functions). `from pkg import sub` depends on `pkg.sub`."""
+    modules: dict[str, Path] = {}
+    for top in (*FORBIDDEN, "flows", "deployments"):
+        for path in (REPO / top).rglob("*.py"):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def imported(body: list[ast.stmt], out: set[str]) -> set[str]:
+        for node in body:
+            if isinstance(node, ast.If) and not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                imported(node.body + node.orelse, out)
+            elif isinstance(node, ast.Try):
+                imported(node.body + [s for h in node.handlers for s in h.body], out)
+            elif isinstance(node, ast.Import):
+                out.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = {f"{node.module}.{a.name}" for a in node.names} & set(modules)
+                out.update(subs)
+                if len(subs) < len(node.names):
+                    out.add(node.module)
+        return out
+
+    return {name: imported(ast.parse(path.read_text(encoding="utf-8")).body, set()) & set(modules)
+            for name, path in modules.items()}
+
+
+def test_no_import_circle() -> None:
+    graph = _module_graph()
+    assert {"judges.base", "extractors.layout.base", "tasks.registry"} <= set(graph)
+    circles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for other in sorted(graph[module]):
+            if state.get(other) == 1:
+                circles.append(path[path.index(other):] + [other])
+            elif other not in state:
+                walk(other, [*path, other])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    assert not circles, f"import circles: {circles[:5]}"
