@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml requirements.lock
 	    uv=$(BIN)/uv; \
 	  fi; \
 	  echo "installing with $$uv"; \
-	  $$uv pip install -q --python $(BIN)/python --require-hashes -r requirements.lock && \
+	  $$uv pip install -q --compile-bytecode --python $(BIN)/python --require-hashes -r requirements.lock && \
 	  $$uv pip install -q --python $(BIN)/python --no-deps --no-build-isolation -e .; \
 	else \
 	  $(BIN)/python -m pip install -q --require-hashes -r requirements.lock && \
@@ -41,13 +41,18 @@ install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 run: $(STAMP)  ## install, then run the benchmark on the embedded synthetic corpus
 	$(BIN)/accessbench run
 
+# Tests run on every core (pytest-xdist; a module's tests stay on one worker, sharing its fixtures), and
+# with bytecode caching on even where PYTHONDONTWRITEBYTECODE is set: each CLI run a test starts would
+# otherwise compile our modules again.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n auto --dist loadscope
+
 test: $(STAMP)  ## install, check the environment's supply chain, then run the whole test suite
 	$(CHECK)
-	$(BIN)/pytest -q
+	$(PYTEST)
 
 test-fast: $(STAMP)  ## supply-chain check, then the tests without the slow end-to-end flows and dev-benchmark sweeps
 	$(CHECK)
-	$(BIN)/pytest -q -m "not slow and not benchmark_data"
+	$(PYTEST) -m "not slow and not benchmark_data"
 
 check: $(STAMP)  ## lint and type-check
 	$(BIN)/ruff check .

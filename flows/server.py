@@ -120,7 +120,7 @@ def _start_lock(home: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
@@ -134,8 +134,9 @@ def server_env(home: Path) -> dict[str, str]:
     return env
 
 
-def ensure(home: Path, timeout_s: float | None = None) -> tuple[ServerState, bool]:
-    """The running server of `home`, started when none answers; (state, whether this call started it)."""
+def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) -> tuple[ServerState, bool]:
+    """The running server of `home`, started when none answers (on `port`, else a free one);
+    (state, whether this call started it)."""
     state = running(home)
     if state is not None:
         return state, False
@@ -148,11 +149,11 @@ def ensure(home: Path, timeout_s: float | None = None) -> tuple[ServerState, boo
                 return state, False
             _terminate(state.pid)
         _state_file(home).unlink(missing_ok=True)
-        return _start(home, timeout_s), True
+        return _start(home, timeout_s, port), True
 
 
-def _start(home: Path, timeout_s: float) -> ServerState:
-    port = _free_port()
+def _start(home: Path, timeout_s: float, port: int | None = None) -> ServerState:
+    port = port or free_port()
     log = log_file(home)
     with open(log, "ab") as out:
         # A session of its own: Ctrl-C in the terminal of the command that started it leaves it running

@@ -11,14 +11,16 @@ from __future__ import annotations
 import atexit
 import importlib
 import multiprocessing as mp
+import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing.pool import AsyncResult, Pool
+from functools import partial
+from multiprocessing.pool import Pool
 from typing import Any
 
-POLL_S = 0.05
+WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
 
 
 class WorkerPool:
@@ -131,39 +133,57 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
     shared = pool or (_shared if _shared is not None and _shared.workers == max(1, workers) else None)
     owner = shared or WorkerPool(workers)
     processes = owner.get()
-    running: dict[int, tuple[AsyncResult[Any], float]] = {}
+    # Results arrive through the pool's callbacks, so the next document starts the moment a worker is
+    # free (no polling interval between small documents). A time limit restarts the pool: results of
+    # the pool it replaced carry an older generation and are dropped.
+    arrived: queue.SimpleQueue[tuple[int, int, bool, Any]] = queue.SimpleQueue()
+    generation = 0
+    running: dict[int, float] = {}
     clean = False
     try:
         while pending or running:
             while pending and len(running) < max(1, workers):
                 index = pending.pop()
-                running[index] = (processes.apply_async(fn, (args[index],)), time.monotonic())
-            finished = [i for i, (result, _) in running.items() if result.ready()]
-            for index in finished:
-                result, _ = running.pop(index)
-                try:
-                    yield index, result.get()
-                except Exception as exc:  # noqa: BLE001 - a worker exception is this document's error
-                    yield index, exc
-            overdue = [i for i, (_, started) in running.items()
+                running[index] = time.monotonic()
+                processes.apply_async(
+                    fn, (args[index],),
+                    callback=partial(_arrive, arrived, generation, index, True),
+                    error_callback=partial(_arrive, arrived, generation, index, False))
+            wait = WAIT_S
+            if timeout_s is not None:
+                wait = max(0.0, min(wait, min(running.values()) + timeout_s - time.monotonic()))
+            try:
+                got, index, ok, value = arrived.get(timeout=wait)
+            except queue.Empty:
+                got = -1
+            if got == generation and index in running:
+                del running[index]
+                yield index, value
+                continue
+            overdue = [i for i, started in running.items()
                        if timeout_s is not None and time.monotonic() - started > timeout_s]
             if overdue:
                 # A pool cannot cancel one task: stop all workers, requeue the innocent ones.
                 owner.reset()
+                generation += 1
                 for index in overdue:
                     running.pop(index)
                     yield index, DocumentTimeout(f"processing took longer than {timeout_s:.0f} s")
                 pending.extend(sorted(running, reverse=True))
                 running.clear()
                 processes = owner.get()
-            elif not finished:
-                time.sleep(POLL_S)
         clean = True
     finally:
         # A shared pool outlives this call unless work was abandoned in it (an interrupt, a caller
         # that stopped reading); a private one always goes.
         if shared is None or not clean:
             owner.reset()
+
+
+def _arrive(arrived: queue.SimpleQueue[tuple[int, int, bool, Any]], generation: int, index: int, ok: bool,
+            value: Any) -> None:
+    """A pool callback (in the pool's result thread): hand the result or exception to `run_isolated`."""
+    arrived.put((generation, index, ok, value))
 
 
 # Imported once by the fork server before it forks any worker (every stage's module and PyMuPDF,

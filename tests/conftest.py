@@ -11,6 +11,27 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_BENCHMARK = REPO.parent / "shared" / "pdf-accessibility-benchmark"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    from tests import prefect_env
+
+    if not hasattr(config, "workerinput") and prefect_env.wanted():  # the controller owns the server
+        prefect_env.start()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests import prefect_env
+
+    prefect_env.stop()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shared_prefect_server() -> None:
+    """Every flow of the session runs on one local Prefect server (tests/prefect_env.py)."""
+    from tests import prefect_env
+
+    prefect_env.wait()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/ (and its manifest) from the fresh outputs instead of comparing")

@@ -51,7 +51,6 @@ def test_each_injected_file_carries_the_instruction_and_its_control_does_not(inj
 def test_rules_labels_do_not_change_with_injected_text(injection_set: dict[str, Path], tmp_path: Path) -> None:
     folder = next(iter(injection_set.values())).parent
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home")}
-    env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
     base = [sys.executable, "-m", "flows.cli"]
     run = subprocess.run([*base, "run", "--pdfs", str(folder), "--run-id", "inj"], env=env, text=True,

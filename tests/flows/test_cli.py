@@ -19,9 +19,13 @@ from judges.criteria import CRITERIA
 pytestmark = pytest.mark.slow
 
 
-def cli(home: Path, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def cli(home: Path, *args: str, check: bool = True, cwd: Path | None = None,
+        own_prefect: bool = False) -> subprocess.CompletedProcess[str]:
+    """The CLI on the session's Prefect server (tests/prefect_env.py), or with `own_prefect` on the data
+    home's own Prefect database, as a user's command without PREFECT_API_URL runs."""
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
+    if own_prefect:
+        env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
     result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
                             timeout=600, cwd=cwd)
@@ -36,7 +40,7 @@ def sql(home: Path, query: str) -> list[dict[str, object]]:
 
 def test_default_run_then_sql_report_runs_and_rerun(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    result = cli(home, "run", "--run-id", "demo", "--base-docs", "1", cwd=tmp_path)
+    result = cli(home, "run", "--run-id", "demo", "--base-docs", "1", cwd=tmp_path, own_prefect=True)
     assert "accuracy" in result.stdout
     labels = sql(home, "select criterion, label, count(*) as n from doc_labels group by all")
     assert {row["criterion"] for row in labels} == set(CRITERIA)  # the default: every criterion

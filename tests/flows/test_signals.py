@@ -15,9 +15,11 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def _env(home: Path) -> dict[str, str]:
+def _env(home: Path, own_prefect: bool = False) -> dict[str, str]:
+    """With `own_prefect` the run starts its own Prefect server, which the signal must stop too."""
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
+    if own_prefect:
+        env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
     return env
 
@@ -27,7 +29,7 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
     args = [sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset), "--run-id", "t",
             "--criteria", "color_contrast", "fonts_readability"]
     # A high DPI keeps the render stage busy long enough to stop it in the middle.
-    proc = subprocess.Popen([*args, "--dpi", "400"], env=_env(home), stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*args, "--dpi", "400"], env=_env(home, own_prefect=True), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     done = home / "artifacts/render/_staging/run=t/_done"
     try:

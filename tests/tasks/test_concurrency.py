@@ -46,9 +46,12 @@ def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_
     assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
 
 
-def _start(home: Path, run_id: str) -> subprocess.Popen[str]:
+def _start(home: Path, run_id: str, own_prefect: bool = False) -> subprocess.Popen[str]:
+    """A run on the session's Prefect server, or with `own_prefect` on the data home's own database
+    (two runs starting at once on a new home must not both migrate it)."""
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
+    if own_prefect:
+        env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
     return subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--base-docs", "1", "--judge", "rules",
                              "--run-id", run_id], env=env, text=True, stdout=subprocess.PIPE,
@@ -78,7 +81,8 @@ def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) ->
     assert len(expected) > 10 and not _errors(lone, "lone")
 
     shared = tmp_path / "shared"
-    first, second = _start(shared, "a"), _start(shared, "b")  # same documents, same page images, same time
+    # Same documents, same page images, same time, and a new Prefect database that both runs open.
+    first, second = _start(shared, "a", own_prefect=True), _start(shared, "b", own_prefect=True)
     _finish(first)
     _finish(second)
     for run_id in ("a", "b"):

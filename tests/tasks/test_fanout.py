@@ -61,9 +61,12 @@ def homes(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 @pytest.mark.slow
 def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, Path]) -> None:
     local, dask = homes
-    cli(local, "run", "--run-id", "a", "--base-docs", "1")
-    url = json.loads((local / "prefect/server.json").read_text())["port"]
-    api_url = f"http://127.0.0.1:{url}/api"
+    api_url = os.environ.get("PREFECT_API_URL")  # the session's server (tests/prefect_env.py), if any
+    if api_url:
+        cli(local, "run", "--run-id", "a", "--base-docs", "1", PREFECT_API_URL=api_url)
+    else:
+        cli(local, "run", "--run-id", "a", "--base-docs", "1")
+        api_url = "http://127.0.0.1:{}/api".format(json.loads((local / "prefect/server.json").read_text())["port"])
     # Another data home, so nothing is reused from the local run; the same server, to see the task runs.
     cli(dask, "run", "--run-id", "b", "--base-docs", "1", "--runner", "dask", "--workers", "2",
         PREFECT_API_URL=api_url)

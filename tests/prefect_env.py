@@ -1,0 +1,89 @@
+"""One local Prefect server for the whole test session, shared by every flow the tests run.
+
+Without it each CLI run of a test starts Prefect's throwaway server (14–18 s each, dozens of them).
+The session's server is AccessBench's own persistent server (flows/server.py) in a temporary data
+home, started in the background when pytest starts (while tests are collected) and stopped when it
+ends. `PREFECT_API_URL` points every test process and every command a test starts at it; with
+pytest-xdist the workers inherit it from the controller, which owns the server.
+
+Tests of the server itself, and of a data home's own Prefect database, drop `PREFECT_API_URL` from
+the environment of the commands they start (tests/flows/prefect_server.py); `ACCESSBENCH_PREFECT=
+ephemeral` (tests/conftest.py) keeps such commands from leaving a persistent server behind.
+`ACCESSBENCH_TEST_PREFECT=ephemeral` turns the shared server off.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+OWNER_VAR = "ACCESSBENCH_TEST_PREFECT_HOME"  # set by the process that started the server
+_started: dict[str, object] = {}
+
+
+def wanted() -> bool:
+    return os.environ.get("ACCESSBENCH_TEST_PREFECT", "shared") != "ephemeral" and not os.environ.get(
+        "PREFECT_API_URL")
+
+
+def start() -> None:
+    """Start the session's server in the background and point this process (and its children) at it."""
+    from flows import server
+
+    home = Path(tempfile.mkdtemp(prefix="accessbench-test-prefect-"))
+    port = server.free_port()
+    os.environ["PREFECT_API_URL"] = f"http://{server.HOST}:{port}/api"
+    os.environ[OWNER_VAR] = str(home)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.ensure(home, timeout_s=max(180.0, server.start_timeout_s()), port=port)
+        except BaseException as exc:  # noqa: BLE001 - reported by wait()
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="prefect-test-server", daemon=True)
+    thread.start()
+    _started.update(home=home, thread=thread, errors=errors)
+
+
+def wait(timeout_s: float = 240.0) -> None:
+    """Block until the session's server answers (the first test that runs pays for its start, once)."""
+    url = os.environ.get("PREFECT_API_URL")
+    if not url or not os.environ.get(OWNER_VAR):
+        return
+    thread = _started.get("thread")
+    if isinstance(thread, threading.Thread):
+        thread.join(timeout_s)
+        errors = _started.get("errors")
+        if errors:
+            raise RuntimeError(f"the tests' Prefect server did not start: {errors[0]}")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:  # noqa: S310 - our server
+                if reply.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"the tests' Prefect server at {url} did not answer within {timeout_s:.0f} s")
+
+
+def stop() -> None:
+    home = _started.get("home")
+    if not isinstance(home, Path):
+        return
+    from flows import server
+
+    thread = _started.get("thread")
+    if isinstance(thread, threading.Thread):
+        thread.join(240)
+    server.stop(home)
+    shutil.rmtree(home, ignore_errors=True)
