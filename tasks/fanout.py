@@ -16,6 +16,8 @@ import importlib
 import logging
 import math
 import os
+import pickle
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -30,18 +32,27 @@ from tasks.isolation import kept_workers, run_isolated
 
 log = logging.getLogger("accessbench")
 
-BATCHES_PER_WORKER = 4  # small enough to balance uneven documents, large enough to amortise a task run
-# A task run costs about 0.4 s of a worker's time (its API calls): a batch holds at least this many
-# documents, unless that would leave a worker without one.
-MIN_BATCH = 8
+# A task run costs a worker about 0.1–0.2 s (its API calls), so each worker gets as few batches as
+# possible, of at most MAX_BATCH documents (which bounds what a killed run recomputes). Measured with
+# benchmarks.scale on 128 documents: one batch per worker 1.44x from 1 to 2 workers, four 1.31x.
+MAX_BATCH = 64
+
+
+def batch_sizes(documents: int, workers: int) -> list[int]:
+    """How many documents each batch takes: the same number of batches for every worker (one, unless a
+    batch would exceed MAX_BATCH documents), sizes differing by at most one."""
+    if documents <= 0:
+        return []
+    workers = max(1, workers)
+    rounds = max(1, math.ceil(documents / (workers * MAX_BATCH)))  # batches per worker
+    batches = min(documents, workers * rounds)
+    size, extra = divmod(documents, batches)
+    return [size + 1 if number < extra else size for number in range(batches)]
 
 
 def batch_size(documents: int, workers: int) -> int:
-    """Documents per batch: about BATCHES_PER_WORKER batches per worker, each of at least MIN_BATCH
-    documents, and never fewer batches than workers."""
-    workers = max(1, workers)
-    wanted = max(MIN_BATCH, math.ceil(documents / (workers * BATCHES_PER_WORKER)))
-    return max(1, min(math.ceil(documents / workers), wanted))
+    """The largest batch `batch_sizes` makes (0 for no documents)."""
+    return max(batch_sizes(documents, workers), default=0)
 
 # The fan-out of the flow run in progress, read by the stage tasks (set by `fanout_for`).
 CURRENT: ContextVar[Callable[..., Iterator[tuple[int, Any]]] | None] = ContextVar("accessbench_fanout",
@@ -54,34 +65,43 @@ def current_fanout() -> Callable[..., Iterator[tuple[int, Any]]] | None:
 
 
 @task(name="documents", task_run_name="{stage} batch {index}", cache_policy=NO_CACHE)
-def process_batch(fn: Callable[[Any], Any], items: list[Any], stage: str, index: int,
-                  timeout_s: float | None = None) -> list[Any]:
+def process_batch(payload: bytes, stage: str, index: int, timeout_s: float | None = None) -> bytes:
     """One batch of per-document work; a document that raises yields its exception (its error row).
+
+    The work and its documents travel pickled (`payload`: `(fn, items)`), and so do the results: Prefect
+    walks every container among a task's parameters and result looking for futures, which costs more
+    than the work for a batch of documents with their evidence rows.
 
     With a time limit each document runs in a child process the Dask worker keeps (as the local
     runner's workers do), so a document stuck in C code becomes a `timeout` error and the batch goes
     on. A daemonic Dask worker may not have children: there the work runs in the worker, unlimited.
     """
+    fn, items = pickle.loads(payload)  # noqa: S301 - pickled by this run's flow process
     pool = kept_workers(1) if timeout_s is not None else None
+    results: list[Any] = []
     if pool is not None:
         done = dict(run_isolated(fn, items, workers=1, timeout_s=timeout_s, pool=pool))
-        return [done[i] for i in range(len(items))]
-    results: list[Any] = []
-    for item in items:
-        try:
-            results.append(fn(item))
-        except Exception as exc:  # noqa: BLE001 - returned as this document's error
-            results.append(exc)
-    return results
+        results = [done[i] for i in range(len(items))]
+    else:
+        for item in items:
+            try:
+                results.append(fn(item))
+            except Exception as exc:  # noqa: BLE001 - returned as this document's error
+                results.append(exc)
+    return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def warm_worker() -> bool:
-    """Runs once on each Dask worker when the run starts (see `DaskFanOut.warm_up`)."""
+    """Runs once on each Dask worker when the run starts (see `DaskFanOut.warm_up`): the worker imports
+    the stages while its child process (which imports them too) starts beside it."""
+    pool = kept_workers(1)
+    starting = threading.Thread(target=pool.get, daemon=True) if pool is not None else None
+    if starting is not None:
+        starting.start()
     importlib.import_module("tasks.registry")
     importlib.import_module("prefect.task_engine")
-    pool = kept_workers(1)
-    if pool is not None:
-        pool.get()
+    if starting is not None:
+        starting.join()
     return True
 
 
@@ -110,18 +130,20 @@ class DaskFanOut:
                  ) -> Iterator[tuple[int, Any]]:
         if not args:
             return
-        size = batch_size(len(args), self.workers)
-        batches = [list(range(start, min(start + size, len(args)))) for start in range(0, len(args), size)]
+        batches, start = [], 0
+        for size in batch_sizes(len(args), self.workers):
+            batches.append(list(range(start, start + size)))
+            start += size
         futures = {}
         for number, batch in enumerate(batches):
-            future = self.task_runner.submit(process_batch, {"fn": fn, "items": [args[i] for i in batch],
-                                                             "stage": self.stage, "index": number,
-                                                             "timeout_s": timeout_s})
+            payload = pickle.dumps((fn, [args[i] for i in batch]), protocol=pickle.HIGHEST_PROTOCOL)
+            future = self.task_runner.submit(process_batch, {"payload": payload, "stage": self.stage,
+                                                             "index": number, "timeout_s": timeout_s})
             futures[future] = batch
         for future in as_completed(list(futures)):
             batch = futures[future]
             try:
-                results = future.result()
+                results = pickle.loads(future.result())  # noqa: S301 - pickled by this run's own task
             except Exception as exc:  # noqa: BLE001 - a lost worker: every document of the batch gets the error
                 results = [exc] * len(batch)
             yield from zip(batch, results, strict=True)

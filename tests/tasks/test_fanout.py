@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -90,19 +91,25 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
     from tasks.isolation import DocumentTimeout
     from tests.tasks.test_isolation import slow_or_fast  # a light module for the child to import
 
+    def batch(items: list[int], timeout_s: float | None) -> list[object]:
+        return pickle.loads(process_batch.fn(pickle.dumps((slow_or_fast, items)), "extract", 0, timeout_s=timeout_s))
+
     started = time.monotonic()
-    results = process_batch.fn(slow_or_fast, [0, 2, 3, 4], "extract", 0, timeout_s=3)
+    results = batch([0, 2, 3, 4], 3)
     assert time.monotonic() - started < 30
     assert results[0] == 0 and results[3] == 40
     assert isinstance(results[1], DocumentTimeout) and isinstance(results[2], ValueError)
-    assert process_batch.fn(slow_or_fast, [1], "extract", 1, timeout_s=None) == [10]  # no limit: in the worker
+    assert batch([1], None) == [10]  # no limit: in the worker
 
 
-def test_batches_amortise_task_runs_but_keep_every_worker_busy() -> None:
-    from tasks.fanout import batch_size
+def test_each_worker_gets_one_batch_until_batches_grow_too_large() -> None:
+    from tasks.fanout import MAX_BATCH, batch_sizes
 
-    assert batch_size(16, 2) == 8  # two batches: one per worker
-    assert batch_size(16, 1) == 8
-    assert batch_size(3, 2) == 2  # fewer documents than a batch: still both workers
-    assert batch_size(1000, 2) == 125  # large runs: four batches per worker
-    assert batch_size(0, 2) == 1
+    assert batch_sizes(20, 2) == [10, 10]  # one task run per worker: the fewest task-run overheads
+    assert batch_sizes(20, 1) == [20]
+    assert batch_sizes(3, 2) == [2, 1]  # fewer documents than workers allow: still both workers
+    assert batch_sizes(1, 4) == [1]
+    assert batch_sizes(0, 2) == []
+    large = batch_sizes(1000, 2)  # large runs: the same number of batches per worker, none too large
+    assert sum(large) == 1000 and len(large) % 2 == 0 and max(large) <= MAX_BATCH
+    assert max(large) - min(large) <= 1
