@@ -36,6 +36,7 @@ log = logging.getLogger("accessbench")
 # possible, of at most MAX_BATCH documents (which bounds what a killed run recomputes). Measured with
 # benchmarks.scale on 128 documents: one batch per worker 1.44x from 1 to 2 workers, four 1.31x.
 MAX_BATCH = 64
+WARM_UP_WAIT_S = 120.0
 
 
 def batch_sizes(documents: int, workers: int) -> list[int]:
@@ -126,10 +127,23 @@ class DaskFanOut:
         except Exception as exc:  # noqa: BLE001 - an optimisation only
             log.debug("could not warm the Dask workers up: %s", exc)
 
+    def ready(self, timeout_s: float = WARM_UP_WAIT_S) -> None:
+        """Wait (once) for the warm-up: a worker still warming up looks busy to the scheduler, which would
+        queue a second batch behind the first on the other worker instead of waiting for it."""
+        warming, self._warming = self._warming, []
+        if warming:
+            try:
+                from distributed import wait
+
+                wait(warming, timeout=timeout_s)
+            except Exception as exc:  # noqa: BLE001 - an optimisation only
+                log.debug("the Dask workers' warm-up did not finish: %s", exc)
+
     def __call__(self, fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int, timeout_s: float | None
                  ) -> Iterator[tuple[int, Any]]:
         if not args:
             return
+        self.ready()
         batches, start = [], 0
         for size in batch_sizes(len(args), self.workers):
             batches.append(list(range(start, start + size)))
@@ -173,6 +187,9 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
         import dask
 
         dask.config.set({"distributed.worker.daemon": False})  # as the variable above, if dask came first
+        # A single-threaded worker takes one batch at a time; the rest wait at the scheduler for whichever
+        # worker frees first (Dask's default, 1.1, would hand a busy worker a second one).
+        dask.config.set({"distributed.scheduler.worker-saturation": 1.0})
         task_runner = DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
                                                      "processes": True, "host": "127.0.0.1",
                                                      "dashboard_address": None,
