@@ -33,8 +33,8 @@ from tasks.isolation import kept_workers, run_isolated
 log = logging.getLogger("accessbench")
 
 # A task run costs a worker about 0.1–0.2 s (its API calls), so each worker gets as few batches as
-# possible, of at most MAX_BATCH documents (which bounds what a killed run recomputes). Measured with
-# benchmarks.scale on 128 documents: one batch per worker 1.44x from 1 to 2 workers, four 1.31x.
+# possible, of at most MAX_BATCH documents (which bounds what a killed run recomputes). Four batches a
+# worker, to overlap the flow's persisting with work, measured no better (benchmarks.scale).
 MAX_BATCH = 64
 WARM_UP_WAIT_S = 120.0
 
@@ -50,10 +50,6 @@ def batch_sizes(documents: int, workers: int) -> list[int]:
     size, extra = divmod(documents, batches)
     return [size + 1 if number < extra else size for number in range(batches)]
 
-
-def batch_size(documents: int, workers: int) -> int:
-    """The largest batch `batch_sizes` makes (0 for no documents)."""
-    return max(batch_sizes(documents, workers), default=0)
 
 # The fan-out of the flow run in progress, read by the stage tasks (set by `fanout_for`).
 CURRENT: ContextVar[Callable[..., Iterator[tuple[int, Any]]] | None] = ContextVar("accessbench_fanout",

@@ -136,7 +136,7 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
     # Results arrive through the pool's callbacks, so the next document starts the moment a worker is
     # free (no polling interval between small documents). A time limit restarts the pool: results of
     # the pool it replaced carry an older generation and are dropped.
-    arrived: queue.SimpleQueue[tuple[int, int, bool, Any]] = queue.SimpleQueue()
+    arrived: queue.SimpleQueue[tuple[int, int, Any]] = queue.SimpleQueue()
     generation = 0
     running: dict[int, float] = {}
     clean = False
@@ -147,13 +147,13 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                 running[index] = time.monotonic()
                 processes.apply_async(
                     fn, (args[index],),
-                    callback=partial(_arrive, arrived, generation, index, True),
-                    error_callback=partial(_arrive, arrived, generation, index, False))
+                    callback=partial(_arrive, arrived, generation, index),
+                    error_callback=partial(_arrive, arrived, generation, index))
             wait = WAIT_S
             if timeout_s is not None:
                 wait = max(0.0, min(wait, min(running.values()) + timeout_s - time.monotonic()))
             try:
-                got, index, ok, value = arrived.get(timeout=wait)
+                got, index, value = arrived.get(timeout=wait)
             except queue.Empty:
                 got = -1
             if got == generation and index in running:
@@ -180,10 +180,9 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
             owner.reset()
 
 
-def _arrive(arrived: queue.SimpleQueue[tuple[int, int, bool, Any]], generation: int, index: int, ok: bool,
-            value: Any) -> None:
+def _arrive(arrived: queue.SimpleQueue[tuple[int, int, Any]], generation: int, index: int, value: Any) -> None:
     """A pool callback (in the pool's result thread): hand the result or exception to `run_isolated`."""
-    arrived.put((generation, index, ok, value))
+    arrived.put((generation, index, value))
 
 
 # Imported once by the fork server before it forks any worker (every stage's module and PyMuPDF,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,8 +15,12 @@ SHARED_BENCHMARK = REPO.parent / "shared" / "pdf-accessibility-benchmark"
 def pytest_configure(config: pytest.Config) -> None:
     from tests import prefect_env
 
-    if not hasattr(config, "workerinput") and prefect_env.wanted():  # the controller owns the server
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller owns the server
+        return
+    if prefect_env.wanted():
         prefect_env.start()
+    else:
+        os.environ.pop("PREFECT_API_URL", None)  # the tests' runs never go to the shell's Prefect server
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -9,7 +9,9 @@ pytest-xdist the workers inherit it from the controller, which owns the server.
 Tests of the server itself, and of a data home's own Prefect database, drop `PREFECT_API_URL` from
 the environment of the commands they start (tests/flows/prefect_server.py); `ACCESSBENCH_PREFECT=
 ephemeral` (tests/conftest.py) keeps such commands from leaving a persistent server behind.
-`ACCESSBENCH_TEST_PREFECT=ephemeral` turns the shared server off.
+`ACCESSBENCH_TEST_PREFECT=ephemeral` turns the shared server off. A `PREFECT_API_URL` of the shell
+(Prefect Cloud, a team server) never receives the tests' runs: the session's server replaces it, or
+with the shared server off it is dropped.
 """
 
 from __future__ import annotations
@@ -28,8 +30,7 @@ _started: dict[str, object] = {}
 
 
 def wanted() -> bool:
-    return os.environ.get("ACCESSBENCH_TEST_PREFECT", "shared") != "ephemeral" and not os.environ.get(
-        "PREFECT_API_URL")
+    return os.environ.get("ACCESSBENCH_TEST_PREFECT", "shared") != "ephemeral"
 
 
 def start() -> None:
