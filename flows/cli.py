@@ -377,6 +377,10 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
     _start_prefect_server()
+    if getattr(cfg, "runner", "local") == "dask":
+        from tasks.cluster import prestart
+
+        prestart(cfg.runner, cfg.workers, home / "dask")  # its workers start while Prefect is imported
     from flows.benchmark import benchmark_flow, flow_parameters, rerun_flow
     from tasks.runner import StageFailed
 

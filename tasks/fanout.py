@@ -15,11 +15,11 @@ import contextlib
 import importlib
 import logging
 import math
-import os
 import pickle
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,9 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 
+from tasks.cluster import cluster_kwargs, configure, take_prestarted
 from tasks.context import check_runner
-from tasks.isolation import kept_workers, run_isolated
+from tasks.isolation import kept_workers, run_isolated, run_pickled
 
 log = logging.getLogger("accessbench")
 
@@ -65,37 +66,47 @@ def current_fanout() -> Callable[..., Iterator[tuple[int, Any]]] | None:
 def process_batch(payload: bytes, stage: str, index: int, timeout_s: float | None = None) -> bytes:
     """One batch of per-document work; a document that raises yields its exception (its error row).
 
-    The work and its documents travel pickled (`payload`: `(fn, items)`), and so do the results: Prefect
-    walks every container among a task's parameters and result looking for futures, which costs more
-    than the work for a batch of documents with their evidence rows.
+    The work and each document travel pickled (`payload`: the pickled `(fn, [item, ...])`, each pickled
+    on its own), and so do the results: Prefect walks every container among a task's parameters and
+    result looking for futures, which costs more than the work for a batch of documents with their
+    evidence rows. The Dask worker passes the bytes through to its child process unopened, so it never
+    imports the stages.
 
     With a time limit each document runs in a child process the Dask worker keeps (as the local
     runner's workers do), so a document stuck in C code becomes a `timeout` error and the batch goes
     on. A daemonic Dask worker may not have children: there the work runs in the worker, unlimited.
     """
-    fn, items = pickle.loads(payload)  # noqa: S301 - pickled by this run's flow process
+    fn, items = pickle.loads(payload)  # noqa: S301 - pickled by this run's flow process: bytes only
     pool = kept_workers(1) if timeout_s is not None else None
     results: list[Any] = []
     if pool is not None:
-        done = dict(run_isolated(fn, items, workers=1, timeout_s=timeout_s, pool=pool))
+        done = dict(run_isolated(partial(run_pickled, fn), items, workers=1, timeout_s=timeout_s, pool=pool))
         results = [done[i] for i in range(len(items))]
     else:
-        for item in items:
-            try:
-                results.append(fn(item))
-            except Exception as exc:  # noqa: BLE001 - returned as this document's error
-                results.append(exc)
+        results = [run_pickled(fn, item) for item in items]
     return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def batch_payload(fn: Callable[[Any], Any], items: Sequence[Any]) -> bytes:
+    """`process_batch`'s payload: `fn` and each item pickled on their own, inside one pickled pair."""
+    return pickle.dumps((pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL),
+                         [pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL) for item in items]),
+                        protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def batch_results(reply: bytes) -> list[Any]:
+    """`process_batch`'s reply: each document's result, or the exception it raised or was stopped with."""
+    results = pickle.loads(reply)  # noqa: S301 - pickled by this run's own task
+    return [pickle.loads(r) if isinstance(r, bytes) else r for r in results]  # noqa: S301 - as above
+
+
 def warm_worker() -> bool:
-    """Runs once on each Dask worker when the run starts (see `DaskFanOut.warm_up`): the worker imports
-    the stages while its child process (which imports them too) starts beside it."""
+    """Runs once on each Dask worker when the run starts (`DaskFanOut.warm_up`, `tasks.cluster`): the
+    worker imports Prefect's task engine while its child process, which imports the stages, starts beside it."""
     pool = kept_workers(1)
     starting = threading.Thread(target=pool.get, daemon=True) if pool is not None else None
     if starting is not None:
         starting.start()
-    importlib.import_module("tasks.registry")
     importlib.import_module("prefect.task_engine")
     if starting is not None:
         starting.join()
@@ -146,14 +157,14 @@ class DaskFanOut:
             start += size
         futures = {}
         for number, batch in enumerate(batches):
-            payload = pickle.dumps((fn, [args[i] for i in batch]), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = batch_payload(fn, [args[i] for i in batch])
             future = self.task_runner.submit(process_batch, {"payload": payload, "stage": self.stage,
                                                              "index": number, "timeout_s": timeout_s})
             futures[future] = batch
         for future in as_completed(list(futures)):
             batch = futures[future]
             try:
-                results = pickle.loads(future.result())  # noqa: S301 - pickled by this run's own task
+                results = batch_results(future.result())
             except Exception as exc:  # noqa: BLE001 - a lost worker: every document of the batch gets the error
                 results = [exc] * len(batch)
             yield from zip(batch, results, strict=True)
@@ -169,34 +180,28 @@ def fanout_for(runner: str, workers: int, scratch: Path) -> Iterator[DaskFanOut 
     if runner == "local":
         yield None
         return
-    # Dask's INFO lines (cluster start, connections) would bury the run's own output; workers inherit this.
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
-    # Workers may start the child process that enforces --doc-timeout (Dask makes them daemonic).
-    os.environ["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
-    # Dask's own temporary files (workspace locks) go to the data home too, not to /tmp.
-    os.environ["DASK_TEMPORARY_DIRECTORY"] = str(scratch)
+    configure(scratch)
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError:
         raise ImportError("--runner dask needs prefect-dask: pip install 'accessbench[dask]'") from None
-    if runner == "dask":
-        import dask
-
-        dask.config.set({"distributed.worker.daemon": False})  # as the variable above, if dask came first
-        # A single-threaded worker takes one batch at a time; the rest wait at the scheduler for whichever
-        # worker frees first (Dask's default, 1.1, would hand a busy worker a second one).
-        dask.config.set({"distributed.scheduler.worker-saturation": 1.0})
-        task_runner = DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
-                                                     "processes": True, "host": "127.0.0.1",
-                                                     "dashboard_address": None,
-                                                     "local_directory": str(scratch)})
+    cluster = take_prestarted(workers, scratch) if runner == "dask" else None
+    if cluster is not None:  # started and warmed up ahead of the flow (`prestart`)
+        task_runner = DaskTaskRunner(address=cluster.scheduler_address)
+    elif runner == "dask":
+        task_runner = DaskTaskRunner(cluster_kwargs=cluster_kwargs(workers, scratch))
     else:
         task_runner = DaskTaskRunner(address="tcp://" + runner.removeprefix("dask://"))
-    with task_runner:
-        fanout = DaskFanOut(task_runner, workers)
-        fanout.warm_up()
-        token = CURRENT.set(fanout)
-        try:
-            yield fanout
-        finally:
-            CURRENT.reset(token)
+    try:
+        with task_runner:
+            fanout = DaskFanOut(task_runner, workers)
+            if cluster is None:
+                fanout.warm_up()
+            token = CURRENT.set(fanout)
+            try:
+                yield fanout
+            finally:
+                CURRENT.reset(token)
+    finally:
+        if cluster is not None:
+            cluster.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import multiprocessing as mp
+import pickle
 import queue
 import threading
 import time
@@ -178,6 +179,16 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
         # that stopped reading); a private one always goes.
         if shared is None or not clean:
             owner.reset()
+
+
+def run_pickled(fn: bytes, item: bytes) -> bytes:
+    """`fn(item)` for a pickled function and item, its result (or the exception it raised) pickled: the
+    process that hands work and results through (a Dask worker) never unpickles, or imports, the stages."""
+    try:
+        value = pickle.loads(fn)(pickle.loads(item))  # noqa: S301 - pickled by this run's flow process
+    except Exception as exc:  # noqa: BLE001 - returned as the document's outcome
+        value = exc
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _arrive(arrived: queue.SimpleQueue[tuple[int, int, Any]], generation: int, index: int, value: Any) -> None:

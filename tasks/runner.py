@@ -25,7 +25,7 @@ from tasks.context import RunConfig
 from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
 from tasks.isolation import run_isolated
 from warehouse.catalog import TableSpec
-from warehouse.schema import conform
+from warehouse.schema import SchemaError, conform
 from warehouse.store import StageBusy, StageRun, Staging, now, stage_lock
 
 log = logging.getLogger("accessbench")
@@ -153,40 +153,95 @@ class StageIO:
         members = list(groups.values())
         workers = self.cfg.workers if isolated else 1
         timeout = self.cfg.doc_timeout_s if isolated else None
+        # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
+        # runner only writes them, so it is no bottleneck for many workers.
+        schemas = {name: self.stage.schema(name) for name in [spec.name for spec in self.stage.tables] + ["errors"]}
+        shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas)
         with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
                        len(items) - len(todo)) as advance:
             run = self.fanout if isolated and self.fanout is not None else run_isolated
-            for index, result in run(partial(guarded, work), [group[0][1] for group in members], workers=workers,
-                                     timeout_s=timeout):
+            for index, result in run(shape, [group[0] for group in members], workers=workers, timeout_s=timeout):
                 for key, item in members[index]:
-                    rows, done = self._rows_for(key, item, result)
-                    self.staging.put(key, {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()},
-                                     done=done)
+                    if isinstance(result, Shaped):
+                        tables, done = result.for_document(_doc_id(item)), result.done
+                    else:  # raised outside the work: a time limit, a lost worker
+                        rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
+                        tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
+                    self.staging.put(key, tables, done=done)
                     advance()
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
 
-    def _rows_for(self, key: str, item: Any, result: Any) -> tuple[Mapping[str, list[dict[str, Any]]], bool]:
-        """The rows to persist for one item, and whether it is done (False: retry it on resume)."""
-        doc_id = item.get("doc_id") if isinstance(item, dict) else None
-        done = True
-        if isinstance(result, BaseException):  # raised outside the work: a time limit, a lost worker
-            result = classify(result)
-        if isinstance(result, Incomplete):  # rows to keep, but some of the work failed transiently
-            result, done = result.rows, False
-        if isinstance(result, Failure):
-            done = not result.transient
-            error = {"run_id": self.cfg.run_id, "stage": self.stage.name, "doc_id": doc_id or key,
-                     "kind": result.kind, "message": result.message, "retryable": result.transient}
-            result = {**result.rows, "errors": [*result.rows.get("errors", []), error]}
-        result = {table: [_with_retryable(row) for row in rows] if table == "errors" else rows
-                  for table, rows in result.items()}
-        if doc_id is None:
-            return result, done
-        # Rows computed for an identical document are re-labelled with this document's id.
-        return {table: [{**row, "doc_id": doc_id} if "doc_id" in row else row for row in rows]
-                for table, rows in result.items()}, done
+
+@dataclass
+class Shaped:
+    """One unit's outcome as Arrow tables in its stage's schemas, and whether the unit is done (False:
+    retry it on resume). Built where the work ran (`shaped`)."""
+
+    tables: dict[str, pa.Table]
+    done: bool
+    doc_id: str | None  # the document the rows were computed for
+
+    def for_document(self, doc_id: str | None) -> dict[str, pa.Table]:
+        """The tables, re-labelled for an identical document computed once (`per_key`'s `same`)."""
+        if doc_id is None or doc_id == self.doc_id:
+            return self.tables
+        relabelled = {}
+        for name, table in self.tables.items():
+            if "doc_id" in table.column_names:
+                column = table.schema.get_field_index("doc_id")
+                table = table.set_column(column, table.schema.field(column),
+                                         pa.array([doc_id] * table.num_rows, table.schema.field(column).type))
+            relabelled[name] = table
+        return relabelled
+
+
+def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping[str, pa.Schema],
+           unit: tuple[str, Any]) -> Shaped:
+    """`work(item)` for one (key, item) unit, with its rows (or its error row) conformed to `schemas`.
+
+    Runs where the work runs. A row that does not fit its schema is a bug in the stage, not in the
+    document: the SchemaError (or KeyError for an undeclared table) reaches the runner, which fails the stage.
+    """
+    key, item = unit
+    rows, done = rows_for(run_id, stage, key, item, work(item))
+    for name in rows:
+        if name not in schemas:
+            raise StageBug(f"stage {stage!r} declares no table {name!r}")
+    try:
+        tables = {name: conform(r, schemas[name], name) for name, r in rows.items()}
+    except SchemaError as exc:
+        raise StageBug(str(exc)) from None
+    return Shaped(tables, done, _doc_id(item))
+
+
+class StageBug(Exception):
+    """A stage produced rows that do not fit its declared tables: the stage fails (not one document)."""
+
+
+def _doc_id(item: Any) -> str | None:
+    return item.get("doc_id") if isinstance(item, dict) else None
+
+
+def rows_for(run_id: str, stage: str, key: str, item: Any, result: Any
+             ) -> tuple[Mapping[str, list[dict[str, Any]]], bool]:
+    """The rows to persist for one item, and whether it is done (False: retry it on resume)."""
+    doc_id = _doc_id(item)
+    done = True
+    if isinstance(result, StageBug):
+        raise result
+    if isinstance(result, BaseException):  # raised outside the work: a time limit, a lost worker
+        result = classify(result)
+    if isinstance(result, Incomplete):  # rows to keep, but some of the work failed transiently
+        result, done = result.rows, False
+    if isinstance(result, Failure):
+        done = not result.transient
+        error = {"run_id": run_id, "stage": stage, "doc_id": doc_id or key,
+                 "kind": result.kind, "message": result.message, "retryable": result.transient}
+        result = {**result.rows, "errors": [*result.rows.get("errors", []), error]}
+    return {table: [_with_retryable(row) for row in rows] if table == "errors" else rows
+            for table, rows in result.items()}, done
 
 
 def _with_retryable(row: Mapping[str, Any]) -> dict[str, Any]:

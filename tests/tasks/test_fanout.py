@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -87,12 +86,12 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
     """What a Dask worker runs for one batch: each document in the worker's kept child process."""
     import time
 
-    from tasks.fanout import process_batch
+    from tasks.fanout import batch_payload, batch_results, process_batch
     from tasks.isolation import DocumentTimeout
     from tests.tasks.test_isolation import slow_or_fast  # a light module for the child to import
 
     def batch(items: list[int], timeout_s: float | None) -> list[object]:
-        return pickle.loads(process_batch.fn(pickle.dumps((slow_or_fast, items)), "extract", 0, timeout_s=timeout_s))
+        return batch_results(process_batch.fn(batch_payload(slow_or_fast, items), "extract", 0, timeout_s=timeout_s))
 
     started = time.monotonic()
     results = batch([0, 2, 3, 4], 3)
