@@ -17,10 +17,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if hasattr(config, "workerinput"):  # an xdist worker: the controller owns the server
         return
-    if prefect_env.wanted():
+    if prefect_env.wanted() and _may_run_slow_tests(config):
         prefect_env.start()
     else:
         os.environ.pop("PREFECT_API_URL", None)  # the tests' runs never go to the shell's Prefect server
+
+
+def _may_run_slow_tests(config: pytest.Config) -> bool:
+    """False when the mark expression deselects the `slow` tests (make test-fast): only they run flows on
+    Prefect, so the session's server would only take CPU from the other tests."""
+    expression = " ".join(str(config.getoption("markexpr", "") or "").split())
+    return "not slow" not in expression
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -29,12 +36,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     prefect_env.stop()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _shared_prefect_server() -> None:
-    """Every flow of the session runs on one local Prefect server (tests/prefect_env.py)."""
+@pytest.fixture(autouse=True)
+def _shared_prefect_server(request: pytest.FixtureRequest) -> None:
+    """Every flow of the session runs on one local Prefect server (tests/prefect_env.py). The `slow`
+    tests (those that run flows) wait for its start; the others run meanwhile."""
     from tests import prefect_env
 
-    prefect_env.wait()
+    if request.node.get_closest_marker("slow") is not None:
+        prefect_env.wait()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

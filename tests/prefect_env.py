@@ -3,7 +3,8 @@
 Without it each CLI run of a test starts Prefect's throwaway server (14–18 s each, dozens of them).
 The session's server is AccessBench's own persistent server (flows/server.py) in a temporary data
 home, started in the background when pytest starts (while tests are collected) and stopped when it
-ends. `PREFECT_API_URL` points every test process and every command a test starts at it; with
+ends. Only the `slow` tests run flows: they wait for the server's start, and a session whose mark
+expression deselects them (`make test-fast`) starts no server. `PREFECT_API_URL` points every test process and every command a test starts at it; with
 pytest-xdist the workers inherit it from the controller, which owns the server.
 
 Tests of the server itself, and of a data home's own Prefect database, drop `PREFECT_API_URL` from
@@ -57,7 +58,7 @@ def start() -> None:
 def wait(timeout_s: float = 240.0) -> None:
     """Block until the session's server answers (the first test that runs pays for its start, once)."""
     url = os.environ.get("PREFECT_API_URL")
-    if not url or not os.environ.get(OWNER_VAR):
+    if not url or not os.environ.get(OWNER_VAR) or _started.get("answered"):
         return
     thread = _started.get("thread")
     if isinstance(thread, threading.Thread):
@@ -70,6 +71,7 @@ def wait(timeout_s: float = 240.0) -> None:
         try:
             with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:  # noqa: S310 - our server
                 if reply.status == 200:
+                    _started["answered"] = True
                     return
         except (urllib.error.URLError, OSError):
             pass
