@@ -4,8 +4,9 @@ Without it each CLI run of a test starts Prefect's throwaway server (14–18 s e
 The session's server is AccessBench's own persistent server (flows/server.py) in a temporary data
 home, started in the background when pytest starts (while tests are collected) and stopped when it
 ends. Only the `slow` tests run flows: they wait for the server's start, and a session whose mark
-expression deselects them (`make test-fast`) starts no server. `PREFECT_API_URL` points every test process and every command a test starts at it; with
-pytest-xdist the workers inherit it from the controller, which owns the server.
+expression deselects them (`make test-fast`) starts no server. `PREFECT_API_URL` points every test
+process and every command a test starts at it; with pytest-xdist the workers inherit it from the
+controller, which owns the server.
 
 Tests of the server itself, and of a data home's own Prefect database, drop `PREFECT_API_URL` from
 the environment of the commands they start (tests/flows/prefect_server.py); `ACCESSBENCH_PREFECT=

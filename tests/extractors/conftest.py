@@ -8,22 +8,18 @@ from it with pikepdf, so each test states exactly what it changed.
 
 from __future__ import annotations
 
-import functools
 import io
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pikepdf
 import pyarrow as pa
-import pymupdf
 import pytest
 import typst
 from PIL import Image
 
-from tests.conftest import SHARED_BENCHMARK
 from warehouse.schema import conform
 
 TYPST_SOURCE = """#set document(title: "Extractor fixture")
@@ -166,37 +162,3 @@ def first_mutated(papers: list[Path], mutation: Callable[[pikepdf.Pdf, random.Ra
             pdf.save(out)
             return out
     pytest.skip(f"{mutation.__name__} applies to none of the synthetic papers")
-
-
-PROCESSED = SHARED_BENCHMARK / "data" / "processed"
-
-
-@dataclass
-class BenchmarkFile:
-    """A readable dev-benchmark PDF with its tag tree already extracted."""
-
-    path: Path
-    doc_id: str
-    elements: list[dict]
-    pages: int
-
-
-@functools.cache  # one extraction per test session, shared by every test that asks (do not modify)
-def readable_benchmark_files() -> list[BenchmarkFile]:
-    """Every processed dev-benchmark PDF the tag-tree extractor reads; skips the test when absent."""
-    from extractors.errors import ExtractionError
-    from extractors.structure.records import extract_struct_elements
-
-    pdfs = sorted(PROCESSED.rglob("*.pdf"))
-    if not pdfs:
-        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
-    files = []
-    for pdf in pdfs:
-        doc_id = str(pdf.relative_to(PROCESSED))
-        try:
-            elements = extract_struct_elements(pdf, doc_id=doc_id)
-        except ExtractionError:
-            continue
-        with pymupdf.open(pdf) as doc:
-            files.append(BenchmarkFile(pdf, doc_id, elements, int(doc.page_count)))
-    return files

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.structure.records import extract_struct_elements
-from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
+from tests.extractors.conftest import assert_fits, compile_typst
 
 FIGURES = """#set document(title: "Figures")
 #set text(lang: "en", size: 10pt)
@@ -146,15 +145,3 @@ def test_figure_crops_are_written(figures_pdf: Path, tmp_path: Path) -> None:
 def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
     with pytest.raises(ExtractionError):
         extract_figures(corrupt_pdf, doc_id="bad", elements=[])
-
-
-@pytest.mark.benchmark_data
-def test_every_processed_pdf_yields_figures() -> None:
-    files = readable_benchmark_files()
-    seconds, pages = 0.0, sum(f.pages for f in files)
-    for f in files:
-        start = time.perf_counter()
-        figures = extract_figures(f.path, doc_id=f.doc_id, elements=f.elements)
-        seconds += time.perf_counter() - start
-        assert_fits(figures, FIGURES_SCHEMA)
-    print(f"\nfigures: {len(files)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")

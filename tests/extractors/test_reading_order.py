@@ -9,7 +9,6 @@ documents are not flagged.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
 from extractors.structure.records import extract_struct_elements
-from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files
+from tests.extractors.conftest import assert_fits, compile_typst
 from tests.extractors.conftest import first_mutated as mutated
 
 TWO_COLUMNS = """#set document(title: "Two columns")
@@ -170,19 +169,6 @@ def test_kendall_tau_runs_from_agreement_to_reversal() -> None:
 def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
     with pytest.raises(ExtractionError):
         extract_reading_order(corrupt_pdf, doc_id="bad", elements=[])
-
-
-@pytest.mark.benchmark_data
-def test_every_processed_pdf_yields_reading_order() -> None:
-    files = readable_benchmark_files()
-    seconds, pages = 0.0, sum(f.pages for f in files)
-    for f in files:
-        start = time.perf_counter()
-        records = extract_reading_order(f.path, doc_id=f.doc_id, elements=f.elements)
-        seconds += time.perf_counter() - start
-        assert_fits(records, READING_ORDER_SCHEMA)
-        order_agreement(records)
-    print(f"\nreading_order: {len(files)} PDFs, {pages} pages, {1000 * seconds / max(pages, 1):.1f} ms/page")
 
 
 def test_a_line_whose_centre_is_in_artifact_leader_dots_still_belongs_to_its_entry() -> None:

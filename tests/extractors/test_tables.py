@@ -8,7 +8,6 @@ here to its passing documents, each produce their issue code.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from corpus.mutations import tables as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
-from tests.extractors.conftest import assert_fits, compile_typst, readable_benchmark_files, struct_elements_of
+from tests.extractors.conftest import assert_fits, compile_typst, struct_elements_of
 from tests.extractors.conftest import first_mutated as mutated
 
 SPANNING_TABLE = """#set document(title: "Tables")
@@ -187,19 +186,3 @@ def test_table_crops_are_written(spanning: Path, untagged_table: Path, tmp_path:
 def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
     with pytest.raises(ExtractionError):
         extract_tables(corrupt_pdf, doc_id="bad", elements=[])
-
-
-@pytest.mark.benchmark_data
-def test_every_processed_pdf_yields_tables() -> None:
-    files = readable_benchmark_files()
-    seconds = {"tags": 0.0, "tags+visual": 0.0}
-    pages = sum(f.pages for f in files)
-    for f in files:
-        for name, visual in (("tags", False), ("tags+visual", True)):
-            start = time.perf_counter()
-            tables, cells = extract_tables(f.path, doc_id=f.doc_id, elements=f.elements, visual=visual)
-            seconds[name] += time.perf_counter() - start
-            assert_fits(tables, TABLES_SCHEMA)
-            assert_fits(cells, TABLE_CELLS_SCHEMA)
-    print(f"\ntables: {len(files)} PDFs, {pages} pages, "
-          + ", ".join(f"{name} {1000 * s / max(pages, 1):.1f} ms/page" for name, s in seconds.items()))

@@ -7,7 +7,6 @@ with pikepdf, so each test states what it changed.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pikepdf
@@ -26,10 +25,7 @@ from extractors.transcript import (
     transcribe_audio,
 )
 from extractors.transcript import emulated as transcript_module
-from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
-
-PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 
 REPORT_SOURCE = """#set document(title: "Transcript fixture")
 #set text(lang: "en", size: 11pt)
@@ -211,30 +207,6 @@ def test_backends_are_chosen_by_name() -> None:
     assert get_transcriber("aws-transcribe") is transcribe_audio
     with pytest.raises(TranscriptError, match="aws-transcribe, emulated"):
         get_transcriber("jaws")
-
-
-@pytest.mark.benchmark_data
-def test_every_processed_pdf_transcribes_and_reports_seconds_per_page() -> None:
-    pdfs = sorted(PROCESSED.rglob("*.pdf"))
-    if not pdfs:
-        pytest.skip(f"no benchmark PDFs under {PROCESSED}; place the shared dev benchmark there to run this")
-    pages, seconds, rows, errors = 0, 0.0, 0, 0
-    for pdf in pdfs:
-        with pymupdf.open(pdf) as doc:
-            pages += doc.page_count
-        start = time.perf_counter()
-        try:
-            records = transcribe(pdf, doc_id=str(pdf.relative_to(PROCESSED)))
-        except ExtractionError:
-            errors += 1
-            continue
-        finally:
-            seconds += time.perf_counter() - start
-        assert_fits(records, TRANSCRIPT_SCHEMA)
-        rows += len(records)
-    print(f"\n{len(pdfs)} PDFs, {pages} pages, {rows} transcript rows, {errors} errors: "
-          f"{seconds / pages:.3f} s/page (tag tree extraction included)")
-    assert errors < len(pdfs)
 
 
 def test_a_pathologically_deep_tree_is_an_extraction_error_not_a_crash(report_pdf: Path) -> None:

@@ -15,21 +15,9 @@ import pytest
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGES
 from tasks.runner import StageFailed, execute
+from tests.tasks.render_race import render_repeatedly
 from warehouse import catalog
 from warehouse.store import StageBusy, stage_lock
-
-
-def _render_repeatedly(args: tuple[str, str, int]) -> int:
-    from extractors.pages import render_pages
-
-    pdf, out, times = args
-    failures = 0
-    for _ in range(times):
-        try:
-            render_pages(pdf, doc_id="d", out_dir=Path(out), dpi=100)
-        except Exception:  # noqa: BLE001 - counted: any failure is the race this test looks for
-            failures += 1
-    return failures
 
 
 def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_path: Path) -> None:
@@ -42,7 +30,7 @@ def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_
     doc.close()
     job = (str(tmp_path / "a.pdf"), str(tmp_path / "out"), 40)
     with mp.get_context("spawn").Pool(2) as pool:
-        assert pool.map(_render_repeatedly, [job, job]) == [0, 0]
+        assert pool.map(render_repeatedly, [job, job]) == [0, 0]
     assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
 
 
