@@ -375,6 +375,13 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 
 
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
+    from flows.report_data import reusing_collected
+
+    with reusing_collected():  # the run's summary, HTML report and terminal report read its tables once
+        return _run_flow(home, args, kind, cfg, **extra)
+
+
+def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
     _prepare_prefect(home, args.verbose)
     _start_prefect_server()
     if getattr(cfg, "runner", "local") == "dask":

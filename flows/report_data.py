@@ -8,8 +8,11 @@ regions and the pages they are on. Text in it comes from PDFs and models: render
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from judges.criteria import CRITERIA
 from judges.labels import Label
 from tasks.registry import ALL_TABLES
 from warehouse import catalog
+from warehouse.store import ArtifactStore
 
 MAX_REGIONS = 30  # outlines per page image; the rest are counted, not drawn
 MAX_PAGE_IMAGES = 12  # failed pages shown as images per file (the issues table lists every page)
@@ -29,7 +33,45 @@ def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict
     return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
 
 
+# Within `reusing_collected()`: the latest `collect`, by home, runs and their recorded state.
+_LATEST: dict[tuple[Any, ...], dict[str, Any]] | None = None
+
+
+@contextlib.contextmanager
+def reusing_collected() -> Iterator[None]:
+    """Within the block, `collect` reads the warehouse once for the same runs in the same state:
+    `accessbench run` reports its run three ways (the Prefect artifact, the HTML file, the terminal)."""
+    global _LATEST
+    previous, _LATEST = _LATEST, {}
+    try:
+        yield
+    finally:
+        _LATEST = previous
+
+
+def _state_of(home: Path, run_ids: list[str]) -> tuple[Any, ...]:
+    """What changes whenever a stage writes the runs' tables: each run's record and its stages' state."""
+    store = ArtifactStore(home)
+    state: list[Any] = []
+    for run_id in run_ids:
+        state.append(json.dumps(store.get_run(run_id), sort_keys=True, default=str))
+        state.extend((r.stage, r.status, str(r.started), str(r.finished), r.input_hash)
+                     for r in store.stage_runs(run_id))
+    return tuple(state)
+
+
 def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
+    """Everything the reports show for `run_ids` (see `reusing_collected`)."""
+    if _LATEST is None:
+        return _collect(home, run_ids)
+    key = (str(Path(home).resolve()), tuple(run_ids), _state_of(home, run_ids))
+    if key not in _LATEST:
+        _LATEST.clear()
+        _LATEST[key] = _collect(home, run_ids)
+    return copy.deepcopy(_LATEST[key])
+
+
+def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
     con = catalog.connect(home, ALL_TABLES)
     try:
         p = {"runs": run_ids}

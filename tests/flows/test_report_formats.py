@@ -107,3 +107,29 @@ def test_cli_writes_formats_to_out_and_rejects_unknown_runs(home: Path, capsys: 
     assert "alt_text_quality" in capsys.readouterr().out
     assert main(["--home", str(home), "report", "--run", "nope", "--format", "html"]) == EXIT_NOT_FOUND
     assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_a_run_reads_its_report_data_once_and_again_when_a_stage_changes_it(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime
+
+    from flows import report_data
+    from warehouse.store import ArtifactStore, StageRun
+
+    home = build_warehouse(tmp_path / "home")
+    reads: list[list[str]] = []
+    real = report_data._collect
+    monkeypatch.setattr(report_data, "_collect", lambda h, runs: reads.append(runs) or real(h, runs))
+    report_data.collect(home, [BENCH])
+    report_data.collect(home, [BENCH])
+    assert len(reads) == 2  # outside `accessbench run`: every call reads the warehouse
+    with report_data.reusing_collected():
+        first = report_data.collect(home, [BENCH])
+        first["runs"].clear()  # each caller gets its own copy
+        assert report_data.collect(home, [BENCH])["runs"] and len(reads) == 3
+        now = datetime.now(UTC)
+        ArtifactStore(home).record_stage(StageRun(BENCH, "judge", "completed", now, now, "new"))
+        report_data.collect(home, [BENCH])
+        assert len(reads) == 4  # a stage of the run changed: read again
+        report_data.collect(home, [BENCH, SCREEN])
+        assert len(reads) == 5  # other runs: read
