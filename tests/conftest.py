@@ -36,13 +36,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     prefect_env.stop()
 
 
-@pytest.fixture(autouse=True)
-def _shared_prefect_server(request: pytest.FixtureRequest) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
     """Every flow of the session runs on one local Prefect server (tests/prefect_env.py). The `slow`
-    tests (those that run flows) wait for its start; the others run meanwhile."""
+    tests (those that run flows) wait for its start before any of their fixtures (a module's fixture
+    may run flows); the others run meanwhile."""
     from tests import prefect_env
 
-    if request.node.get_closest_marker("slow") is not None:
+    if item.get_closest_marker("slow") is not None:
         prefect_env.wait()
 
 

@@ -35,11 +35,13 @@ def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_
 
 
 def _start(home: Path, run_id: str, own_prefect: bool = False) -> subprocess.Popen[str]:
-    """A run on the session's Prefect server, or with `own_prefect` on the data home's own database
-    (two runs starting at once on a new home must not both migrate it)."""
+    """A run on the session's Prefect server, or with `own_prefect` as a user's run: on the data home's
+    own persistent server, started by whichever run comes first (two runs starting at once on a new
+    home must start one server, and migrate its new database once)."""
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
     if own_prefect:
         env.pop("PREFECT_API_URL", None)
+        env.pop("ACCESSBENCH_PREFECT", None)
     env.pop("PREFECT_HOME", None)
     return subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--base-docs", "1", "--judge", "rules",
                              "--run-id", run_id], env=env, text=True, stdout=subprocess.PIPE,
@@ -69,10 +71,15 @@ def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) ->
     assert len(expected) > 10 and not _errors(lone, "lone")
 
     shared = tmp_path / "shared"
-    # Same documents, same page images, same time, and a new Prefect database that both runs open.
+    # Same documents, same page images, same time, and a new Prefect server and database for both runs.
     first, second = _start(shared, "a", own_prefect=True), _start(shared, "b", own_prefect=True)
-    _finish(first)
-    _finish(second)
+    try:
+        _finish(first)
+        _finish(second)
+    finally:
+        stop = subprocess.run([sys.executable, "-m", "flows.cli", "server", "stop"], capture_output=True, text=True,
+                              env={**os.environ, "ACCESSBENCH_HOME": str(shared)}, timeout=120)
+    assert "stopped the local Prefect server" in stop.stdout + stop.stderr  # one server, started by a run
     for run_id in ("a", "b"):
         assert _labels(shared, run_id) == expected
         assert _errors(shared, run_id) == []
