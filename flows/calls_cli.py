@@ -11,7 +11,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from judges.llm.cache import ResponseCache
 from warehouse.store import ArtifactStore
 
 
@@ -35,6 +34,8 @@ def add_parsers(sub: Any) -> None:
 
 
 def run_cache(home: Path, args: argparse.Namespace) -> int:
+    from judges.llm.cache import ResponseCache
+
     cache = ResponseCache.under_home(home)
     if args.action == "info":
         info = cache.info()

@@ -12,10 +12,6 @@ from rich.console import Console
 from rich.table import Table
 
 from judges.labels import parse_label
-from tasks.common import document_files
-from tasks.context import RunConfig
-from tasks.registry import STAGES
-from tasks.runner import execute
 from warehouse.review import add_resolution, latest_resolutions
 from warehouse.store import ArtifactStore
 
@@ -45,6 +41,8 @@ def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
 
 def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
     """A review item as a reviewer needs it: the file and page, the evidence, what each tier said."""
+    from tasks.common import document_files
+
     run_id, doc_id, page = row["run_id"], row["doc_id"], row["page"]
     doc = next((d for d in store.read_rows("corpus", run_id, "documents") if d["doc_id"] == doc_id), {})
     files = [str(path) for path in document_files(doc)] if doc.get("root") else doc.get("files")
@@ -99,6 +97,11 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
     add_resolution(store, {"run_id": row["run_id"], "item_id": row["item_id"], "doc_id": row["doc_id"],
                            "criterion": row["criterion"], "page": row["page"], "label": label.value,
                            "note": args.note, "reviewer": args.reviewer})
+    # The stages load only here: every other command builds this parser without importing them.
+    from tasks.context import RunConfig
+    from tasks.registry import STAGES
+    from tasks.runner import execute
+
     run = store.get_run(row["run_id"])
     cfg = RunConfig.from_record(json.loads(run["config"]) if run else {"run_id": row["run_id"]}, home=home,
                                 progress=False)
