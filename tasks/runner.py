@@ -201,8 +201,9 @@ def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping
            unit: tuple[str, Any]) -> Shaped:
     """`work(item)` for one (key, item) unit, with its rows (or its error row) conformed to `schemas`.
 
-    Runs where the work runs. A row that does not fit its schema is a bug in the stage, not in the
-    document: the SchemaError (or KeyError for an undeclared table) reaches the runner, which fails the stage.
+    Runs where the work runs. A row that does not fit its schema, or a table the stage does not
+    declare, is a bug in the stage, not in the document: it comes back as a `StageBug`, which
+    `rows_for` raises in the runner, failing the stage.
     """
     key, item = unit
     rows, done = rows_for(run_id, stage, key, item, work(item))

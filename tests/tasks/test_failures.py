@@ -336,3 +336,21 @@ def test_no_judge_is_special_cased_by_name() -> None:
     hits = [f"{path.relative_to(root)}" for folder in ("tasks", "flows", "judges", "warehouse")
             for path in (root / folder).rglob("*.py") if pattern.search(path.read_text())]
     assert hits == []
+
+
+def test_a_row_that_does_not_fit_its_table_fails_the_stage_not_one_document(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A producer's bug (a column the schema does not declare) is checked where the work ran, and
+    # still stops the stage with the table and column named instead of becoming a document's error row.
+    folder = make_pdfs(tmp_path / "pdfs", ["one", "two"])
+    real = render_module.render_pages
+
+    def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
+        return [{**row, "surprise": 1} for row in real(path, **kw)]
+
+    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    cfg = pdfs_config(tmp_path / "home", folder)
+    execute(cfg, STAGES["corpus"])
+    with pytest.raises(StageFailed, match=r"'pages'.*surprise"):
+        execute(cfg, STAGES["render"], fanout=in_process)
+    assert cfg.store.get_stage_run("r", "render").status == "failed"
