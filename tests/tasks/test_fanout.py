@@ -112,3 +112,28 @@ def test_each_worker_gets_one_batch_until_batches_grow_too_large() -> None:
     large = batch_sizes(1000, 2)  # large runs: the same number of batches per worker, none too large
     assert sum(large) == 1000 and len(large) % 2 == 0 and max(large) <= MAX_BATCH
     assert max(large) - min(large) <= 1
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+@pytest.mark.slow
+def test_a_flow_starts_its_own_cluster_or_takes_over_the_one_the_cli_started(tmp_path: Path) -> None:
+    """`accessbench run` starts the LocalCluster ahead of the flow (tasks/cluster.py); a flow started
+    otherwise (a deployment's run) starts its own. Both give the same results, and none outlives its run."""
+    from tasks import cluster
+    from tasks.fanout import fanout_for
+
+    own, started = tmp_path / "own", tmp_path / "started"
+    with fanout_for("dask", 1, own) as fanout:
+        assert fanout is not None
+        assert sorted(fanout(_square, [1, 2, 3], workers=1, timeout_s=None)) == [(0, 1), (1, 4), (2, 9)]
+
+    cluster.prestart("dask", 1, started)
+    assert cluster._PRESTARTED  # started in the background, waiting for its flow
+    with fanout_for("dask", 1, started) as fanout:
+        assert not cluster._PRESTARTED  # taken over by the flow
+        assert fanout is not None
+        assert sorted(fanout(_square, [4, 5], workers=1, timeout_s=30)) == [(0, 16), (1, 25)]
+    assert cluster.take_prestarted(1, started) is None
