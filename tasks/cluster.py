@@ -39,17 +39,16 @@ def cluster_kwargs(workers: int, scratch: Path) -> dict[str, Any]:
 
 
 def _start_warm_cluster(workers: int, scratch: Path) -> Any:
-    """A LocalCluster whose workers have imported the stages and started their child processes."""
+    """A LocalCluster whose workers have imported Prefect's task engine and started their child
+    processes (which import the stages)."""
     from distributed import Client, LocalCluster, wait
 
-    from tasks.fanout import WARM_UP_WAIT_S, warm_worker
+    from tasks.fanout import WARM_UP_WAIT_S, submit_warm_up
 
     cluster = LocalCluster(**cluster_kwargs(workers, scratch))
     try:
         with Client(cluster) as client:
-            warming = [client.submit(warm_worker, pure=False, workers=[address], allow_other_workers=False)
-                       for address in client.scheduler_info()["workers"]]
-            wait(warming, timeout=WARM_UP_WAIT_S)
+            wait(submit_warm_up(client), timeout=WARM_UP_WAIT_S)
     except Exception as exc:  # noqa: BLE001 - an optimisation only: the batches warm the workers up
         log.debug("could not warm the Dask workers up: %s", exc)
     return cluster

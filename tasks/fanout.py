@@ -87,6 +87,12 @@ def process_batch(payload: bytes, stage: str, index: int, timeout_s: float | Non
     return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def submit_warm_up(client: Any) -> list[Any]:
+    """`warm_worker` on every worker of `client`'s cluster, once each: the futures to wait for."""
+    return [client.submit(warm_worker, pure=False, workers=[address], allow_other_workers=False)
+            for address in client.scheduler_info()["workers"]]
+
+
 def batch_payload(fn: Callable[[Any], Any], items: Sequence[Any]) -> bytes:
     """`process_batch`'s payload: `fn` and each item pickled on their own, inside one pickled pair."""
     return pickle.dumps((pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL),
@@ -127,10 +133,7 @@ class DaskFanOut:
         runs, instead of in its first batch (seconds per worker). Fire and forget: a failure here
         shows again, as an error row, when the work runs."""
         try:
-            client = self.task_runner.client
-            addresses = list(client.scheduler_info()["workers"])
-            self._warming = [client.submit(warm_worker, pure=False, workers=[address], allow_other_workers=False)
-                             for address in addresses]
+            self._warming = submit_warm_up(self.task_runner.client)
         except Exception as exc:  # noqa: BLE001 - an optimisation only
             log.debug("could not warm the Dask workers up: %s", exc)
 
