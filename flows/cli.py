@@ -290,6 +290,18 @@ def _error(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
+def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
+    """Why nothing answers at HOST:PORT (None when a TCP connection opens): checked before any work."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+            return None
+    except (OSError, ValueError) as exc:
+        return str(exc) or type(exc).__name__
+
+
 def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from corpus.manifest import MANIFEST
     from judges.criteria import CRITERIA
@@ -341,6 +353,10 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error(str(exc))
     if args.runner != "local" and importlib.util.find_spec("prefect_dask") is None:  # prefect is not imported yet
         return _error("--runner dask needs prefect-dask: pip install 'accessbench[dask]'")
+    if args.runner.startswith("dask://") and (problem := _unreachable(args.runner.removeprefix("dask://"))):
+        return _error(f"cannot reach the Dask scheduler at {args.runner} ({problem}); start it (dask scheduler "
+                      "--port PORT, then dask worker tcp://HOST:PORT), or run on this machine with --runner dask",
+                      EXIT_FAILED)
     cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,

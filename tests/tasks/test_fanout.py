@@ -36,6 +36,22 @@ def test_a_bad_runner_is_refused_before_prefect_is_imported(tmp_path: Path) -> N
     assert "dask://HOST:PORT" in result.stderr
 
 
+def test_an_unreachable_scheduler_is_one_line_before_any_work(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code = (f"import sys; from flows.cli import main; code = main(['run', '--runner', 'dask://127.0.0.1:{port}']); "
+            "print(code, 'prefect' in sys.modules)")
+    env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert result.stdout.split() == ["1", "False"], result.stderr
+    assert result.stderr.count("\n") == 1
+    assert f"cannot reach the Dask scheduler at dask://127.0.0.1:{port}" in result.stderr
+    assert not (tmp_path / "home" / "artifacts").exists()  # no run was started
+
+
 def _tables(home: Path, run_id: str) -> dict[str, tuple[int, str]]:
     """Every artifact table of a run as (rows, digest of its sorted rows), free of run id and data home path."""
     digests = {}
