@@ -10,8 +10,9 @@ from prefect.cache_policies import NO_CACHE
 from pydantic import Field
 
 from flows.benchmark import _record_run, data_home, name_this_flow_run, resolve_path, run_name_from_parameters
+from judges.inclusivity.base import DEFAULT_JUDGES
 from judges.inclusivity.prompts import VARIANTS
-from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, DEFAULT_JUDGES, AuditConfig, audit_downstream_of
+from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, AuditConfig, audit_downstream_of
 from tasks.context import new_run_id
 from tasks.registry import ALL_TABLES
 from tasks.runner import execute

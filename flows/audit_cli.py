@@ -18,8 +18,8 @@ FIXTURE_NOTE = (
 
 
 def add_parser(sub: Any) -> None:
+    from judges.inclusivity.base import DEFAULT_JUDGES
     from judges.inclusivity.prompts import VARIANTS
-    from tasks.audit import DEFAULT_JUDGES
 
     audit = sub.add_parser("audit", help="disability-inclusivity audit: which disabilities do model answers cover?")
     audit.add_argument("--models", nargs="+", metavar="MODEL",

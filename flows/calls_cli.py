@@ -8,11 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from warehouse.store import ArtifactStore
-
 
 def add_parsers(sub: Any) -> None:
     calls = sub.add_parser("calls", help="the LLM call log: what each model was sent and what it answered")
@@ -50,6 +45,11 @@ def run_cache(home: Path, args: argparse.Namespace) -> int:
 
 
 def run_calls(home: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from warehouse.store import ArtifactStore
+
     store = ArtifactStore(home)
     if args.action == "list":
         run_id, rows = store.latest_rows("judge", "llm_calls", args.run)

@@ -36,7 +36,8 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
         return
     from flows import server
 
-    if not os.environ.get("PREFECT_HOME"):
+    own_home = not os.environ.get("PREFECT_HOME")
+    if own_home:
         server.prefect_home(home).mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
     mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
@@ -44,6 +45,8 @@ def _prepare_prefect(home: Path, verbose: bool) -> None:
         os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
         return
     if mode == "ephemeral":
+        if own_home:
+            server.seed_database(home)  # no migration of a new database (see flows/server.py)
         os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
         return
     if mode != "server":
@@ -209,7 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _HomeIsAFile as exc:
         return _error(str(exc))
     # onnxruntime (the layout model) writes a device id and a telemetry database under
-    # $XDG_CACHE_HOME as soon as it is imported: keep that inside the data home too.
+    # $XDG_CACHE_HOME as soon as it is imported: keep that inside the data home too. AccessBench's own
+    # per-user cache (a migrated Prefect database, flows/server.py) stays where the user's cache is.
+    from flows.server import cache_dir
+
+    os.environ["ACCESSBENCH_CACHE"] = str(cache_dir())
     os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything

@@ -6,14 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
-from judges.labels import parse_label
-from warehouse.review import add_resolution, latest_resolutions
-from warehouse.store import ArtifactStore
+if TYPE_CHECKING:  # every command builds this parser: the warehouse (pyarrow) loads only for `review` itself
+    from warehouse.store import ArtifactStore
 
 
 def add_parser(sub: Any) -> None:
@@ -42,6 +38,7 @@ def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
 def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
     """A review item as a reviewer needs it: the file and page, the evidence, what each tier said."""
     from tasks.common import document_files
+    from warehouse.review import latest_resolutions
 
     run_id, doc_id, page = row["run_id"], row["doc_id"], row["page"]
     doc = next((d for d in store.read_rows("corpus", run_id, "documents") if d["doc_id"] == doc_id), {})
@@ -61,6 +58,13 @@ def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_review(home: Path, args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from judges.labels import parse_label
+    from warehouse.review import add_resolution, latest_resolutions
+    from warehouse.store import ArtifactStore
+
     store = ArtifactStore(home)
     if args.action == "list":
         run_id, rows = store.latest_rows("judge", "review_queue", args.run)

@@ -12,8 +12,10 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -134,6 +136,88 @@ def server_env(home: Path) -> dict[str, str]:
     return env
 
 
+# Prefect's database of a new data home is copied from a migrated, empty one kept per Prefect version in
+# the user's cache: migrating a new SQLite database costs about as much CPU as the rest of a server's start.
+DATABASE = "prefect.db"
+MEMO = "memo_store.toml"  # Prefect's note that its block types are registered in that database
+USER_TABLES = ("flow_run", "task_run", "flow", "deployment", "artifact", "log", "block_document", "work_pool",
+               "variable", "automation")
+
+
+def cache_dir() -> Path:
+    """AccessBench's per-user cache: $ACCESSBENCH_CACHE, else $XDG_CACHE_HOME/accessbench, else ~/.cache/accessbench."""
+    if os.environ.get("ACCESSBENCH_CACHE"):
+        return Path(os.environ["ACCESSBENCH_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "accessbench"
+
+
+def template_dir() -> Path:
+    from importlib.metadata import version
+
+    return cache_dir() / "prefect-db" / f"prefect-{version('prefect')}"
+
+
+def seed_database(home: Path) -> bool:
+    """Give a data home without a Prefect database a copy of the cached migrated one; whether it did."""
+    target = prefect_home(home) / DATABASE
+    source = template_dir() / DATABASE
+    if target.exists() or not source.is_file():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / "seed.lock", "w") as lock:  # two commands starting at once seed it once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return not target.exists() and _copy_template(source, target)
+
+
+def _copy_template(source: Path, target: Path) -> bool:
+    for stale in ("-wal", "-shm", "-journal"):  # a left-over journal of another database must never meet the copy
+        target.with_name(DATABASE + stale).unlink(missing_ok=True)
+    partial = target.with_name(f"{DATABASE}.{os.getpid()}.partial")
+    try:
+        shutil.copyfile(source, partial)
+        if (source.parent / MEMO).is_file() and not (target.parent / MEMO).exists():
+            shutil.copyfile(source.parent / MEMO, target.parent / MEMO)
+        partial.replace(target)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def save_template(home: Path) -> bool:
+    """Keep a copy of `home`'s freshly migrated Prefect database for new data homes; whether it did.
+
+    A consistent snapshot (SQLite's backup API), refused when it already holds any flow, run, log or
+    deployment; the events of the server's own start are dropped. Best effort: a cache that cannot be
+    written only costs the next new home its migration.
+    """
+    source = prefect_home(home) / DATABASE
+    folder = template_dir()
+    if (folder / DATABASE).is_file() or not source.is_file():
+        return False
+    partial = folder / f"{DATABASE}.{os.getpid()}.partial"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)) as db, \
+                contextlib.closing(sqlite3.connect(partial)) as copy:
+            db.backup(copy)
+            if any(copy.execute(f"select count(*) from {table}").fetchone()[0] for table in USER_TABLES):
+                raise ValueError("the database is in use already")
+            for table in ("event_resources", "events"):
+                copy.execute(f"delete from {table}")
+            copy.commit()
+            copy.execute("vacuum")
+        if (source.parent / MEMO).is_file():
+            shutil.copyfile(source.parent / MEMO, folder / f"{MEMO}.{os.getpid()}.partial")
+            (folder / f"{MEMO}.{os.getpid()}.partial").replace(folder / MEMO)
+        partial.replace(folder / DATABASE)
+    except (OSError, sqlite3.Error, ValueError):
+        partial.unlink(missing_ok=True)
+        return False
+    return True
+
+
 def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) -> tuple[ServerState, bool]:
     """The running server of `home`, started when none answers (on `port`, else a free one);
     (state, whether this call started it)."""
@@ -149,7 +233,16 @@ def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) 
                 return state, False
             _terminate(state.pid)
         _state_file(home).unlink(missing_ok=True)
-        return _start(home, timeout_s, port), True
+        new = not (prefect_home(home) / DATABASE).exists()
+        seeded = new and seed_database(home)
+        if seeded:
+            with open(log_file(home), "a") as log:
+                log.write(f"accessbench: {DATABASE} copied from the migrated one in {template_dir()}\n")
+        state = _start(home, timeout_s, port)
+        fresh = new and not seeded
+        if fresh:
+            save_template(home)
+        return state, True
 
 
 def _start(home: Path, timeout_s: float, port: int | None = None) -> ServerState:

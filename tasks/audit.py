@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from judges.inclusivity.base import CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
+from judges.inclusivity.base import DEFAULT_JUDGES, CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
 from judges.inclusivity.prompts import VARIANTS
 from judges.inclusivity.questions import load_questions, questions_digest
 from judges.inclusivity.respond import ask_many, read_responses_jsonl
@@ -25,7 +25,6 @@ from tasks.runner import Stage, StageIO
 from warehouse import catalog
 from warehouse.catalog import TableSpec
 
-DEFAULT_JUDGES = ("lexicon", "embedding")
 JUDGE_BATCH = 64  # responses per resumable unit of the judgments stage
 
 

@@ -17,6 +17,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     if hasattr(config, "workerinput"):  # an xdist worker: the controller owns the server
         return
+    prefect_env.own_cache()
     if prefect_env.wanted() and _may_run_slow_tests(config):
         prefect_env.start()
     else:

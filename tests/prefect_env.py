@@ -31,6 +31,15 @@ OWNER_VAR = "ACCESSBENCH_TEST_PREFECT_HOME"  # set by the process that started t
 _started: dict[str, object] = {}
 
 
+def own_cache() -> None:
+    """The session's own AccessBench cache (flows/server.py keeps a migrated Prefect database there): the
+    session's first server builds it and every data home the tests start copies it; the user's stays
+    untouched. Inherited by pytest-xdist's workers and the commands the tests start."""
+    cache = Path(tempfile.mkdtemp(prefix="accessbench-test-cache-"))
+    os.environ["ACCESSBENCH_CACHE"] = str(cache)
+    _started["cache"] = cache
+
+
 def wanted() -> bool:
     return os.environ.get("ACCESSBENCH_TEST_PREFECT", "shared") != "ephemeral"
 
@@ -81,6 +90,9 @@ def wait(timeout_s: float = 240.0) -> None:
 
 
 def stop() -> None:
+    cache = _started.pop("cache", None)
+    if isinstance(cache, Path):
+        shutil.rmtree(cache, ignore_errors=True)
     home = _started.get("home")
     if not isinstance(home, Path):
         return

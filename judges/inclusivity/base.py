@@ -13,6 +13,8 @@ from typing import Any, Protocol
 from common.registry import Registry
 from judges.inclusivity.categories import CATEGORY_NAMES
 
+DEFAULT_JUDGES = ("lexicon", "embedding")  # the offline category judges an audit uses unless told
+
 
 @dataclass
 class CategoryVerdict:

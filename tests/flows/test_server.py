@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from flows import server
 from tests.flows.prefect_server import alive, api, cli, descendants, processes_of, server_env
 
 pytestmark = pytest.mark.slow
@@ -35,9 +36,13 @@ def test_server_is_started_once_reused_named_runs_and_stopped(home: Path, tmp_pa
     status = cli(home, "server", "status", check=False)
     assert status.returncode == 3 and "not running" in status.stdout
 
+    had_template = (server.template_dir() / server.DATABASE).is_file()  # the session's first server made it
     started = cli(home, "server", "start")
     state = _state(home)
     assert f"http://127.0.0.1:{state['port']}" in started.stdout
+    # A new home's database is a copy of the cached migrated one, or (the first time) becomes that copy.
+    assert ("copied from the migrated one" in (home / "prefect/server.log").read_text()) == had_template
+    assert (server.template_dir() / server.DATABASE).is_file()
     status = cli(home, "server", "status")
     assert f"dashboard http://127.0.0.1:{state['port']}" in status.stdout
     assert "already running" in cli(home, "server", "start").stdout
