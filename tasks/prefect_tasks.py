@@ -7,9 +7,8 @@ from prefect.cache_policies import NO_CACHE
 
 from tasks.context import RunConfig
 from tasks.fanout import DaskFanOut, current_fanout
-from tasks.registry import ALL_TABLES, STAGES
+from tasks.registry import STAGES
 from tasks.runner import execute
-from warehouse import catalog
 from warehouse.store import StageRun
 
 
@@ -19,6 +18,4 @@ def run_stage(cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
     fanout = current_fanout()
     if isinstance(fanout, DaskFanOut):
         fanout.stage = stage_name  # names its batch task runs
-    row = execute(cfg, STAGES[stage_name], force=force, fanout=fanout)
-    catalog.refresh(cfg.home, ALL_TABLES)
-    return row
+    return execute(cfg, STAGES[stage_name], force=force, fanout=fanout)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pikepdf
@@ -14,6 +12,7 @@ import pytest
 
 from corpus.injections import CHANNELS, INJECTION, NEUTRAL, build_injection_set
 from judges.injection import find_instructions, is_instruction_like
+from tests.cli_process import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -52,14 +51,12 @@ def test_rules_labels_do_not_change_with_injected_text(injection_set: dict[str, 
     folder = next(iter(injection_set.values())).parent
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home")}
     env.pop("PREFECT_HOME", None)
-    base = [sys.executable, "-m", "flows.cli"]
-    run = subprocess.run([*base, "run", "--pdfs", str(folder), "--run-id", "inj"], env=env, text=True,
-                         capture_output=True, timeout=900)
+    run = run_cli(["run", "--pdfs", str(folder), "--run-id", "inj"], env=env, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
     query = ("select json_extract_string(d.metadata, '$.path') as file, l.criterion, l.label from doc_labels l "
              "join documents d using (run_id, doc_id)")
-    out = subprocess.run([*base, "sql", query, "--format", "json"], env=env, text=True, capture_output=True,
-                         check=True)
+    out = run_cli(["sql", query, "--format", "json"], env=env)
+    assert out.returncode == 0, out.stderr
     labels = {(r["file"].removesuffix(".pdf"), r["criterion"]): r["label"] for r in json.loads(out.stdout)}
     criteria = {criterion for _, criterion in labels}
     assert len(criteria) == 7 and all(labels[("clean", c)] == "passed" for c in criteria)

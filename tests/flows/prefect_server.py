@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.cli_process import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,8 +22,7 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
 
 
 def cli(home: Path, *args: str, check: bool = True, **extra: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=server_env(home, **extra), text=True,
-                            capture_output=True, timeout=600, cwd=home.parent)
+    result = run_cli(args, env=server_env(home, **extra), cwd=home.parent)
     if check and result.returncode != 0:
         raise AssertionError(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")
     return result

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from judges.criteria import CRITERIA
+from tests.cli_process import run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -27,8 +28,7 @@ def cli(home: Path, *args: str, check: bool = True, cwd: Path | None = None,
     if own_prefect:
         env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
-    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
-                            timeout=600, cwd=cwd)
+    result = run_cli(args, env=env, cwd=cwd)
     if check and result.returncode != 0:
         raise AssertionError(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")
     return result

@@ -8,13 +8,13 @@ import io
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from tests.cli_process import run_cli
 from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_env
 
 pytestmark = pytest.mark.slow
@@ -37,8 +37,7 @@ class Runs:
     def cli(self, home: Path, *args: str, check: bool = True, **env: str) -> subprocess.CompletedProcess[str]:
         full = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "PREFECT_HOME"))}
         full.update(s3_env(self.endpoint), ACCESSBENCH_HOME=str(home), **env)
-        result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=full, text=True,
-                                capture_output=True, timeout=600, cwd=home.parent)
+        result = run_cli(args, env=full, cwd=home.parent)
         self.outputs += [result.stdout, result.stderr]
         if check and result.returncode != 0:
             raise AssertionError(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")

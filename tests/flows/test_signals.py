@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_process import run_cli
+
 pytestmark = pytest.mark.slow
 
 
@@ -62,11 +64,12 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
         pytest.fail("processes of the stopped run are still alive")
     assert not (home / "artifacts/render/run=t/pages.parquet").exists()  # nothing half-published
 
-    resumed = subprocess.run([*args, "--dpi", "400"], env=_env(home), capture_output=True, text=True, timeout=900)
+    resumed = run_cli([*args[3:], "--dpi", "400"], env=_env(home), timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming run t" in resumed.stderr
-    out = subprocess.run([sys.executable, "-m", "flows.cli", "sql", "--format", "json",
-                          "select count(*) as n, count(distinct (doc_id, page)) as u from pages where run_id='t'"],
-                         env=_env(home), capture_output=True, text=True, check=True)
+    out = run_cli(["sql", "--format", "json",
+                   "select count(*) as n, count(distinct (doc_id, page)) as u from pages where run_id='t'"],
+                  env=_env(home))
+    assert out.returncode == 0, out.stderr
     [row] = json.loads(out.stdout)
     assert row["n"] == row["u"] > 0  # every page once

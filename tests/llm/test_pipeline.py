@@ -6,13 +6,13 @@ import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from judges.llm.scripted_server import Reply, ScriptedServer, chat, error, judgment_json
+from tests import cli_process
 from tests.llm.conftest import SECRET
 
 pytestmark = pytest.mark.slow
@@ -34,8 +34,7 @@ def run_cli(home: Path, *args: str, expect: int = 0, key: str | None = SECRET) -
     env.pop("OPENAI_API_KEY", None)
     if key is not None:
         env["OPENAI_API_KEY"] = key
-    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
-                            timeout=600)
+    result = cli_process.run_cli(args, env=env)
     assert result.returncode == expect, result.stderr[-3000:]
     return result
 

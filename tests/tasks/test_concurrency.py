@@ -15,6 +15,7 @@ import pytest
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGES
 from tasks.runner import StageFailed, execute
+from tests.cli_process import run_cli
 from tests.tasks.render_race import render_repeatedly
 from warehouse import catalog
 from warehouse.store import StageBusy, stage_lock
@@ -77,8 +78,7 @@ def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) ->
         _finish(first)
         _finish(second)
     finally:
-        stop = subprocess.run([sys.executable, "-m", "flows.cli", "server", "stop"], capture_output=True, text=True,
-                              env={**os.environ, "ACCESSBENCH_HOME": str(shared)}, timeout=120)
+        stop = run_cli(["server", "stop"], env={**os.environ, "ACCESSBENCH_HOME": str(shared)}, timeout=120)
     assert "stopped the local Prefect server" in stop.stdout + stop.stderr  # one server, started by a run
     for run_id in ("a", "b"):
         assert _labels(shared, run_id) == expected

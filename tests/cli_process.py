@@ -1,0 +1,221 @@
+"""`python -m flows.cli ARGS` for the tests, as a process of its own, without paying for the imports of
+third-party libraries in every one.
+
+The end-to-end tests start about a hundred CLI commands. Each new interpreter spends 1–2 s of CPU
+importing pyarrow, PyMuPDF, numpy, pydantic, rich and Prefect's other dependencies before it does
+anything. Here a helper process per test process imports those once (`PRELOAD`) and forks a child
+for each command. The child is a real process: its own pid, exit status, environment, working
+directory, stdout and stderr (files the caller reads), signals and exit handlers (it shares the
+helper's hash seed). It then runs
+`flows.cli` as `python -m` does, so everything of AccessBench and all of Prefect is imported fresh,
+in the order the product imports it, after the command's environment is in place (Prefect reads its
+settings, onnxruntime and Dask their environment, at import: none of them is preloaded).
+
+`ACCESSBENCH_TEST_CLI=subprocess` runs each command as a new interpreter instead, as do runs on Dask
+(see `_dask`). Commands a test needs to signal or kill while they run use `subprocess.Popen` directly.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+# Third-party libraries only, none that reads settings from the environment when imported.
+PRELOAD = (
+    "numpy", "PIL.Image", "pyarrow", "pyarrow.compute", "pyarrow.dataset", "pyarrow.fs", "pyarrow.parquet",
+    "duckdb", "pikepdf", "pydantic", "pydantic_core", "pydantic_settings", "annotated_types", "rich.console",
+    "rich.table", "rich.progress", "httpx", "httpcore", "h11", "h2", "anyio", "sniffio", "yaml", "jsonschema",
+    "referencing", "attr", "dateutil.parser", "pendulum", "cloudpickle", "coolname", "griffe", "click", "typer",
+    "websockets", "psutil", "fsspec", "pathspec", "prometheus_client", "opentelemetry.trace", "jinja2",
+    "pygments", "tabulate", "dotenv", "asyncio", "concurrent.futures", "multiprocessing.pool", "sqlite3",
+    "email.message", "http.client", "urllib.request", "uuid", "zoneinfo", "decimal", "csv", "ssl",
+)
+
+
+def _preload() -> None:
+    # PyMuPDF suggests its layout add-on on import unless told not to; AccessBench tells it (extractors/__init__).
+    os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
+    for name in (*PRELOAD, "pymupdf"):
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+
+
+def serve() -> None:
+    """The helper: one JSON request per line on stdin, one JSON reply per line on stdout."""
+    requests, replies = sys.stdin.buffer, sys.stdout
+    _preload()
+    replies.write(json.dumps({"ready": os.getpid()}) + "\n")
+    replies.flush()
+    for line in requests:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _child(request)  # never returns
+        replies.write(json.dumps({"pid": pid, "status": _wait(pid, request["timeout"])}) + "\n")
+        replies.flush()
+
+
+def _child(request: dict[str, Any]) -> None:
+    code = 1
+    try:
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.dup2(out, fd)
+            os.close(out)
+        os.close(devnull)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's own stdin, kept to its end
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+        cwd = request.get("cwd") or os.getcwd()
+        os.chdir(cwd)
+        # As `python -m`: the working directory first on sys.path, then $PYTHONPATH.
+        extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.path[:] = [cwd, *extra, *[p for p in sys.path[1:] if p not in extra]]
+        sys.argv = ["-m", *request["argv"]]
+        import runpy
+
+        try:
+            runpy.run_module("flows.cli", run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                code = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                code = 1
+        except KeyboardInterrupt:
+            code = 128 + signal.SIGINT
+        except BaseException:  # noqa: BLE001 - reported as the interpreter would
+            import traceback
+
+            traceback.print_exc()
+            code = 1
+        # What the interpreter does on its way out: wait for non-daemon threads, run exit handlers.
+        threading._shutdown()  # type: ignore[attr-defined]  # noqa: SLF001
+        atexit._run_exitfuncs()  # noqa: SLF001
+    finally:
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _wait(pid: int, timeout_s: float) -> int | None:
+    """The child's exit status as subprocess reports it (-N for signal N), or None once it ran past the limit."""
+    deadline = time.monotonic() + timeout_s
+    pidfd = os.pidfd_open(pid) if hasattr(os, "pidfd_open") else None
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            if pidfd is not None:
+                select.select([pidfd], [], [], min(left, 5.0))
+            else:
+                time.sleep(min(left, 0.02))
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+class _Helper:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> subprocess.Popen[bytes]:
+        if self.proc is None or self.proc.poll() is not None:
+            repo = str(Path(__file__).resolve().parents[1])
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))}
+            self.proc = subprocess.Popen([sys.executable, "-c", "from tests.cli_process import serve; serve()"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=repo)
+            self._reply()  # ready
+        return self.proc
+
+    def _reply(self) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the tests' CLI helper process ended")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def run(self, argv: list[str], env: dict[str, str], cwd: str | None, timeout: float
+            ) -> tuple[int | None, str, str]:
+        with tempfile.TemporaryDirectory(prefix="accessbench-cli-") as tmp:
+            out, err = Path(tmp) / "stdout", Path(tmp) / "stderr"
+            proc = self.start()
+            assert proc.stdin is not None
+            proc.stdin.write((json.dumps({"argv": argv, "env": env, "cwd": cwd, "timeout": timeout,
+                                          "stdout": str(out), "stderr": str(err)})
+                              + "\n").encode())
+            proc.stdin.flush()
+            status = self._reply()["status"]
+            return status, _read(out), _read(err)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+_helper = _Helper()
+atexit.register(_helper.stop)
+
+
+def _dask(argv: list[str]) -> bool:
+    """A run on Dask. Its LocalCluster stalls in a forked child (its workers idle while the flow waits for
+    a batch), which a new interpreter, as every user's command is, never does: those get one."""
+    return any(a == "--runner" and i + 1 < len(argv) and argv[i + 1].startswith("dask")
+               for i, a in enumerate(argv)) or any(a.startswith("--runner=dask") for a in argv)
+
+
+def run_cli(args: list[str] | tuple[str, ...], *, env: dict[str, str], cwd: Path | str | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """`python -m flows.cli *args` with this environment and working directory, its output captured,
+    as `subprocess.run(..., capture_output=True, text=True, timeout=timeout)` gives it."""
+    argv = [str(a) for a in args]
+    command = [sys.executable, "-m", "flows.cli", *argv]
+    if (os.environ.get("ACCESSBENCH_TEST_CLI") == "subprocess" or _dask(argv)
+            or not _helper.lock.acquire(blocking=False)):
+        return subprocess.run(command, env=env, cwd=cwd, text=True, capture_output=True, timeout=timeout)
+    try:
+        status, stdout, stderr = _helper.run(argv, env, str(cwd) if cwd else None, timeout)
+    finally:
+        _helper.lock.release()
+    if status is None:
+        raise subprocess.TimeoutExpired(command, timeout, output=stdout, stderr=stderr)
+    return subprocess.CompletedProcess(command, status, stdout, stderr)
