@@ -2,14 +2,14 @@
 third-party libraries in every one.
 
 The end-to-end tests start about a hundred CLI commands. Each new interpreter spends 1–2 s of CPU
-importing pyarrow, PyMuPDF, numpy, pydantic, rich and Prefect's other dependencies before it does
-anything. Here a helper process per test process imports those once (`PRELOAD`) and forks a child
-for each command. The child is a real process: its own pid, exit status, environment, working
-directory, stdout and stderr (files the caller reads), signals and exit handlers (it shares the
-helper's hash seed). It then runs
-`flows.cli` as `python -m` does, so everything of AccessBench and all of Prefect is imported fresh,
-in the order the product imports it, after the command's environment is in place (Prefect reads its
-settings, onnxruntime and Dask their environment, at import: none of them is preloaded).
+importing pyarrow, numpy, pydantic, rich and Prefect's other dependencies before it does anything.
+Here a helper process per test process imports those once (`PRELOAD`) and forks a child for each
+command. The child is a real process: its own pid, exit status, environment, working directory,
+stdout and stderr (files the caller reads), signals and exit handlers (it shares the helper's hash
+seed). It then runs `flows.cli` as `python -m` does, so everything of AccessBench, PyMuPDF and all of
+Prefect is imported fresh, in the order the product imports them, after the command's environment is
+in place (Prefect reads its settings, onnxruntime and Dask their environment, at import: none of
+them is preloaded).
 
 `ACCESSBENCH_TEST_CLI=subprocess` runs each command as a new interpreter instead, as do runs on Dask
 (see `_dask`). Commands a test needs to signal or kill while they run use `subprocess.Popen` directly.
@@ -32,24 +32,32 @@ import time
 from pathlib import Path
 from typing import Any
 
-# Third-party libraries only, none that reads settings from the environment when imported.
+# Third-party and standard-library modules only, none that reads settings from the environment when
+# imported or changes how AccessBench runs. Not PyMuPDF: importing it builds pymupdf-layout's ONNX model
+# (onnxruntime writes under $XDG_CACHE_HOME), which AccessBench defers to the layout stage
+# (extractors/__init__.py).
 PRELOAD = (
     "numpy", "PIL.Image", "pyarrow", "pyarrow.compute", "pyarrow.dataset", "pyarrow.fs", "pyarrow.parquet",
-    "duckdb", "pikepdf", "pydantic", "pydantic_core", "pydantic_settings", "annotated_types", "rich.console",
-    "rich.table", "rich.progress", "httpx", "httpcore", "h11", "h2", "anyio", "sniffio", "yaml", "jsonschema",
-    "referencing", "attr", "dateutil.parser", "pendulum", "cloudpickle", "coolname", "griffe", "click", "typer",
-    "websockets", "psutil", "fsspec", "pathspec", "prometheus_client", "opentelemetry.trace", "jinja2",
-    "pygments", "tabulate", "dotenv", "asyncio", "concurrent.futures", "multiprocessing.pool", "sqlite3",
-    "email.message", "http.client", "urllib.request", "uuid", "zoneinfo", "decimal", "csv", "ssl",
+    "pyarrow.ipc", "duckdb", "pikepdf", "pydantic", "pydantic.v1", "pydantic_core", "pydantic_settings",
+    "pydantic_extra_types.pendulum_dt", "annotated_types", "typing_extensions", "rich.console", "rich.table",
+    "rich.progress", "rich.syntax", "httpx", "httpcore", "h11", "h2.connection", "anyio", "sniffio", "yaml",
+    "jsonschema", "jsonpointer", "referencing", "rpds", "attr", "attrs", "dateutil.parser", "dateutil.rrule",
+    "pendulum", "cloudpickle", "coolname", "griffe", "click", "typer", "websockets.asyncio.client", "psutil",
+    "fsspec", "pathspec", "prometheus_client", "jinja2", "pygments.lexers", "tabulate", "dotenv", "amplitude",
+    "humanize", "orjson", "toml", "slugify", "starlette.exceptions", "asgi_lifespan", "exceptiongroup",
+    "cachetools", "colorama", "six", "tzdata", "asyncio", "concurrent.futures", "multiprocessing.pool",
+    "sqlite3", "email.message", "email.utils", "http.client", "http.server", "urllib.request", "uuid",
+    "zoneinfo", "decimal", "fractions", "statistics", "csv", "ssl", "tarfile", "zipfile", "gzip", "lzma", "bz2",
+    "logging.config", "logging.handlers", "unittest.mock", "pydoc", "inspect", "difflib", "secrets", "platform",
+    "wsgiref.simple_server",
 )
 
 
 def _preload() -> None:
-    # PyMuPDF suggests its layout add-on on import unless told not to; AccessBench tells it (extractors/__init__).
-    os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
-    for name in (*PRELOAD, "pymupdf"):
+    for name in PRELOAD:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
+    assert "pymupdf" not in sys.modules and "onnxruntime" not in sys.modules, "a preload imported PyMuPDF"
 
 
 def serve() -> None:

@@ -48,6 +48,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         prefect_env.wait()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Modules with `slow` or `benchmark_data` tests first, the rest in their usual order.
+
+    pytest-xdist (`--dist loadscope`) hands modules to its workers in this order as they free up: the
+    long end-to-end modules start at once and the many short ones fill the gaps at the end, instead of
+    one worker finishing a long module alone. The same order in every worker (it must be).
+    """
+    heavy = {item.module.__name__ for item in items if isinstance(item, pytest.Function) and item.module
+             and (item.get_closest_marker("slow") or item.get_closest_marker("benchmark_data"))}
+    items.sort(key=lambda item: 0 if isinstance(item, pytest.Function) and item.module
+               and item.module.__name__ in heavy else 1)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite tests/golden/ (and its manifest) from the fresh outputs instead of comparing")

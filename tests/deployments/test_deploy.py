@@ -50,7 +50,8 @@ def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Pat
 
     worker_home = tmp_path / "worker-data"  # the worker's own data home, from its environment
     worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", "accessbench"],
-                              env=server_env(worker_home, PREFECT_API_URL=url, PREFECT_HOME=str(home / "prefect")),
+                              env=server_env(worker_home, PREFECT_API_URL=url, PREFECT_HOME=str(home / "prefect"),
+                                             PREFECT_WORKER_QUERY_SECONDS="1"),  # it polls every 10 s by default
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 480

@@ -1,0 +1,45 @@
+"""The tests' CLI commands forked from a helper (tests/cli_process.py) behave as new interpreters do."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_process import PRELOAD, run_cli
+
+
+def _both(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
+    forked = run_cli(args, env=env, cwd=cwd)
+    fresh = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, cwd=cwd, text=True,
+                           capture_output=True, timeout=120)
+    return forked, fresh
+
+
+def test_a_forked_command_exits_prints_and_reads_its_environment_as_a_new_interpreter(tmp_path: Path) -> None:
+    env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home")}
+    for args in (["sql", "drop view documents"], ["runs"], ["nonsense"], ["--version"]):
+        forked, fresh = _both(args, env, tmp_path)
+        assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert forked.returncode == 0 and "accessbench" in forked.stdout
+    # The working directory is the command's: without ACCESSBENCH_HOME the home is ./.accessbench there.
+    env.pop("ACCESSBENCH_HOME")
+    assert run_cli(["runs"], env=env, cwd=tmp_path / "home").returncode == 0
+    assert (tmp_path / "home" / ".accessbench").is_dir()
+
+
+def test_nothing_that_reads_the_environment_at_import_is_preloaded() -> None:
+    assert not [name for name in PRELOAD if name.split(".")[0] in {"prefect", "pymupdf", "onnxruntime", "litellm",
+                                                                   "dask", "distributed", "fitz"}]
+    assert not [name for name in PRELOAD if name.split(".")[0] in {"flows", "tasks", "extractors", "judges",
+                                                                   "warehouse", "corpus", "common"}]
+
+
+@pytest.mark.parametrize("argv", [["run", "--runner", "dask"], ["run", "--runner=dask://h:1"]])
+def test_runs_on_dask_get_a_new_interpreter(argv: list[str]) -> None:
+    from tests.cli_process import _dask
+
+    assert _dask(argv) and not _dask(["run", "--runner", "local"])
