@@ -44,7 +44,7 @@ run: $(STAMP)  ## install, then run the benchmark on the embedded synthetic corp
 # Tests run on every core (pytest-xdist; a module's tests stay on one worker, sharing its fixtures), and
 # with bytecode caching on even where PYTHONDONTWRITEBYTECODE is set: each CLI run a test starts would
 # otherwise compile our modules again.
-PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n auto --dist loadscope
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -q -n auto --dist loadscope --no-loadscope-reorder
 
 test: $(STAMP)  ## install, check the environment's supply chain, then run the whole test suite
 	$(CHECK)
