@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -199,7 +200,8 @@ def save_template(home: Path) -> bool:
     partial = folder / f"{DATABASE}.{os.getpid()}.partial"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)) as db, \
+        read_only = f"file:{urllib.parse.quote(str(source))}?mode=ro"  # a path with '#' or '?' stays a path
+        with contextlib.closing(sqlite3.connect(read_only, uri=True, timeout=30)) as db, \
                 contextlib.closing(sqlite3.connect(partial)) as copy:
             db.backup(copy)
             if any(copy.execute(f"select count(*) from {table}").fetchone()[0] for table in USER_TABLES):

@@ -37,7 +37,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_migrated_database_is_kept_without_its_start_events_and_seeds_new_homes(tmp_path: Path, cache: Path) -> None:
-    first = tmp_path / "first"
+    first = tmp_path / "first #1?"  # a name a file: URI would misread
     _database(server.prefect_home(first) / server.DATABASE, block_type=54, alembic_version=1, events=3,
               event_resources=5)
     assert server.save_template(first)
