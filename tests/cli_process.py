@@ -116,6 +116,11 @@ def _child(request: dict[str, Any]) -> None:
         # What the interpreter does on its way out: wait for non-daemon threads, run exit handlers.
         threading._shutdown()  # type: ignore[attr-defined]  # noqa: SLF001
         atexit._run_exitfuncs()  # noqa: SLF001
+    except BaseException:  # noqa: BLE001 - the child's own set-up failed: say so on its stderr
+        with contextlib.suppress(BaseException):
+            import traceback
+
+            traceback.print_exc()
     finally:
         with contextlib.suppress(BaseException):
             sys.stdout.flush()
@@ -217,6 +222,8 @@ def run_cli(args: list[str] | tuple[str, ...], *, env: dict[str, str], cwd: Path
     as `subprocess.run(..., capture_output=True, text=True, timeout=timeout)` gives it."""
     argv = [str(a) for a in args]
     command = [sys.executable, "-m", "flows.cli", *argv]
+    if cwd is not None and not Path(cwd).is_dir():  # as subprocess.run says it
+        raise FileNotFoundError(2, "No such file or directory", str(cwd))
     if (os.environ.get("ACCESSBENCH_TEST_CLI") == "subprocess" or _dask(argv)
             or not _helper.lock.acquire(blocking=False)):
         return subprocess.run(command, env=env, cwd=cwd, text=True, capture_output=True, timeout=timeout)

@@ -27,8 +27,11 @@ def test_a_forked_command_exits_prints_and_reads_its_environment_as_a_new_interp
     assert forked.returncode == 0 and "accessbench" in forked.stdout
     # The working directory is the command's: without ACCESSBENCH_HOME the home is ./.accessbench there.
     env.pop("ACCESSBENCH_HOME")
-    assert run_cli(["runs"], env=env, cwd=tmp_path / "home").returncode == 0
-    assert (tmp_path / "home" / ".accessbench").is_dir()
+    (tmp_path / "work").mkdir()
+    assert run_cli(["runs"], env=env, cwd=tmp_path / "work").returncode == 0
+    assert (tmp_path / "work" / ".accessbench").is_dir()
+    with pytest.raises(FileNotFoundError):  # a missing working directory, as subprocess.run reports it
+        run_cli(["runs"], env=env, cwd=tmp_path / "missing")
 
 
 def test_nothing_that_reads_the_environment_at_import_is_preloaded() -> None:
