@@ -28,8 +28,9 @@ def test_a_forked_command_exits_prints_and_reads_its_environment_as_a_new_interp
     # The working directory is the command's: without ACCESSBENCH_HOME the home is ./.accessbench there.
     env.pop("ACCESSBENCH_HOME")
     (tmp_path / "work").mkdir()
-    assert run_cli(["runs"], env=env, cwd=tmp_path / "work").returncode == 0
-    assert (tmp_path / "work" / ".accessbench").is_dir()
+    forked, fresh = _both(["runs"], env, tmp_path / "work")
+    assert forked.returncode == fresh.returncode == 0 and forked.stdout == fresh.stdout
+    assert str(tmp_path / "work" / ".accessbench") in forked.stdout
     with pytest.raises(FileNotFoundError):  # a missing working directory, as subprocess.run reports it
         run_cli(["runs"], env=env, cwd=tmp_path / "missing")
 
