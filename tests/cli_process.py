@@ -5,7 +5,8 @@ The end-to-end tests start about a hundred CLI commands. Each new interpreter sp
 importing pyarrow, numpy, pydantic, rich and Prefect's other dependencies before it does anything.
 Here a helper process per test process imports those once (`PRELOAD`) and forks a child for each
 command. The child is a real process: its own pid, exit status, environment, working directory,
-stdout and stderr (files the caller reads), signals and exit handlers (it shares the helper's hash
+stdout and stderr (pipes read to their end, as `subprocess.run` reads them: a process the command
+left holding them is waited for too), signals and exit handlers (it shares the helper's hash
 seed). It then runs `flows.cli` as `python -m` does, so everything of AccessBench, PyMuPDF and all of
 Prefect is imported fresh, in the order the product imports them, after the command's environment is
 in place (Prefect reads its settings, onnxruntime and Dask their environment, at import: none of
@@ -18,15 +19,16 @@ them is preloaded).
 from __future__ import annotations
 
 import atexit
+import base64
 import contextlib
 import importlib
 import json
+import locale
 import os
 import select
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -68,22 +70,59 @@ def serve() -> None:
     replies.flush()
     for line in requests:
         request = json.loads(line)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _child(request)  # never returns
-        replies.write(json.dumps({"pid": pid, "status": _wait(pid, request["timeout"])}) + "\n")
+            os.close(out_r)
+            os.close(err_r)
+            _child(request, out_w, err_w)  # never returns
+        os.close(out_w)
+        os.close(err_w)
+        status, out, err = _communicate(pid, out_r, err_r, request["timeout"])
+        replies.write(json.dumps({"pid": pid, "status": status, "stdout": base64.b64encode(out).decode(),
+                                  "stderr": base64.b64encode(err).decode()}) + "\n")
         replies.flush()
 
 
-def _child(request: dict[str, Any]) -> None:
+def _communicate(pid: int, out_r: int, err_r: int, timeout_s: float) -> tuple[int | None, bytes, bytes]:
+    """As `subprocess.run(capture_output=True)`: read both pipes to their end (every process that
+    inherited them, a fork server or pool worker included, has exited or closed them), then the
+    child's exit status; None once it ran past the limit (the child is killed)."""
+    deadline = time.monotonic() + timeout_s
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    reading = {out_r, err_r}
+    try:
+        while reading:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None, b"".join(chunks[out_r]), b"".join(chunks[err_r])
+            ready, _, _ = select.select(list(reading), [], [], left)
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
+                if data:
+                    chunks[fd].append(data)
+                else:
+                    reading.discard(fd)
+    finally:
+        for fd in (out_r, err_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    status = _wait(pid, max(deadline - time.monotonic(), 0.0))
+    return status, b"".join(chunks[out_r]), b"".join(chunks[err_r])
+
+
+def _child(request: dict[str, Any], out_w: int, err_w: int) -> None:
     code = 1
     try:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
-        for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
-            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            os.dup2(out, fd)
-            os.close(out)
+        for fd, pipe in ((1, out_w), (2, err_w)):
+            os.dup2(pipe, fd)
+            os.close(pipe)
         os.close(devnull)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's own stdin, kept to its end
         os.environ.clear()
@@ -176,16 +215,12 @@ class _Helper:
 
     def run(self, argv: list[str], env: dict[str, str], cwd: str | None, timeout: float
             ) -> tuple[int | None, str, str]:
-        with tempfile.TemporaryDirectory(prefix="accessbench-cli-") as tmp:
-            out, err = Path(tmp) / "stdout", Path(tmp) / "stderr"
-            proc = self.start()
-            assert proc.stdin is not None
-            proc.stdin.write((json.dumps({"argv": argv, "env": env, "cwd": cwd, "timeout": timeout,
-                                          "stdout": str(out), "stderr": str(err)})
-                              + "\n").encode())
-            proc.stdin.flush()
-            status = self._reply()["status"]
-            return status, _read(out), _read(err)
+        proc = self.start()
+        assert proc.stdin is not None
+        proc.stdin.write((json.dumps({"argv": argv, "env": env, "cwd": cwd, "timeout": timeout}) + "\n").encode())
+        proc.stdin.flush()
+        reply = self._reply()
+        return reply["status"], _text(reply["stdout"]), _text(reply["stderr"])
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -198,11 +233,10 @@ class _Helper:
                 self.proc.wait()
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+def _text(encoded: str) -> str:
+    """Output as `text=True` gives it: the locale's encoding, universal newlines."""
+    text = base64.b64decode(encoded).decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _helper = _Helper()
