@@ -12,6 +12,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from judges.criteria import CRITERIA
@@ -58,6 +59,10 @@ def test_default_run_then_sql_report_runs_and_rerun(tmp_path: Path) -> None:
     with closing(sqlite3.connect(home / "prefect" / "prefect.db")) as db:
         artifact = db.execute("select data, flow_run_id from artifact where key = 'accessbench-demo'").fetchone()
     assert artifact and "Leaderboard" in artifact[0] and "rules" in artifact[0] and artifact[1]
+    # Outside tools see every table of the run in warehouse.duckdb, whose views the run writes once, at its end.
+    with closing(duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)) as con:
+        in_file = con.execute("select count(*) from doc_labels where run_id = 'demo'").fetchone()
+    assert in_file is not None and in_file[0] == sum(int(r["n"]) for r in labels)
 
     assert "demo" in cli(home, "runs").stdout
     report = cli(home, "report", "--run", "demo").stdout
