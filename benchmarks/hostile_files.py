@@ -44,19 +44,23 @@ def build_fault_corpus(folder: Path) -> None:
     (folder / "passwd.pdf").symlink_to("/etc/passwd")
 
 
-def _cli(home: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+def _cli(home: Path, *args: str, timeout: float = 1800, api_url: bool = False) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
-    env.pop("PREFECT_API_URL", None)
+    if not api_url:
+        env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
     return subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
                           timeout=timeout)
 
 
-def measure(folder: Path, home: Path, workers: int = 2) -> dict[str, Any]:
-    """Run the benchmark flow over `folder`; the peak RSS of any process, wall time, error rows."""
+def measure(folder: Path, home: Path, workers: int = 2, *, api_url: bool = False) -> dict[str, Any]:
+    """Run the benchmark flow over `folder`; the peak RSS of any process, wall time, error rows.
+
+    The run starts the data home's own Prefect server, as a user's first run does; with `api_url` it uses
+    the server of PREFECT_API_URL instead, if one is set (the tests' shared server)."""
     started = time.monotonic()
     run = _cli(home, "run", "--pdfs", str(folder), "--run-id", "fault", "--workers", str(workers),
-               "--criteria", "color_contrast", "fonts_readability")
+               "--criteria", "color_contrast", "fonts_readability", api_url=api_url)
     wall = time.monotonic() - started
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     query = ("select d.metadata->>'$.path' as file, e.stage, e.kind from errors e join documents d "

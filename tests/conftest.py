@@ -75,10 +75,11 @@ def dev_benchmark() -> Path:
 
 @pytest.fixture(scope="session")
 def synthetic_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded synthetic benchmark with one base document: 25 PDFs, every criterion with every label."""
     from corpus.synthetic import build_synthetic_benchmark
 
     root = tmp_path_factory.mktemp("synthetic")
-    build_synthetic_benchmark(root, seed=0, base_docs=2)
+    build_synthetic_benchmark(root, seed=0, base_docs=1)
     return root
 
 

@@ -78,14 +78,15 @@ def homes(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
 def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, Path]) -> None:
     local, dask = homes
     api_url = os.environ.get("PREFECT_API_URL")  # the session's server (tests/prefect_env.py), if any
+    # Two criteria whose documents go through every per-document stage (figures and tables: crops, layout).
+    run = ("run", "--base-docs", "1", "--criteria", "alt_text_quality", "table_structure")
     if api_url:
-        cli(local, "run", "--run-id", "a", "--base-docs", "1", PREFECT_API_URL=api_url)
+        cli(local, *run, "--run-id", "a", PREFECT_API_URL=api_url)
     else:
-        cli(local, "run", "--run-id", "a", "--base-docs", "1")
+        cli(local, *run, "--run-id", "a")
         api_url = "http://127.0.0.1:{}/api".format(json.loads((local / "prefect/server.json").read_text())["port"])
     # Another data home, so nothing is reused from the local run; the same server, to see the task runs.
-    cli(dask, "run", "--run-id", "b", "--base-docs", "1", "--runner", "dask", "--workers", "2",
-        PREFECT_API_URL=api_url)
+    cli(dask, *run, "--run-id", "b", "--runner", "dask", "--workers", "2", PREFECT_API_URL=api_url)
     expected, got = _tables(local, "a"), _tables(dask, "b")
     assert set(got) == set(expected) and len(got) > 20
     assert {name: rows for name, (rows, _) in got.items()} == {name: rows for name, (rows, _) in expected.items()}

@@ -44,7 +44,7 @@ def test_full_run_fills_every_table_and_scores(finished: Path) -> None:
     tmp_path = finished
     _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from documents where run_id='r1'")
     n_docs = rows[0][0]
-    assert n_docs == 2 * 4 * 2  # criteria × labels × base docs
+    assert n_docs == 2 * 4 * 1  # criteria × labels × base docs (tests/conftest.py: one)
     _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(distinct doc_id) from doc_labels")
     assert rows[0][0] == n_docs
     _, rows = catalog.query(tmp_path, ALL_TABLES, "select count(*) from struct_elements")
