@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from flows.cli import EXIT_FAILED, main
@@ -104,6 +105,47 @@ def test_sql_reads_s3_tables_and_the_sandbox_still_refuses_files(tmp_path: Path,
         assert con.execute("select count(*) from doc_labels").fetchone() == (2,)
     finally:
         con.close()
+
+
+def test_queries_read_each_small_object_once_and_see_another_writer_at_once(
+        tmp_path: Path, aws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scan of a pyarrow dataset on S3 asks for its objects again: a report's dozens of queries made
+    ~1,600 requests for a 25-document run. Small tables are read once per process and scanned in memory,
+    and an object replaced by another process is read again at the next query."""
+    from tests.s3_server import s3_client
+    from warehouse import artifact_roots
+
+    home, bucket = _s3_home(tmp_path, aws)
+    store = ArtifactStore(home)
+    store.write_table("aggregate", "r1", "doc_labels", ROWS, LABELS)
+    old = pa.schema([pa.field("run_id", pa.string(), nullable=False), pa.field("doc_id", pa.string())])
+    store.write_table("aggregate", "r0", "doc_labels", [{"run_id": "r0", "doc_id": "z"}], old)  # an older run
+    reads: list[str] = []
+    real_get = artifact_roots.S3Root._get
+    monkeypatch.setattr(artifact_roots.S3Root, "_get", lambda self, key: reads.append(key) or real_get(self, key))
+
+    query = "select run_id, doc_id, label from doc_labels order by all"
+    expected = [("r0", "z", None), ("r1", "a", "failed"), ("r1", "b", "passed")]
+    for _ in range(3):  # three connections (a report's parts), two scans each
+        con = catalog.connect(home, TABLES)
+        try:
+            assert con.execute(query).fetchall() == expected  # the column the older run lacks reads as null
+            assert con.execute("select count(*) from doc_labels where label = 'failed'").fetchone() == (1,)
+        finally:
+            con.close()
+    assert sorted(reads) == ["aggregate/run=r0/doc_labels.parquet", "aggregate/run=r1/doc_labels.parquet"]
+
+    # Another process replaces r1's table (a rerun): the next query lists a new size and reads it again.
+    replaced = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist([{"run_id": "r1", "doc_id": "c", "label": "not_present"}] * 3,
+                                        schema=LABELS), replaced)
+    s3_client(aws).put_object(Bucket=bucket, Key="bench/team-a/aggregate/run=r1/doc_labels.parquet",  # type: ignore[attr-defined]
+                              Body=replaced.getvalue().to_pybytes())
+    assert catalog.query(home, TABLES, "select doc_id, count(*) from doc_labels group by all order by all")[1] == [
+        ("c", 3), ("z", 1)]
+    # This process's own write is never served from the old copy either.
+    store.write_table("aggregate", "r0", "doc_labels", [{"run_id": "r0", "doc_id": "y"}], old)
+    assert catalog.query(home, TABLES, "select doc_id from doc_labels where run_id = 'r0'")[1] == [("y",)]
 
 
 def test_bindings_are_remembered_and_never_silently_changed(tmp_path: Path, aws: str) -> None:
