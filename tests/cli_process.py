@@ -10,7 +10,9 @@ left holding them is waited for too), signals and exit handlers (it shares the h
 seed). It then runs `flows.cli` as `python -m` does, so everything of AccessBench, PyMuPDF and all of
 Prefect is imported fresh, in the order the product imports them, after the command's environment is
 in place (Prefect reads its settings, onnxruntime and Dask their environment, at import: none of
-them is preloaded).
+them is preloaded). litellm, which reads only its own `LITELLM_*` variables at import, is imported by the
+helper before the first command that may call a model, with that command's `LITELLM_*` variables; a
+later command with other values imports its own.
 
 `ACCESSBENCH_TEST_CLI=subprocess` runs each command as a new interpreter instead, as do runs on Dask
 (see `_dask`). Commands a test needs to signal or kill while they run use `subprocess.Popen` directly.
@@ -62,6 +64,43 @@ def _preload() -> None:
     assert "pymupdf" not in sys.modules and "onnxruntime" not in sys.modules, "a preload imported PyMuPDF"
 
 
+# litellm (about 4 s of CPU to import) is imported by the helper the first time a command may call a model,
+# with the `LITELLM_*` variables that command has: litellm reads those (not API keys, read at each call)
+# when imported. AccessBench sets LITELLM_LOCAL_MODEL_COST_MAP=True unless the user set it.
+_LLM_COMMANDS = ("run", "rerun", "audit")
+_litellm_env: dict[str, str] | None = None  # the LITELLM_* variables litellm was imported with
+
+
+def _litellm_settings(env: dict[str, str]) -> dict[str, str]:
+    found = {k: v for k, v in env.items() if k.startswith("LITELLM_")}
+    found.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return found
+
+
+def _may_call_a_model(argv: list[str]) -> bool:
+    """A rerun (of any run) or an audit, or a run with an LLM or hybrid judge."""
+    commands = {a for a in argv if a in _LLM_COMMANDS}
+    return bool(commands & {"rerun", "audit"}) or ("run" in commands and any(a.startswith(("llm:", "hybrid:"))
+                                                                            for a in argv))
+
+
+def _preload_litellm(request: dict[str, Any]) -> None:
+    global _litellm_env
+    if _litellm_env is not None or not _may_call_a_model(request["argv"]):
+        return
+    settings = _litellm_settings(request["env"])
+    saved = dict(os.environ)
+    os.environ.update(settings)
+    try:
+        importlib.import_module("litellm")
+        _litellm_env = settings
+    except ImportError:
+        pass
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def serve() -> None:
     """The helper: one JSON request per line on stdin, one JSON reply per line on stdout."""
     requests, replies = sys.stdin.buffer, sys.stdout
@@ -70,6 +109,7 @@ def serve() -> None:
     replies.flush()
     for line in requests:
         request = json.loads(line)
+        _preload_litellm(request)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         pid = os.fork()
@@ -127,6 +167,9 @@ def _child(request: dict[str, Any], out_w: int, err_w: int) -> None:
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - the process's own stdin, kept to its end
         os.environ.clear()
         os.environ.update(request["env"])
+        if _litellm_env is not None and _litellm_settings(os.environ) != _litellm_env:
+            for name in [m for m in sys.modules if m == "litellm" or m.startswith("litellm.")]:
+                del sys.modules[name]  # imported with other settings: this command imports its own
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
         cwd = request.get("cwd") or os.getcwd()
         os.chdir(cwd)

@@ -47,3 +47,16 @@ def test_runs_on_dask_get_a_new_interpreter(argv: list[str]) -> None:
     from tests.cli_process import _dask
 
     assert _dask(argv) and not _dask(["run", "--runner", "local"])
+
+
+def test_litellm_is_imported_ahead_only_for_commands_that_may_call_a_model_and_with_their_settings() -> None:
+    from tests.cli_process import _litellm_settings, _may_call_a_model
+
+    assert _may_call_a_model(["run", "--judge", "llm:openai/gpt-4o"])
+    assert _may_call_a_model(["--home", "h", "run", "--judge", "rules", "--judge", "hybrid:openai/m"])
+    assert _may_call_a_model(["rerun", "--run", "r1", "--stage", "judge"]) and _may_call_a_model(["audit"])
+    assert not _may_call_a_model(["run", "--base-docs", "1"]) and not _may_call_a_model(["sql", "select 1"])
+    # AccessBench's own default, unless the command's environment says otherwise.
+    assert _litellm_settings({"PATH": "/bin"}) == {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    assert _litellm_settings({"LITELLM_LOCAL_MODEL_COST_MAP": "False", "LITELLM_LOG": "DEBUG"}) == {
+        "LITELLM_LOCAL_MODEL_COST_MAP": "False", "LITELLM_LOG": "DEBUG"}
