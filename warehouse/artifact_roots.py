@@ -40,6 +40,7 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from warehouse.paths import UnsafePathError, atomic_write_parquet, inside
+from warehouse.schema import read_as
 
 WILDCARDS = re.compile(r"[*?\[]")
 # Concurrent requests when many small objects are read at once (run state, schemas).
@@ -158,8 +159,14 @@ class LocalRoot(ArtifactRoot):
         atomic_write_parquet(table, self.path(key))
 
     def read(self, key: str) -> pa.Table | None:
-        path = self.path(key)
-        return pq.read_table(path) if path.exists() else None
+        # Through one open file: a table another run replaces (renamed into place) while this reads it is read
+        # whole, old or new. By path, pyarrow takes the size of one file and the bytes of the other
+        # ("Page was smaller than expected"), which failed a run sharing the home with another.
+        try:
+            with pa.OSFile(str(self.path(key))) as handle:
+                return pq.read_table(handle)
+        except FileNotFoundError:
+            return None
 
     def glob(self, pattern: str) -> list[str]:
         # Symlinked files are left out: a table is a file the store wrote, never a link to elsewhere.
@@ -189,7 +196,8 @@ class LocalRoot(ArtifactRoot):
             shutil.copy2(src, dst)
 
     def read_schema(self, key: str) -> pa.Schema:
-        return pq.read_schema(self.path(key))
+        with pa.OSFile(str(self.path(key))) as handle:  # as `read`
+            return pq.read_schema(handle)
 
     def dataset(self, keys: Sequence[str], schema: pa.Schema) -> pads.Dataset:
         return pads.dataset([str(self.path(key)) for key in keys], schema=schema, format="parquet")
@@ -430,7 +438,7 @@ class S3Root(ArtifactRoot):
         S3 asks for each object again (a report's queries made ~1,600 requests for a 25-document run)."""
         if self._in_memory(keys):
             tables = self._parallel(self._listed_table, keys)
-            return pads.InMemoryDataset(pa.concat_tables([conform(t, schema) for t in tables]), schema=schema)
+            return pads.InMemoryDataset(pa.concat_tables([read_as(t, schema) for t in tables]), schema=schema)
         with self._errors("listing"):
             return pads.dataset([self.full(key) for key in keys], schema=schema, format="parquet", filesystem=self.fs)
 
@@ -470,13 +478,6 @@ def _forget(path: str) -> None:
     with _REMOTE_CACHE_LOCK:
         _REMOTE_CACHE.pop(path, None)
 
-
-def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """`table` with exactly the columns of `schema`, in its order and types; a column the table lacks is null
-    (as a pyarrow dataset of that schema reads the file)."""
-    columns = [table.column(field.name).cast(field.type) if field.name in table.column_names
-               else pa.nulls(table.num_rows, field.type) for field in schema]
-    return pa.Table.from_arrays(columns, schema=schema)
 
 
 ROOT_KINDS: dict[str, Callable[[str], ArtifactRoot]] = {"s3": S3Root}

@@ -1,4 +1,5 @@
-"""Fit rows to a declared pyarrow schema, or refuse them with the column that does not fit."""
+"""Fit rows to a declared pyarrow schema (or refuse them with the column that does not fit); read stored tables as a
+newer schema declares them."""
 
 from __future__ import annotations
 
@@ -74,3 +75,11 @@ def _first_bad(values: list[Any], type_: pa.DataType) -> Any:
         except Exception:  # noqa: BLE001 - we only want the offending value for the message
             return value
     return None
+
+
+def read_as(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A stored table as a reader of `schema` sees it: exactly its columns, in its order and types, a column
+    the table lacks (written before the column was added) null, as a pyarrow dataset of that schema reads it."""
+    columns = [table.column(field.name).cast(field.type) if field.name in table.column_names
+               else pa.nulls(table.num_rows, field.type) for field in schema]
+    return pa.Table.from_arrays(columns, schema=schema)

@@ -112,3 +112,33 @@ def test_staging_parts_of_another_format_are_dropped_not_misread(tmp_path: Path)
     (root / "input_hash").write_text("h1")  # a stamp written by an older AccessBench (Parquet parts)
     again = Staging(root, "h1", tmp_path)
     assert not again.done("a") and again.collect("things", ["a"], schema).num_rows == 0
+
+
+def test_a_table_replaced_while_it_is_read_is_read_whole(tmp_path: Path) -> None:
+    """Runs sharing a home read each other's run state while it is rewritten (renamed into place). Read by
+    path, pyarrow took one file's size and the other's bytes ("Page was smaller than expected") and a run
+    failed; through one open file the reader sees the old table or the new one, whole."""
+    import threading
+
+    from warehouse.artifact_roots import LocalRoot
+
+    root = LocalRoot(tmp_path)
+    small = pa.table({"x": ["a"]})
+    large = pa.table({"x": [f"value {n}" for n in range(2000)]})
+    root.write("_state/t.parquet", small)
+    stop = threading.Event()
+
+    def replace() -> None:
+        while not stop.is_set():
+            for table in (large, small):
+                root.write("_state/t.parquet", table)
+
+    writer = threading.Thread(target=replace)
+    writer.start()
+    try:
+        seen = {root.read("_state/t.parquet").num_rows for _ in range(1500)}  # type: ignore[union-attr]
+        schemas = {root.read_schema("_state/t.parquet").names[0] for _ in range(300)}
+    finally:
+        stop.set()
+        writer.join()
+    assert seen <= {1, 2000} and schemas == {"x"}
