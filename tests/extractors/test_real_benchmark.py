@@ -30,7 +30,7 @@ from tests.extractors.conftest import assert_fits
 pytestmark = pytest.mark.benchmark_data
 
 PROCESSED = SHARED_BENCHMARK / "data" / "processed"
-CROP_DPI = 36  # the pipeline renders crops at 110 dpi (RunConfig.crop_dpi); the same code at a third of the resolution here
+CROP_DPI = 36  # the pipeline crops at 110 dpi (RunConfig.crop_dpi); the same code at a third of the resolution
 
 
 @dataclass
