@@ -479,7 +479,6 @@ def _forget(path: str) -> None:
         _REMOTE_CACHE.pop(path, None)
 
 
-
 ROOT_KINDS: dict[str, Callable[[str], ArtifactRoot]] = {"s3": S3Root}
 
 
