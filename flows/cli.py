@@ -206,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from warehouse.store import UnsafePathError, check_run_id
 
     try:
-        home = _open_home(args.home, args.artifacts)
+        # The local Prefect server never reads the tables: stopping it needs no S3 credentials or network.
+        home = _open_home(args.home, args.artifacts, tables=args.command != "server")
     except ArtifactRootError as exc:
         return _error(str(exc), EXIT_FAILED)
     except _HomeIsAFile as exc:
@@ -254,12 +255,13 @@ class _HomeIsAFile(ValueError):
     pass
 
 
-def _open_home(home_option: str | None, artifacts_option: str | None) -> Path:
+def _open_home(home_option: str | None, artifacts_option: str | None, tables: bool = True) -> Path:
     """The local data home, its artifact root checked and (when one was named) recorded in it.
 
     `--home s3://B/P` is `--artifacts s3://B/P` with a local home of its own under
     `$ACCESSBENCH_HOME` (or ./.accessbench) `/s3/B/P`. A remote root is asked once, before any
     work, so a wrong endpoint, missing bucket or bad credentials end the command with one line.
+    A command that never reads the tables (`tables=False`) gets the local home only.
     """
     from warehouse.artifact_roots import ArtifactRootError, open_root
     from warehouse.home import ARTIFACTS_ENV, artifact_url, bind_artifacts, home_for_url, is_url, resolve_home
@@ -274,6 +276,8 @@ def _open_home(home_option: str | None, artifacts_option: str | None) -> Path:
     if home.exists() and not home.is_dir():
         raise _HomeIsAFile(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
                            "when missing)")
+    if not tables:
+        return home
     url = artifact_url(home, asked)
     if url is not None:
         open_root(url).check()

@@ -215,6 +215,20 @@ def test_cli_errors_are_one_line_and_bind_nothing(tmp_path: Path, aws: str, monk
     assert err.startswith("accessbench: error: S3 access check failed") and _secret_free(err.encode())
 
 
+def test_server_commands_of_an_s3_home_need_no_s3(tmp_path: Path, aws: str, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The local Prefect server never reads the tables: a shell without the AWS variables, or with S3 down,
+    can still ask about it and stop it."""
+    home, _ = _s3_home(tmp_path, aws)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing answers there
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    assert main(["--home", str(home), "server", "status"]) == 3  # not running: no S3 error
+    assert main(["--home", str(home), "server", "stop"]) == 0
+    assert "no local Prefect server" in capsys.readouterr().out
+    assert main(["--home", str(home), "runs"]) == EXIT_FAILED  # the tables still need S3
+    assert "AWS_SECRET_ACCESS_KEY" in capsys.readouterr().err
+
+
 def test_cli_home_url_gets_a_local_home_of_its_own(tmp_path: Path, aws: str, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
