@@ -28,9 +28,10 @@ class WorkerPool:
     """Worker processes kept for every stage of one run.
 
     Starting a pool costs interpreter start and imports (seconds under load); a run keeps one pool,
-    started while the corpus stage runs, its workers forked from a fork server that imported the
-    stages once (see `_context`). A pool whose
-    work was abandoned (a time limit, an interrupt) is terminated and started again on next use.
+    its workers forked from a fork server that imported the stages once (see `_context`). It starts
+    when a stage first has documents to process, so a run or rerun whose per-document stages are all
+    reused starts no process. A pool whose work was abandoned (a time limit, an interrupt) is
+    terminated and started again on next use.
     """
 
     def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
@@ -48,6 +49,10 @@ class WorkerPool:
                 self._pool = pool
             return self._pool
 
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
     def reset(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
@@ -61,11 +66,10 @@ _shared: WorkerPool | None = None
 
 @contextmanager
 def shared_workers(workers: int, preload: Sequence[str] = ()) -> Iterator[WorkerPool]:
-    """Within the block, isolated work with `workers` processes reuses one pool; stopped on the way out."""
+    """Within the block, isolated work with `workers` processes reuses one pool, started by the first
+    work that needs it (never, when every stage is reused); stopped on the way out."""
     global _shared
     pool = WorkerPool(workers, preload)
-    if workers > 1 and preload:
-        threading.Thread(target=pool.get, daemon=True).start()  # the workers start while the caller goes on
     previous, _shared = _shared, pool
     try:
         yield pool

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from flows import server
+from tests import prefect_env
 from tests.flows.prefect_server import alive, api, cli, descendants, processes_of, server_env
 
 pytestmark = pytest.mark.slow
@@ -83,12 +85,22 @@ def test_first_run_starts_the_server_and_a_slow_start_says_what_to_do(home: Path
     assert cli(home, "server", "status").returncode == 0
 
 
-def test_sigterm_of_a_run_leaves_no_process_it_started(home: Path, synthetic_dataset: Path) -> None:
+def _running_server(home: Path) -> tuple[int, dict[str, str]]:
+    """A persistent server the run did not start: the session's (tests/prefect_env.py), or one started
+    here for `home`; its pid and the environment of a run that uses it."""
+    session_home, url = os.environ.get(prefect_env.OWNER_VAR), os.environ.get("PREFECT_API_URL")
+    if session_home and url:
+        prefect_env.wait()
+        return _state(Path(session_home))["pid"], server_env(home, PREFECT_API_URL=url)
     cli(home, "server", "start")
-    server_pid = _state(home)["pid"]
+    return _state(home)["pid"], server_env(home)
+
+
+def test_sigterm_of_a_run_leaves_no_process_it_started(home: Path, synthetic_dataset: Path) -> None:
+    server_pid, env = _running_server(home)
     # A high DPI keeps the render stage busy long enough to stop the run in the middle of it.
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset),
-                             "--run-id", "t", "--dpi", "400"], env=server_env(home), stdout=subprocess.DEVNULL,
+                             "--run-id", "t", "--dpi", "400"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     done = home / "artifacts/render/_staging/run=t/_done"
     deadline = time.monotonic() + 300

@@ -35,7 +35,12 @@ def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_
     assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
 
 
-def _start(home: Path, run_id: str, own_prefect: bool = False) -> subprocess.Popen[str]:
+RUN = ("run", "--base-docs", "1", "--judge", "rules", "--criteria", "alt_text_quality", "table_structure",
+       "color_contrast")  # three criteria whose documents use every per-document stage (page images, figure
+# and table crops, layout, contrast renders): 11 of the 25 documents, shared by both runs
+
+
+def _env(home: Path, own_prefect: bool = False) -> dict[str, str]:
     """A run on the session's Prefect server, or with `own_prefect` as a user's run: on the data home's
     own persistent server, started by whichever run comes first (two runs starting at once on a new
     home must start one server, and migrate its new database once)."""
@@ -44,11 +49,12 @@ def _start(home: Path, run_id: str, own_prefect: bool = False) -> subprocess.Pop
         env.pop("PREFECT_API_URL", None)
         env.pop("ACCESSBENCH_PREFECT", None)
     env.pop("PREFECT_HOME", None)
-    # Three criteria whose documents use every per-document stage (page images, figure and table crops,
-    # layout, contrast renders): 11 of the 25 documents, shared by both runs.
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--base-docs", "1", "--judge", "rules",
-                             "--criteria", "alt_text_quality", "table_structure", "color_contrast",
-                             "--run-id", run_id], env=env, text=True, stdout=subprocess.PIPE,
+    return env
+
+
+def _start(home: Path, run_id: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "flows.cli", *RUN, "--run-id", run_id],
+                            env=_env(home, own_prefect=True), text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
 
 
@@ -70,13 +76,14 @@ def _errors(home: Path, run_id: str) -> list[tuple[object, ...]]:
 @pytest.mark.slow
 def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) -> None:
     lone = tmp_path / "lone"
-    _finish(_start(lone, "lone"))
+    alone = run_cli([*RUN, "--run-id", "lone"], env=_env(lone), timeout=900)
+    assert alone.returncode == 0, alone.stderr[-3000:]
     expected = _labels(lone, "lone")
     assert len(expected) > 10 and not _errors(lone, "lone")
 
     shared = tmp_path / "shared"
     # Same documents, same page images, same time, and a new Prefect server and database for both runs.
-    first, second = _start(shared, "a", own_prefect=True), _start(shared, "b", own_prefect=True)
+    first, second = _start(shared, "a"), _start(shared, "b")
     try:
         _finish(first)
         _finish(second)

@@ -22,7 +22,8 @@ def test_two_hundred_faulty_pdfs_end_as_labels_or_error_rows(tmp_path: Path) -> 
     assert len(made) >= 200 and set(made.values()) == set(MUTATIONS)
     home = tmp_path / "home"
     cfg = RunConfig(home=home, run_id="faults", source="pdfs", source_path=str(tmp_path / "pdfs"),
-                    criteria=["semantic_tagging"], progress=False, doc_timeout_s=60)
+                    criteria=["semantic_tagging"], progress=False, doc_timeout_s=60,
+                    dpi=36, crop_dpi=36)  # the same code at lower resolutions: damage, not pixels, is tested here
     statuses = {stage.name: execute(cfg, stage).status for stage in STAGE_LIST}
     assert set(statuses.values()) == {"completed"}, statuses
     _, rows = catalog.query(home, ALL_TABLES, """

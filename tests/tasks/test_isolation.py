@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import time
 
@@ -48,11 +49,24 @@ def test_one_pool_serves_every_stage_of_a_run_and_is_gone_after_it() -> None:
         processes = list(pool.get()._pool)  # type: ignore[attr-defined]
         pids = {process.pid for process in processes}
         assert first | second <= pids and os.getpid() not in pids  # the same worker processes, not this one
-        assert in_a_worker(worker_has_imported, "tasks.render")  # preloaded while the caller went on
+        assert in_a_worker(worker_has_imported, "tasks.render")  # preloaded by every worker
         assert in_a_worker(worker_pid, 0) in pids
     for process in processes:
         process.join(timeout=10)
         assert not process.is_alive()
+
+
+def test_a_run_with_nothing_to_process_starts_no_worker() -> None:
+    """A rerun whose per-document stages are all reused pays for no fork server and no worker."""
+    before = set(mp.active_children())
+    with shared_workers(2, preload=["tasks.render"]) as pool:
+        deadline = time.monotonic() + 3  # a pool started in the background would have workers by then
+        while time.monotonic() < deadline:
+            assert not pool.started and set(mp.active_children()) == before
+            time.sleep(0.1)
+        assert dict(run_isolated(worker_pid, [0], workers=2, timeout_s=60))[0] != os.getpid()
+        assert pool.started  # the first work started it
+    assert not pool.started
 
 
 def test_a_time_limit_replaces_the_shared_pool_and_the_run_goes_on() -> None:
