@@ -187,3 +187,22 @@ def test_contrast_for_text_spans_measures_exactly_the_spans_they_hold(tagged_pdf
     doc.save(tmp_path / "off.pdf")
     assert [r["text"] for r in extract_contrast(tmp_path / "off.pdf", doc_id="O")] == ["on the page", "off the page"]
     assert [r["text"] for r in extract_contrast(tmp_path / "off.pdf", doc_id="O", off_page=False)] == ["on the page"]
+
+
+def test_mupdf_diagnostics_of_a_file_do_not_outlive_it(tmp_path: Path) -> None:
+    """PyMuPDF keeps MuPDF's warnings in one process-wide list; a worker that read many damaged files grew
+    it without bound (20,000 strings per page load of a page with 20,000 broken annotations)."""
+    import pikepdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "broken annotations")
+    doc.save(tmp_path / "ok.pdf")
+    doc.close()
+    with pikepdf.open(tmp_path / "ok.pdf") as pdf:
+        pdf.pages[0].obj["/Annots"] = pikepdf.Array([pikepdf.Dictionary()] * 500)
+        pdf.save(tmp_path / "annots.pdf")
+    for _ in range(3):
+        with PdfSource(tmp_path / "annots.pdf") as source:
+            source.page(0)
+            assert len(pymupdf.TOOLS.mupdf_warnings(reset=False).splitlines()) >= 500  # MuPDF did complain
+        assert pymupdf.TOOLS.mupdf_warnings(reset=False) == ""  # and the complaints went with the file
