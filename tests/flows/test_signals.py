@@ -31,7 +31,7 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
     args = [sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset), "--run-id", "t",
             "--criteria", "color_contrast", "fonts_readability"]
     # A high DPI keeps the render stage busy long enough to stop it in the middle.
-    proc = subprocess.Popen([*args, "--dpi", "400"], env=_env(home, own_prefect=True), stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen([*args, "--dpi", "200"], env=_env(home, own_prefect=True), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     done = home / "artifacts/render/_staging/run=t/_done"
     try:
@@ -64,7 +64,7 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
         pytest.fail("processes of the stopped run are still alive")
     assert not (home / "artifacts/render/run=t/pages.parquet").exists()  # nothing half-published
 
-    resumed = run_cli([*args[3:], "--dpi", "400"], env=_env(home), timeout=900)
+    resumed = run_cli([*args[3:], "--dpi", "200"], env=_env(home), timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming run t" in resumed.stderr
     out = run_cli(["sql", "--format", "json",
