@@ -35,9 +35,10 @@ def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_
     assert sorted(p.name for p in (tmp_path / "out" / "d").iterdir()) == [f"page-000{n}.png" for n in range(1, 5)]
 
 
+# Three criteria whose documents use every per-document stage (page images, figure and table crops, layout,
+# contrast renders): 11 of the 25 documents, shared by every run of the test.
 RUN = ("run", "--base-docs", "1", "--judge", "rules", "--criteria", "alt_text_quality", "table_structure",
-       "color_contrast")  # three criteria whose documents use every per-document stage (page images, figure
-# and table crops, layout, contrast renders): 11 of the 25 documents, shared by both runs
+       "color_contrast")
 
 
 def _env(home: Path, own_prefect: bool = False) -> dict[str, str]:
