@@ -59,10 +59,21 @@ def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Pat
             assert time.monotonic() < deadline, f"the run is still {state['state_type']}"
             time.sleep(2)
     finally:
-        worker.terminate()
-        worker.wait(timeout=60)
+        _stop(worker)
     assert state["state_type"] == "COMPLETED"
     run_id = state["name"]  # named by its AccessBench run id once the flow chose one
     labels = cli(worker_home, "sql", f"select count(*) as n from doc_labels where run_id='{run_id}'",
                  "--format", "csv").stdout
     assert labels.split() == ["n", "4"]  # one base document, four labels of semantic_tagging
+
+
+def _stop(worker: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL: a Prefect worker's graceful shutdown has taken over a minute on a busy
+    machine (after its run completed), and how it shuts down is not what this test checks."""
+    worker.terminate()
+    try:
+        worker.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait(timeout=30)
+

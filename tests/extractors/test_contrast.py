@@ -217,3 +217,20 @@ def test_benchmark_failed_contrast_document_has_failing_text() -> None:
     summary = contrast_summary(records)
     assert summary["min_ratio"] < 3.0
     assert summary["share_chars_below_threshold"] > 0.01
+
+
+def test_drawn_pixel_counts_match_a_count_box_by_box() -> None:
+    from extractors.contrast import _DRAWN_DELTA, _drawn_pixel_counts
+
+    rng = np.random.default_rng(3)
+    background = rng.integers(0, 256, (97, 131, 3), dtype=np.uint8)
+    full = background.copy()
+    changed = rng.random((97, 131)) < 0.3
+    full[changed, rng.integers(0, 3)] ^= 0xFF  # one channel inverted: far above the drawn threshold
+    full[rng.random((97, 131)) < 0.1] = background[0, 0]  # and some pixels changed by who knows how much
+    x0, y0 = rng.integers(0, 120, 200), rng.integers(0, 90, 200)
+    boxes = np.column_stack([x0, y0, np.minimum(x0 + rng.integers(0, 40, 200), 131),
+                             np.minimum(y0 + rng.integers(0, 40, 200), 97)])
+    drawn = (np.abs(full.astype(int) - background.astype(int)) > _DRAWN_DELTA).any(axis=2)
+    expected = [int(drawn[y0:y1, x0:x1].sum()) for x0, y0, x1, y1 in boxes]
+    assert _drawn_pixel_counts(full, background, boxes).tolist() == expected

@@ -87,7 +87,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], d
     for checkpoint, _, _, edit in CHECKPOINTS:
         (folder / f"breaks-{checkpoint}.pdf").write_bytes(source.apply(edit, rng))
     home = root / "home"
-    cfg = RunConfig(home=home, run_id="mh", source="pdfs", source_path=str(folder), progress=False)
+    cfg = RunConfig(home=home, run_id="mh", source="pdfs", source_path=str(folder), progress=False, crop_dpi=36)
     for stage in STAGE_LIST:
         execute(cfg, stage)
     columns, rows = catalog.query(home, ALL_TABLES, """
