@@ -76,4 +76,3 @@ def _stop(worker: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         worker.kill()
         worker.wait(timeout=30)
-

@@ -226,7 +226,7 @@ def test_drawn_pixel_counts_match_a_count_box_by_box() -> None:
     background = rng.integers(0, 256, (97, 131, 3), dtype=np.uint8)
     full = background.copy()
     changed = rng.random((97, 131)) < 0.3
-    full[changed, rng.integers(0, 3)] ^= 0xFF  # one channel inverted: far above the drawn threshold
+    full[changed, rng.integers(0, 3)] ^= 0xFF  # one channel inverted: mostly far above the threshold
     full[rng.random((97, 131)) < 0.1] = background[0, 0]  # and some pixels changed by who knows how much
     x0, y0 = rng.integers(0, 120, 200), rng.integers(0, 90, 200)
     boxes = np.column_stack([x0, y0, np.minimum(x0 + rng.integers(0, 40, 200), 131),
