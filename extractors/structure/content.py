@@ -152,7 +152,16 @@ class _StructureDevice(mupdf.FzDevice2):
         self._text(text, ctm)
 
     def begin_metatext(self, ctx: Any, meta: Any, text: Any) -> None:
-        mupdf.ll_fz_begin_metatext(self.text_device, meta, text)  # marked-content ActualText
+        # Marked-content ActualText or Alt. A PDF string that is not valid UTF-8 once decoded (a lone UTF-16
+        # surrogate) reaches Python as surrogate escapes, which cannot go back to C: MuPDF would print a
+        # director traceback and drop the marker, leaving its end unmatched. Forward it with U+FFFD instead.
+        if isinstance(text, str) and not text.isascii():
+            try:
+                raw = text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                raw = text.encode("utf-8", "replace")
+            text = raw.decode("utf-8", "replace")
+        mupdf.ll_fz_begin_metatext(self.text_device, meta, text)
 
     def end_metatext(self, ctx: Any) -> None:
         mupdf.ll_fz_end_metatext(self.text_device)

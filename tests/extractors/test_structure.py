@@ -79,6 +79,22 @@ def test_figure_alt_and_image_box(elements: list[dict]) -> None:
     assert caption["parent_id"] == figure["parent_id"]
 
 
+def test_alt_that_is_not_valid_text_keeps_the_content_and_prints_nothing(
+        tagged_pdf: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """An Alt holding a lone UTF-16 surrogate (a damaged or hostile string) reaches the content device
+    as text C cannot take back; it is passed on with U+FFFD, not dropped with a traceback on stderr."""
+    def odd_alt(pdf: pikepdf.Pdf) -> None:
+        first_element(pdf, "/H1").Alt = pikepdf.String(b"\xfe\xff\xd8\x00")
+
+    clean = extract_struct_elements(tagged_pdf, doc_id="d")
+    capfd.readouterr()
+    odd = extract_struct_elements(mutate(tagged_pdf, tmp_path / "odd-alt.pdf", odd_alt), doc_id="d")
+    assert "Director" not in capfd.readouterr().err
+    (h1,) = _by_type(odd, "H1")
+    assert h1["alt"] != "Introduction" and h1["text"] == "Introduction"
+    assert [(e["type"], e["text"], e["bbox"]) for e in odd] == [(e["type"], e["text"], e["bbox"]) for e in clean]
+
+
 def test_links_reference_their_annotations(elements: list[dict]) -> None:
     links = _by_type(elements, "Link")
     assert [(e["text"], e["objr_count"], e["objr_annots"]) for e in links] == [
