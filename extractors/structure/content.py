@@ -152,9 +152,9 @@ class _StructureDevice(mupdf.FzDevice2):
         self._text(text, ctm)
 
     def begin_metatext(self, ctx: Any, meta: Any, text: Any) -> None:
-        # Marked-content ActualText or Alt. A PDF string that is not valid UTF-8 once decoded (a lone UTF-16
-        # surrogate) reaches Python as surrogate escapes, which cannot go back to C: MuPDF would print a
-        # director traceback and drop the marker, leaving its end unmatched. Forward it with U+FFFD instead.
+        # An element's ActualText or Alt. A PDF string that is not valid UTF-8 once decoded (a lone UTF-16
+        # surrogate) reaches Python as surrogate escapes, which cannot go back to C: the call would raise
+        # inside MuPDF's page run and the whole tag tree would be lost as "corrupt". Pass U+FFFD instead.
         if isinstance(text, str) and not text.isascii():
             try:
                 raw = text.encode("utf-8", "surrogateescape")
