@@ -24,10 +24,10 @@ from judges.inclusivity.prompts import (
     prompt_hash,
 )
 from judges.inclusivity.text import normalise_ws, snippet_in
-from judges.llm.cache import ResponseCache
-from judges.llm.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.cache import ResponseCache
+from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.llm.parsing import ReplyError, extract_json, repair_request
-from judges.llm.redact import redact, redact_exact
+from judges.model.redact import redact, redact_exact
 
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}
 SNIPPET_CHARS = 500

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
-from judges.llm.client import ModelCallError, ModelClient
-from judges.llm.redact import redact, redact_exact
+from judges.model.client import ModelCallError, ModelClient
+from judges.model.redact import redact, redact_exact
 
 MAX_RESPONSE_CHARS = 20_000  # imported texts are bounded like model replies (512 tokens is ~2,500 chars)
 

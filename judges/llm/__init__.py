@@ -3,8 +3,8 @@
 Importing this package registers the `llm` judge kind; litellm itself is imported on the first call.
 """
 
-from judges.llm.cache import ResponseCache, cache_key
-from judges.llm.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.cache import ResponseCache, cache_key
+from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.llm.judge import LLMJudge, make_llm_judge
 from judges.llm.prompts import PROMPT_VERSION
 

@@ -27,12 +27,12 @@ from judges.base import Issue, PageJudgment, register_judge
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE_MODES, PageBundle
 from judges.labels import Label
-from judges.llm.cache import ResponseCache, messages_digest
-from judges.llm.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.cache import ResponseCache, messages_digest
+from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.llm.flags import hallucination_flags
 from judges.llm.parsing import JudgmentReply, ReplyError, extract_json, parse_reply, repair_request
 from judges.llm.prompts import PROMPT_VERSION, prompt_hash, response_schema, system_prompt
-from judges.llm.redact import redact, redact_exact
+from judges.model.redact import redact, redact_exact
 from judges.llm.render import render_page
 
 DEFAULT_TEMPERATURE = 0.7
