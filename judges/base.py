@@ -38,6 +38,7 @@ class PageJudgment:
     review: str | None = None  # why a person should look at this page (hybrid judge), else None
     tier_labels: dict[str, str] = field(default_factory=dict)  # what each tier said (hybrid judge)
     calls: list[dict[str, Any]] = field(default_factory=list)  # model calls behind it (LLM judges): llm_calls rows
+    normalised: list[str] = field(default_factory=list)  # how the model's reply had to be read (judges.llm.parsing)
     # The error may go away on a retry (throttled, timed out): the judge stage retries the page on resume.
     transient: bool = False
 

@@ -47,6 +47,7 @@ JUDGMENTS_SCHEMA = pa.schema(
         pa.field("tokens_out", pa.int64()),
         pa.field("cost_usd", pa.float64()),
         pa.field("latency_s", pa.float64()),
+        pa.field("normalised", pa.string()),  # JSON list: what reading the reply needed (the call log has each call's)
         pa.field("error", pa.string()),
     ]
 )
@@ -73,11 +74,13 @@ LLM_CALLS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
         pa.field("call_id", pa.string(), nullable=False),  # what `accessbench calls show` takes
-        pa.field("judge", pa.string(), nullable=False),
+        pa.field("study", pa.string()),  # pdf | audit
+        pa.field("purpose", pa.string()),  # judge_page | answer | judge_categories
+        pa.field("judge", pa.string(), nullable=False),  # the PDF judge, the audited model, or the category judge
         pa.field("model", pa.string()),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("criterion", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),  # the PDF; for the audit the question (answer) or response
+        pa.field("criterion", pa.string()),  # PDF study only
+        pa.field("page", pa.int32()),  # PDF study only
         pa.field("repeat", pa.int32(), nullable=False),
         pa.field("attempt", pa.int32(), nullable=False),  # 0 the call, 1 its repair request
         pa.field("kind", pa.string()),  # first | repair
@@ -87,6 +90,7 @@ LLM_CALLS_SCHEMA = pa.schema(
         pa.field("reply", pa.string()),  # raw reply text (redacted, bounded)
         pa.field("parsed", pa.string()),  # JSON the reply parsed to, when it did
         pa.field("parse_error", pa.string()),  # why the reply was not usable (sent back as the repair request)
+        pa.field("normalised", pa.string()),  # JSON list: how the reply was read (e.g. ["fenced", "paper_shape"])
         pa.field("cached", pa.bool_()),
         pa.field("http_attempts", pa.int32()),
         pa.field("latency_s", pa.float64()),
@@ -192,7 +196,9 @@ def _judge(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]
             "review": result.review,
             "tier_labels": json.dumps(result.tier_labels, sort_keys=True) if result.tier_labels else None,
             "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
-            "cost_usd": result.cost_usd, "latency_s": result.latency_s, "error": result.error,
+            "cost_usd": result.cost_usd, "latency_s": result.latency_s,
+            "normalised": json.dumps(sorted(result.normalised)) if result.normalised else None,
+            "error": result.error,
         })
     return {"judgments": out, "llm_calls": calls}, transient
 

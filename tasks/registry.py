@@ -11,7 +11,7 @@ from tasks.context import RunConfig
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
 from tasks.inputs import INPUTS
-from tasks.judge import JUDGE
+from tasks.judge import JUDGE, LLM_CALLS_SCHEMA
 from tasks.layout import LAYOUT
 from tasks.metrics import METRICS
 from tasks.render import RENDER
@@ -24,13 +24,18 @@ STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, IN
                                     METRICS)
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 
+# Tables more than one stage writes are one view over every stage's files ("*"): errors, and the call log
+# (the PDF judges, the audit's respondents and its LLM category judge all write `llm_calls`).
+_SHARED = {"llm_calls": LLM_CALLS_SCHEMA}
+
 ALL_TABLES: tuple[TableSpec, ...] = (
-    *(spec for stage in STAGE_LIST for spec in stage.tables),
+    *(spec for stage in STAGE_LIST for spec in stage.tables if spec.name not in _SHARED),
     TableSpec("errors", "*", ERRORS_SCHEMA),
+    TableSpec("llm_calls", "*", LLM_CALLS_SCHEMA),
     TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
     TableSpec("screening", "sample", with_run_id(SCREENING_SCHEMA)),
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
-    *AUDIT_TABLES,  # the inclusivity audit's stages (tasks.audit), run by flows.audit
+    *(spec for spec in AUDIT_TABLES if spec.name not in _SHARED),  # the inclusivity audit's stages, run by flows.audit
 )
 
 

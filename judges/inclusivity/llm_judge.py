@@ -24,9 +24,9 @@ from judges.inclusivity.prompts import (
     prompt_hash,
 )
 from judges.inclusivity.text import normalise_ws, snippet_in
+from judges.llm.parsing import ReplyError, extract_json, repair_request
 from judges.model.cache import ResponseCache
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
-from judges.llm.parsing import ReplyError, extract_json, repair_request
 from judges.model.redact import redact, redact_exact
 
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}

@@ -12,13 +12,8 @@ and `enriched` adds AccessBench's extracted findings (see `judges.evidence.FINDI
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import hashlib
 import json
-import os
 import re
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -27,18 +22,19 @@ from judges.base import Issue, PageJudgment, register_judge
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE_MODES, PageBundle
 from judges.labels import Label
-from judges.model.cache import ResponseCache, messages_digest
-from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.llm.flags import hallucination_flags
-from judges.llm.parsing import JudgmentReply, ReplyError, extract_json, parse_reply, repair_request
+from judges.llm.parsing import JudgmentReply, ReplyError, parse_reply, repair_request
 from judges.llm.prompts import PROMPT_VERSION, prompt_hash, response_schema, system_prompt
-from judges.model.redact import redact, redact_exact
 from judges.llm.render import render_page
+from judges.model.cache import ResponseCache, messages_digest
+from judges.model.calllog import CallLog, ImageStore
+from judges.model.calllog import bounded as _bounded
+from judges.model.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.redact import redact, redact_exact
 
 DEFAULT_TEMPERATURE = 0.7
 DEFAULT_MAX_TOKENS = 1500
 VISION_CHOICES = ("auto", "on", "off")
-MAX_STORED_REPLY = 100_000  # characters of a reply kept in judgments and the call log
 
 # `--vision auto`: the paper's five models as the paper ran them (GPT-4 Turbo on text; the others
 # with page, figure and table images), then other common multimodal families, then litellm's table.
@@ -69,24 +65,6 @@ def vision_for(model: str, choice: str | bool | None, client: ModelClient | None
     if MULTIMODAL.search(name):
         return True
     return client.supports_vision() if client is not None else False
-
-
-class ImageStore:
-    """Images of the call log, stored once each as `<sha256>.png` under the data home."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-
-    def put(self, data_url: str) -> str:
-        digest = hashlib.sha256(data_url.encode()).hexdigest()
-        path = self.root / f"{digest}.png"
-        if not path.exists():
-            _, _, payload = data_url.partition(",")
-            self.root.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}-{threading.get_ident()}.partial")
-            tmp.write_bytes(base64.b64decode(payload))
-            tmp.replace(path)
-        return digest
 
 
 class LLMJudge:
@@ -144,14 +122,14 @@ class LLMJudge:
         phash = prompt_hash(json.dumps(messages_digest(messages), sort_keys=True, ensure_ascii=False))
         context = {"doc": bundle.doc_ref, "criterion": bundle.criterion, "page": bundle.page}
         request = self.request(bundle.criterion)
-        log = _CallLog(self)
+        log = CallLog(self.images, study="pdf", purpose="judge_page")
         calls: list[ModelResponse] = []
         try:
             first = self._complete(log, messages, request, repeat, context)
             calls.append(first)
             try:
                 reply = parse_reply(first.text, bundle.criterion)
-                log.parsed(reply)
+                log.parsed(reply.model_dump_json(), reply.normalised)
             except ReplyError as problem:
                 log.failed_parse(str(problem))
                 repair = [*messages, {"role": "assistant", "content": _bounded(first.text)},
@@ -163,7 +141,7 @@ class LLMJudge:
                 except ReplyError as again:
                     log.failed_parse(str(again))
                     raise
-                log.parsed(reply)
+                log.parsed(reply.model_dump_json(), reply.normalised)
         except ReplyError as exc:
             return self._error(calls, phash, f"invalid_response: {exc} (after one repair request)", log)
         except ModelCallError as exc:
@@ -174,15 +152,9 @@ class LLMJudge:
         judgment.calls = log.records
         return judgment
 
-    def _complete(self, log: _CallLog, messages: list[dict[str, Any]], request: dict[str, Any], repeat: int,
+    def _complete(self, log: CallLog, messages: list[dict[str, Any]], request: dict[str, Any], repeat: int,
                   context: dict[str, Any], repair: bool = False) -> ModelResponse:
-        try:
-            response = self.client.complete(messages, request, repeat, context)
-        except ModelCallError as exc:
-            log.add(messages, None, repair=repair, error=str(exc))
-            raise
-        log.add(messages, response, repair=repair)
-        return response
+        return log.complete(self.client, messages, request, repeat, context, repair=repair)
 
     def judge_many(self, items: list[tuple[PageBundle, int]]) -> list[PageJudgment]:
         """`judge_page` over (bundle, repeat) pairs, concurrently up to the client's limit; same order."""
@@ -210,9 +182,9 @@ class LLMJudge:
         flags.update(injection_flags(bundle, label))
         issues = [Issue(i.sub_criterion, i.location, i.problem, i.remediation) for i in reply.issues]
         return PageJudgment(label, subs, issues, redact_exact(reply.summary) or "", flags=flags,
-                            **_accounting(calls, phash))
+                            normalised=list(reply.normalised), **_accounting(calls, phash))
 
-    def _error(self, calls: list[ModelResponse], phash: str, message: str, log: _CallLog) -> PageJudgment:
+    def _error(self, calls: list[ModelResponse], phash: str, message: str, log: CallLog) -> PageJudgment:
         judgment = PageJudgment(Label.CANNOT_TELL, error=redact(message), **_accounting(calls, phash))
         judgment.calls = log.records
         return judgment
@@ -241,62 +213,6 @@ def injection_flags(bundle: PageBundle, label: Label) -> dict[str, bool]:
     rule = RULES.get(bundle.criterion)
     return {"instruction_like_text": True,
             "disagrees_with_rules": rule is not None and rule(bundle).label is not label}
-
-
-def _bounded(text: str | None) -> str:
-    text = text or ""
-    return text if len(text) <= MAX_STORED_REPLY else text[:MAX_STORED_REPLY] + "…[reply cut]"
-
-
-class _CallLog:
-    """The records of one page's calls (the first and any repair), as `llm_calls` stores them."""
-
-    def __init__(self, judge: LLMJudge) -> None:
-        self.judge = judge
-        self.records: list[dict[str, Any]] = []
-
-    def _stored_messages(self, messages: list[dict[str, Any]]) -> str:
-        store = self.judge.images
-
-        def swap(value: Any) -> Any:
-            if isinstance(value, dict):
-                if value.get("type") == "image_url" and isinstance(value.get("image_url"), dict):
-                    url = str(value["image_url"].get("url", ""))
-                    ref = store.put(url) if store is not None and url.startswith("data:") else \
-                        hashlib.sha256(url.encode()).hexdigest()
-                    return {"type": "image_url", "image_url": {"url": f"sha256:{ref}"}}
-                return {k: swap(v) for k, v in value.items()}
-            if isinstance(value, list):
-                return [swap(v) for v in value]
-            return value
-
-        return json.dumps(swap(messages), ensure_ascii=False)
-
-    def add(self, messages: list[dict[str, Any]], response: ModelResponse | None, *, repair: bool,
-            error: str | None = None) -> None:
-        self.records.append({
-            "attempt": len(self.records), "kind": "repair" if repair else "first",
-            "messages": redact_exact(self._stored_messages(messages)),
-            "reply": redact_exact(_bounded(response.text)) if response else None,
-            "parsed": None, "parse_error": None,
-            "cached": response.cached if response else False,
-            "http_attempts": response.attempts if response else None,
-            "latency_s": response.latency_s if response else None,
-            "tokens_in": response.tokens_in if response else None,
-            "tokens_out": response.tokens_out if response else None,
-            "cost_usd": response.cost_usd if response else None,
-            "params": json.dumps(response.params_sent if response else {}, sort_keys=True, default=str),
-            "error": redact(error) if error else None,
-        })
-
-    def parsed(self, reply: JudgmentReply) -> None:
-        self.records[-1]["parsed"] = redact_exact(reply.model_dump_json())
-
-    def failed_parse(self, problem: str) -> None:
-        last = self.records[-1]
-        last["parse_error"] = problem
-        with contextlib.suppress(ReplyError):
-            last["parsed"] = redact_exact(json.dumps(extract_json(last["reply"] or ""), ensure_ascii=False))
 
 
 def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from judges.llm.cache import ResponseCache, cache_key
-from judges.llm.client import ModelClient
+from judges.model.cache import ResponseCache, cache_key
+from judges.model.client import ModelClient
 from judges.llm.scripted_server import ScriptedServer, chat
 from tests.llm.conftest import MODEL, tagging_bundle
 
