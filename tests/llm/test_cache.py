@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from judges.llm.scripted_server import ScriptedServer, chat
 from judges.model.cache import ResponseCache, cache_key
 from judges.model.client import ModelClient
-from judges.llm.scripted_server import ScriptedServer, chat
 from tests.llm.conftest import MODEL, tagging_bundle
 
 HELLO = [{"role": "user", "content": "hello"}]

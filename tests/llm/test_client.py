@@ -9,8 +9,8 @@ from email.utils import formatdate
 
 import pytest
 
-from judges.model.client import ModelCallError, ModelClient
 from judges.llm.scripted_server import ScriptedServer, chat, error
+from judges.model.client import ModelCallError, ModelClient
 from tests.llm.conftest import MODEL, SECRET
 
 HELLO = [{"role": "user", "content": "hello"}]
