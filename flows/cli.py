@@ -113,8 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-error-rate", type=float, default=0.2,
                      help="fail the judge stage when more than this share of a judge's pages fail (default 0.2)")
     run.add_argument("--temperature", type=float, default=0.7, help="LLM temperature (default 0.7)")
-    run.add_argument("--max-tokens", type=int, default=1500, help="LLM reply limit (default 1500)")
-    run.add_argument("--concurrency", type=int, default=8, help="concurrent LLM calls per model (default 8)")
+    run.add_argument("--max-tokens", type=int, default=None,
+                     help="LLM reply limit (default 1500; 700 for the local model)")
+    run.add_argument("--concurrency", type=int, default=None,
+                     help="concurrent LLM calls per model (default 8; 1 for the local model)")
+    run.add_argument("--timeout", type=float, default=None,
+                     help="seconds one LLM call may take (default 60; 600 for the local model)")
+    run.add_argument("--disable-rule", action="append", default=[], metavar="RULE_ID",
+                     help="switch a rules-catalog check off (an id or a prefix; see: accessbench rules); repeatable")
     run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
     run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
     run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
@@ -313,6 +319,22 @@ def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
         return str(exc) or type(exc).__name__
 
 
+def _uses_local_model(specs: list[str]) -> bool:
+    return any(spec.partition(":")[2].split("/")[0] == "local" for spec in specs if ":" in spec)
+
+
+def _llm_defaults(args: argparse.Namespace, specs: list[str]) -> None:
+    """LLM settings the user left unset: a small local model on this machine's cores gets one call at a
+    time, a shorter reply and minutes per call; a hosted model the usual 8 concurrent calls of 60 s."""
+    local = _uses_local_model(specs)
+    if args.max_tokens is None:
+        args.max_tokens = 700 if local else 1500
+    if args.concurrency is None:
+        args.concurrency = 1 if local else 8
+    if args.timeout is None:
+        args.timeout = 600.0 if local else 60.0
+
+
 def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from corpus.manifest import MANIFEST
     from judges.criteria import CRITERIA
@@ -322,12 +344,16 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     specs = list(dict.fromkeys(args.judge or ["rules"]))
     if not 0 <= args.max_error_rate <= 1:
         return _error("--max-error-rate is a share between 0 and 1")
+    _llm_defaults(args, specs)
+    if args.timeout <= 0 or args.max_tokens < 1:
+        return _error("--timeout must be > 0 seconds and --max-tokens ≥ 1")
     cfg = RunConfig(home=home, run_id="check", judges=specs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
-                    evidence=args.evidence, cache=args.cache)
+                    evidence=args.evidence, cache=args.cache, timeout_s=args.timeout,
+                    disabled_rules=list(args.disable_rule))
     try:
         judges = [judge for _, judge in make_judges(cfg)]  # bad specs and missing keys stop here, before any call
-    except (ValueError, ImportError) as exc:
+    except (ValueError, ImportError, KeyError) as exc:
         return _error(str(exc))
     if args.dataset:
         source, path = "dataset", str(Path(args.dataset).resolve())
@@ -373,6 +399,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
                     evidence=args.evidence, cache=args.cache, max_error_rate=args.max_error_rate,
+                    timeout_s=args.timeout, disabled_rules=list(args.disable_rule),
                     layout_backend=args.layout_backend,
                     layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
                     doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,

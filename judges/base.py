@@ -19,6 +19,7 @@ class Issue:
     location: str
     problem: str
     remediation: str
+    rule_id: str = ""  # the rules catalog's id of the check that found it (judges/rules/catalog); "" for a model's
 
 
 @dataclass

@@ -42,6 +42,8 @@ class RunConfig:
     temperature: float = 0.7
     max_tokens: int = 1500
     concurrency: int = 8
+    timeout_s: float = 60.0  # per LLM call (a small local model on a busy machine needs minutes)
+    disabled_rules: list[str] = field(default_factory=list)  # rules catalog ids (or prefixes) switched off
     vision: str = "auto"  # auto|on|off: page, figure and table images for LLM judges
     evidence: str | None = None  # paper|enriched (default: paper for llm:, enriched for hybrid:)
     cache: str = "on"  # on|off|read|write: the LLM response cache
@@ -72,7 +74,8 @@ class RunConfig:
         """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""
         return {"home": self.home, "api_base": self.api_base, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "concurrency": self.concurrency, "vision": self.vision,
-                "evidence": self.evidence, "cache": self.cache}
+                "evidence": self.evidence, "cache": self.cache, "timeout_s": self.timeout_s,
+                "disabled_rules": list(self.disabled_rules)}
 
     @property
     def judge_label(self) -> str:

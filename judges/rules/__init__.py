@@ -7,7 +7,10 @@ from typing import Any
 
 from judges.base import PageJudgment, register_judge
 from judges.evidence import PageBundle
+from judges.labels import Label
 from judges.rules.alt_text import judge_alt_text
+from judges.rules.catalog import catalog, check_patterns, matches
+from judges.rules.common import FAILED, PASSED
 from judges.rules.contrast import judge_contrast
 from judges.rules.fonts import judge_fonts
 from judges.rules.links import judge_links
@@ -34,19 +37,51 @@ class RulesJudge:
     prompt_version = PROMPT_VERSION
     deterministic = True  # runs once per page, whatever --repeats says
 
+    def __init__(self, disabled: list[str] | tuple[str, ...] = ()) -> None:
+        check_patterns(list(disabled))
+        self.disabled = tuple(sorted(set(disabled)))
+
     def supports(self, criterion: str) -> bool:
         return criterion in RULES
 
     def params(self) -> dict[str, Any]:
-        return {}
+        return {"disabled_rules": list(self.disabled)} if self.disabled else {}
 
     def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment:
         # Deterministic: the repeat index changes nothing.
-        return RULES[bundle.criterion](bundle)
+        return apply_catalog(RULES[bundle.criterion](bundle), self.disabled)
+
+
+def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] = ()) -> PageJudgment:
+    """The catalog's say over a rule function's judgment: disabled rules' findings are dropped, a warning
+    fails nothing, and a sub-criterion (and the page) fails only while an error finding remains."""
+    rules = catalog()
+    kept = [i for i in judgment.issues if not (i.rule_id and matches(i.rule_id, disabled))]
+    by_sub: dict[str, list[bool]] = {}
+    for issue in judgment.issues:
+        if issue.rule_id:
+            by_sub.setdefault(issue.sub_criterion, []).append(
+                issue in kept and rules[issue.rule_id].severity == "error")
+    for issue in kept:  # findings without a rule id (none should remain) keep their sub-criterion failed
+        if not issue.rule_id:
+            by_sub.setdefault(issue.sub_criterion, []).append(True)
+    subs = dict(judgment.sub_criteria)
+    for sub, failing in by_sub.items():
+        if subs.get(sub) == FAILED and not any(failing):
+            subs[sub] = PASSED
+    if kept == judgment.issues and subs == judgment.sub_criteria:
+        return judgment
+    judgment.issues, judgment.sub_criteria = kept, subs
+    if judgment.label is Label.FAILED and FAILED not in subs.values():
+        judgment.label = Label.PASSED
+        dropped = len(judgment.summary) and judgment.summary.split(":", 1)[0]
+        judgment.summary = f"{dropped or 'Page'}: passed once disabled rules and warnings are set aside" + (
+            f" ({len(kept)} warning(s): {'; '.join(i.problem for i in kept[:2])})" if kept else "")
+    return judgment
 
 
 @register_judge("rules")
 def _make_rules(argument: str | None, options: dict[str, Any]) -> RulesJudge:
     if argument:
         raise ValueError("the rules judge takes no argument: use --judge rules")
-    return RulesJudge()
+    return RulesJudge(tuple(options.get("disabled_rules") or ()))
