@@ -33,8 +33,17 @@ def add_parser(sub: Any) -> None:
     audit.add_argument("--api-base", help="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the audited models")
     audit.add_argument("--judge-api-base", help="OpenAI-compatible endpoint of the llm: judges (default: the "
                                                 "provider named in the judge's model id)")
-    audit.add_argument("--concurrency", type=int, default=8, help="concurrent calls per model (default 8)")
-    audit.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    audit.add_argument("--concurrency", type=int, default=None,
+                       help="concurrent calls per model (default 8; 1 for the local model)")
+    audit.add_argument("--timeout", type=float, default=None,
+                       help="seconds per model call (default 60; 600 for the local model)")
+    audit.add_argument("--temperature", type=float, default=0.1,
+                       help="sampling temperature of the audited models (default 0.1, the study's)")
+    audit.add_argument("--max-tokens", type=int, default=512,
+                       help="answer length limit of the audited models (default 512, the study's)")
+    audit.add_argument("--repeats", type=int, default=1,
+                       help="answers per model, variant and question (default 1); metrics pool them")
+    audit.add_argument("--limit", type=int, metavar="N", help="only the first N questions (to try a model quickly)")
     audit.add_argument("--run-id", help="name the run; an existing run id resumes that run "
                                         "(re-run a stage with: accessbench rerun --run ID --stage STAGE)")
 
@@ -58,8 +67,15 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
             return _error(f"{what} {path} is not a file", EXIT_NOT_FOUND)
     if args.models and args.responses:
         return _error("pass --models (ask models now) or --responses (import answers), not both")
+    local = any(m == "local" or m.startswith("local/") for m in [*(args.models or []),
+                                                                 *(j.partition(":")[2] for j in args.judges)])
+    args.concurrency = args.concurrency or (1 if local else 8)
+    args.timeout = args.timeout or (600.0 if local else 60.0)
     if args.concurrency < 1 or args.timeout <= 0:
         return _error("--concurrency must be ≥ 1 and --timeout > 0")
+    if args.repeats < 1 or args.max_tokens < 1 or not 0 <= args.temperature <= 2 or (
+            args.limit is not None and args.limit < 1):
+        return _error("--repeats, --max-tokens and --limit must be ≥ 1, --temperature within 0–2")
     options = {"home": home, "api_base": args.judge_api_base, "concurrency": args.concurrency}
     for spec in args.judges:  # fail early on a misspelt judge; the model loads in the stage
         try:
@@ -72,7 +88,8 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
                       questions_path=str(Path(args.questions).resolve()) if args.questions else None,
                       responses_path=str(Path(args.responses).resolve()) if args.responses else None,
                       api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
-                      timeout_s=args.timeout)
+                      timeout_s=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens,
+                      repeats=args.repeats, question_limit=args.limit)
     what = ", ".join(cfg.models) if cfg.models else (f"responses from {cfg.responses_path}" if cfg.responses_path
                                                       else "the shipped fixture responses")
     print(f"audit run {cfg.run_id}: {what}; variants: {', '.join(cfg.variants)}; judges: {', '.join(cfg.audit_judges)};"

@@ -44,6 +44,22 @@ def run_cache(home: Path, args: argparse.Namespace) -> int:
     return 0
 
 
+CALL_STAGES = ("judge", "responses", "category_judgments")  # the stages that write llm_calls (both studies)
+
+
+def _call_rows(store: Any, run_id: str) -> list[dict[str, Any]]:
+    return [row for stage in CALL_STAGES for row in store.read_rows(stage, run_id, "llm_calls")]
+
+
+def _latest_calls(store: Any, run_id: str | None) -> tuple[str | None, list[dict[str, Any]]]:
+    """The calls of `run_id`, or (without one) of the newest run that has any."""
+    for run in [run_id] if run_id else [r["run_id"] for r in reversed(store.runs())]:
+        rows = _call_rows(store, run)
+        if rows or run_id:
+            return run, rows
+    return None, []
+
+
 def run_calls(home: Path, args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -52,26 +68,29 @@ def run_calls(home: Path, args: argparse.Namespace) -> int:
 
     store = ArtifactStore(home)
     if args.action == "list":
-        run_id, rows = store.latest_rows("judge", "llm_calls", args.run)
+        run_id, rows = _latest_calls(store, args.run)
         if run_id is None:
-            print("no LLM calls recorded yet (llm: and hybrid: judges record them: accessbench run --judge llm:MODEL)")
+            print("no LLM calls recorded yet (llm: and hybrid: judges record them: accessbench run --judge llm:MODEL; "
+                  "so do audited models and llm: category judges: accessbench audit --models MODEL)")
             return 0
         rows = [r for r in rows if (not args.doc or r["doc_id"] == args.doc)
                 and (not args.model or r["model"] == args.model)
                 and (not args.errors or r["error"] or r["parse_error"])]
-        table = Table("call", "model", "doc", "criterion", "page", "repeat", "kind", "cached", "tokens", "error",
-                      title=f"LLM calls of run {run_id}")
+        table = Table("call", "purpose", "model", "doc / response", "criterion", "page", "repeat", "kind", "cached",
+                      "tokens", "read as", "error", title=f"LLM calls of run {run_id}")
         for r in rows[: args.limit]:
             tokens = f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}"
-            table.add_row(r["call_id"], r["model"] or "-", r["doc_id"], r["criterion"], str(r["page"]),
-                          str(r["repeat"]), r["kind"] or "", "yes" if r["cached"] else "", tokens,
+            table.add_row(r["call_id"], r.get("purpose") or "judge_page", r["model"] or "-", r["doc_id"],
+                          r["criterion"] or "-", "-" if r["page"] is None else str(r["page"]), str(r["repeat"]),
+                          r["kind"] or "", "yes" if r["cached"] else "", tokens,
+                          ", ".join(json.loads(r.get("normalised") or "[]")),
                           (r["error"] or r["parse_error"] or "")[:60])
         Console(width=220).print(table, markup=False)
         print(f"{len(rows)} call(s){f', first {args.limit} shown' if len(rows) > args.limit else ''}; "
               "one in full: accessbench calls show CALL")
         return 0
     for run in reversed(store.runs()):
-        for row in store.read_rows("judge", run["run_id"], "llm_calls"):
+        for row in _call_rows(store, run["run_id"]):
             if row["call_id"] == args.call_id:
                 sys.stdout.write(format_call(home, row))
                 return 0
@@ -82,9 +101,10 @@ def run_calls(home: Path, args: argparse.Namespace) -> int:
 def format_call(home: Path, row: dict[str, Any]) -> str:
     """One call as plain text: every message (images by file), then the reply and what it parsed to."""
     images = Path(home) / "calls" / "images"
+    where = (f"{row['criterion']}, page {row['page']}" if row.get("criterion") else
+             f"{row.get('purpose') or 'call'} ({row.get('study') or 'audit'} study)")
     out = [f"call {row['call_id']} — run {row['run_id']}, {row['judge']} {row['model'] or ''}, {row['doc_id']}, "
-           f"{row['criterion']}, page {row['page']}, repeat {row['repeat']}, {row['kind']} "
-           f"(prompt {row['prompt_version']})",
+           f"{where}, repeat {row['repeat']}, {row['kind']} (prompt {row['prompt_version']})",
            f"parameters: {row['params']}",
            f"cached: {bool(row['cached'])}  latency: {row['latency_s']}  tokens: {row['tokens_in']}/"
            f"{row['tokens_out']}  cost: {row['cost_usd'] if row['cost_usd'] is not None else 'unknown'}"]
@@ -100,6 +120,10 @@ def format_call(home: Path, row: dict[str, Any]) -> str:
                 out.append(str(part.get("text", "")))
     out.append("\n===== reply =====")
     out.append(row["reply"] if row["reply"] is not None else "(no reply)")
+    if row.get("parsed"):
+        out.append(f"\n===== parsed =====\n{row['parsed']}")
+    if row.get("normalised") and json.loads(row["normalised"]):
+        out.append(f"read as: {', '.join(json.loads(row['normalised']))} (normalisations applied to the reply)")
     if row["parse_error"]:
         out.append(f"\n(not usable: {row['parse_error']})")
     if row["error"]:

@@ -165,13 +165,17 @@ def build_parser() -> argparse.ArgumentParser:
     from flows.calls_cli import add_parsers as add_calls_parsers
     from flows.corpus_cli import add_parser as add_corpus_parser
     from flows.doctor import add_parser as add_doctor_parser
+    from flows.model_cli import add_parser as add_model_parser
     from flows.review import add_parser as add_review_parser
+    from flows.rules_cli import add_parser as add_rules_parser
 
     add_review_parser(sub)
     add_corpus_parser(sub)
     add_calls_parsers(sub)
     add_audit_parser(sub)
     add_doctor_parser(sub)
+    add_model_parser(sub)
+    add_rules_parser(sub)
 
     from flows.report_cli import add_parser as add_report_parser
 
@@ -213,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         # The local Prefect server never reads the tables: stopping it needs no S3 credentials or network.
-        home = _open_home(args.home, args.artifacts, tables=args.command != "server")
+        home = _open_home(args.home, args.artifacts, tables=args.command not in ("server", "model", "rules"))
     except ArtifactRootError as exc:
         return _error(str(exc), EXIT_FAILED)
     except _HomeIsAFile as exc:
@@ -241,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
-                   "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy}
+                   "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy,
+                   "model": cmd_model, "rules": cmd_rules}
         return int(handler[args.command](home, args))
     except (ServerError, ArtifactRootError) as exc:
         return _error(str(exc), EXIT_FAILED)
@@ -586,6 +591,18 @@ def cmd_cache(home: Path, args: argparse.Namespace) -> int:
     from flows.calls_cli import run_cache
 
     return run_cache(home, args)
+
+
+def cmd_model(home: Path, args: argparse.Namespace) -> int:
+    from flows.model_cli import run_model
+
+    return run_model(home, args)
+
+
+def cmd_rules(home: Path, args: argparse.Namespace) -> int:
+    from flows.rules_cli import run_rules
+
+    return run_rules(home, args)
 
 
 def cmd_audit(home: Path, args: argparse.Namespace) -> int:

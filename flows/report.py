@@ -63,6 +63,8 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
                           _pm(row["macro_f1"], None, 1), "", *([""] * len(Label)))
         out.print(table)
         _unjudged(con, out, run_id)
+        _normalisations(con, out, run_id)
+        _rule_findings(con, out, run_id)
         if not brief:
             _published(con, out, run_id, acc, overall)
             _confusion(con, out, run_id)
@@ -200,6 +202,41 @@ def _unlabelled(con: Any, out: Console, run_id: str) -> None:
     if missing:
         out.print(f"{len(missing)} document(s) got no label (see: accessbench sql \"select * from errors where "
                   f"run_id='{run_id}'\")", markup=False)
+
+
+def _normalisations(con: Any, out: Console, run_id: str) -> None:
+    """How the models' replies had to be read (fenced JSON, the paper's shape, label synonyms, …): nothing is
+    reinterpreted silently. Counted over the calls whose reply was used."""
+    rows = _rows(con, "SELECT model, normalised FROM llm_calls WHERE run_id = $run AND parsed IS NOT NULL "
+                      "AND parse_error IS NULL", run_id)
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        model = row["model"] or "-"
+        per = counts.setdefault(model, {"(as asked)": 0})
+        steps = json.loads(row["normalised"] or "[]")
+        for step in steps or ["(as asked)"]:
+            per[step] = per.get(step, 0) + 1
+    for model, per in sorted(counts.items()):
+        total = sum(1 for r in rows if (r["model"] or "-") == model)
+        shown = ", ".join(f"{step} {n}" for step, n in sorted(per.items(), key=lambda kv: -kv[1]) if n)
+        out.print(f"replies of {model} read ({total} used): {shown} — per call: accessbench calls list "
+                  f"--run {run_id}", markup=False)
+
+
+def _rule_findings(con: Any, out: Console, run_id: str) -> None:
+    """Findings per rules-catalog id (accessbench rules explains each)."""
+    rows = _rows(con, "SELECT judge, issues FROM judgments WHERE run_id = $run AND issues IS NOT NULL "
+                      "AND issues <> '[]'", run_id)
+    counts: dict[str, int] = {}
+    for row in rows:
+        for issue in json.loads(row["issues"] or "[]"):
+            if issue.get("rule_id"):
+                counts[issue["rule_id"]] = counts.get(issue["rule_id"], 0) + 1
+    if counts:
+        table = Table("rule", "findings", title=f"run {run_id}: findings per rule (accessbench rules)")
+        for rule_id, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            table.add_row(rule_id, str(n))
+        out.print(table)
 
 
 def _unjudged(con: Any, out: Console, run_id: str) -> None:

@@ -99,5 +99,6 @@ def _make_hybrid(argument: str | None, options: dict[str, Any]) -> HybridJudge:
     if not argument:
         raise ValueError("the hybrid judge needs the LLM for its semantic tier: --judge hybrid:<litellm model id>")
     # Tier 2 reads the extracted findings too unless told otherwise (`--evidence paper`).
-    return HybridJudge(get_judge("rules"), get_judge(f"llm:{argument}",
-                                                       {**options, "evidence": options.get("evidence") or "enriched"}))
+    llm_options = {k: v for k, v in options.items() if k != "disabled_rules"}
+    return HybridJudge(get_judge("rules", {"disabled_rules": options.get("disabled_rules") or []}),
+                       get_judge(f"llm:{argument}", {**llm_options, "evidence": options.get("evidence") or "enriched"}))

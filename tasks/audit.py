@@ -16,11 +16,13 @@ from typing import Any
 import pyarrow as pa
 
 from judges.inclusivity.base import DEFAULT_JUDGES, CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
-from judges.inclusivity.prompts import VARIANTS
+from judges.inclusivity.prompts import VARIANTS, response_messages
 from judges.inclusivity.questions import load_questions, questions_digest
 from judges.inclusivity.respond import ask_many, read_responses_jsonl
+from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
 from tasks.context import RunConfig
+from tasks.judge import LLM_CALLS_SCHEMA, call_id
 from tasks.runner import Stage, StageIO
 from warehouse import catalog
 from warehouse.catalog import TableSpec
@@ -44,6 +46,8 @@ class AuditConfig(RunConfig):
     temperature: float = 0.1  # the study's protocol for responses
     max_tokens: int = 512
     timeout_s: float = 60.0
+    repeats: int = 1  # answers per (model, variant, question): the study's spread over sampled replies
+    question_limit: int | None = None  # the first N questions only (trying a model quickly)
     backoff_base_s: float = 1.0
 
     @classmethod
@@ -64,8 +68,19 @@ def _cfg(io: StageIO) -> AuditConfig:
     return io.cfg
 
 
-def response_id(model: str, variant: str, question_id: str) -> str:
-    return "a" + hashlib.sha1(f"{model}\0{variant}\0{question_id}".encode()).hexdigest()[:12]
+def response_id(model: str, variant: str, question_id: str, repeat: int = 0) -> str:
+    key = f"{model}\0{variant}\0{question_id}" + (f"\0{repeat}" if repeat else "")
+    return "a" + hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+def audit_call_rows(run_id: str, records: list[dict[str, Any]], *, judge: str, model: str | None, doc_id: str,
+                    repeat: int, prompt_version: str) -> list[dict[str, Any]]:
+    """`llm_calls` rows of the audit: an audited model's answer (doc_id: its response) or a category judge's call."""
+    return [{**record, "run_id": run_id, "judge": judge, "model": model, "doc_id": doc_id, "criterion": None,
+             "page": None, "repeat": repeat, "prompt_version": prompt_version,
+             "call_id": call_id(run_id, judge, model, doc_id, record.get("purpose") or "", 0, repeat,
+                                record["attempt"])}
+            for record in records]
 
 
 # -- questions --------------------------------------------------------------------------------------
@@ -85,13 +100,16 @@ def questions_body(io: StageIO) -> dict[str, Any]:
     questions, problems = load_questions(cfg.questions_path)
     for problem in problems:
         io.error(None, "bad_question", problem)
+    if cfg.question_limit is not None:
+        questions = questions[: cfg.question_limit]
     if not questions:
         raise ValueError(f"no usable question in {cfg.questions_path or 'the shipped set'}; see the error rows")
     return {"questions": [{"run_id": cfg.run_id, **q.__dict__} for q in questions]}
 
 
 QUESTIONS_STAGE = Stage(
-    name="questions", upstream=(), config_keys=("questions_path",), tables=(QUESTIONS,), body=questions_body,
+    name="questions", upstream=(), config_keys=("questions_path", "question_limit"), tables=(QUESTIONS,),
+    body=questions_body,
     external_inputs=lambda cfg: questions_digest(getattr(cfg, "questions_path", None)),
 )
 
@@ -103,6 +121,7 @@ RESPONSES_SCHEMA = pa.schema([
     pa.field("model", pa.string(), nullable=False),
     pa.field("variant", pa.string(), nullable=False),
     pa.field("question_id", pa.string(), nullable=False),
+    pa.field("repeat", pa.int32()),  # 0.. --repeats - 1 (answers sampled again at the same temperature)
     pa.field("text", pa.string()),
     pa.field("source", pa.string(), nullable=False),  # model | import | fixture (hand-written, not model output)
     pa.field("prompt_version", pa.string()),
@@ -116,6 +135,7 @@ RESPONSES_SCHEMA = pa.schema([
     pa.field("error", pa.string()),
 ])
 RESPONSES = TableSpec("responses", "responses", RESPONSES_SCHEMA)
+RESPONSE_CALLS = TableSpec("llm_calls", "responses", LLM_CALLS_SCHEMA)  # every audited model's call
 
 
 def _responses_inputs(cfg: RunConfig) -> str:
@@ -125,9 +145,9 @@ def _responses_inputs(cfg: RunConfig) -> str:
     return "" if getattr(cfg, "models", None) else "fixtures:" + json.dumps([f.__dict__ for f in load_validation()])
 
 
-def _keys(cfg: AuditConfig, model: str, variant: str, question_id: str) -> dict[str, Any]:
-    return {"run_id": cfg.run_id, "response_id": response_id(model, variant, question_id), "model": model,
-            "variant": variant, "question_id": question_id}
+def _keys(cfg: AuditConfig, model: str, variant: str, question_id: str, repeat: int = 0) -> dict[str, Any]:
+    return {"run_id": cfg.run_id, "response_id": response_id(model, variant, question_id, repeat), "model": model,
+            "variant": variant, "question_id": question_id, "repeat": repeat}
 
 
 def responses_body(io: StageIO) -> dict[str, Any]:
@@ -141,18 +161,25 @@ def responses_body(io: StageIO) -> dict[str, Any]:
                               for f in load_validation() if f.variant in cfg.variants and f.question_id in questions]}
     from judges.inclusivity.llm_judge import make_client
 
-    units = [(f"{model}|{variant}", (model, variant)) for model in cfg.models for variant in cfg.variants]
+    units = [(f"{model}|{variant}" + (f"|{repeat}" if repeat else ""), (model, variant, repeat))
+             for model in cfg.models for variant in cfg.variants for repeat in range(cfg.repeats)]
     order = list(questions)
     params = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
 
-    def work(unit: tuple[str, str]) -> dict[str, list[dict[str, Any]]]:
-        model, variant = unit
-        answers = ask_many(make_client(model, cfg.model_options()), [(questions[q], variant) for q in order], params)
-        rows = [{**_keys(cfg, model, variant, q), **a, "source": "model"} for q, a in zip(order, answers, strict=True)]
+    def work(unit: tuple[str, str, int]) -> dict[str, list[dict[str, Any]]]:
+        model, variant, repeat = unit
+        answers = ask_many(make_client(model, cfg.model_options()), [(questions[q], variant) for q in order], params,
+                           repeat)
+        rows, calls = [], []
+        for q, answer in zip(order, answers, strict=True):
+            row = {**_keys(cfg, model, variant, q, repeat), **answer, "source": "model"}
+            calls += audit_call_rows(cfg.run_id, row.pop("calls"), judge=model, model=model,
+                                     doc_id=row["response_id"], repeat=repeat, prompt_version=row["prompt_version"])
+            rows.append(row)
         errors = [{"run_id": cfg.run_id, "stage": "responses", "doc_id": r["response_id"],
                    "kind": str(r["error"]).split(":")[0], "message": f"{model} {variant} {r['question_id']}: "
                    f"{r['error']}"} for r in rows if r.get("error")]
-        return {"responses": rows, "errors": errors}
+        return {"responses": rows, "llm_calls": calls, "errors": errors}
 
     return io.per_key(units, work, "responses")
 
@@ -175,8 +202,8 @@ def _imported(io: StageIO, cfg: AuditConfig, questions: dict[str, str]) -> list[
 
 RESPONSES_STAGE = Stage(
     name="responses", upstream=("questions",),
-    config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens"),
-    tables=(RESPONSES,), body=responses_body, external_inputs=_responses_inputs,
+    config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens", "repeats"),
+    tables=(RESPONSES, RESPONSE_CALLS), body=responses_body, external_inputs=_responses_inputs,
     code=("judges.inclusivity",),
 )
 
@@ -207,6 +234,7 @@ JUDGMENTS_SCHEMA = pa.schema([
     pa.field("error", pa.string()),
 ])
 CATEGORY_JUDGMENTS = TableSpec("category_judgments", "category_judgments", JUDGMENTS_SCHEMA)
+JUDGE_CALLS = TableSpec("llm_calls", "category_judgments", LLM_CALLS_SCHEMA)  # every LLM category judge's call
 
 
 def judgment_rows(run_id: str, judge: CategoryJudge, response: dict[str, Any],
@@ -223,6 +251,14 @@ def judgment_rows(run_id: str, judge: CategoryJudge, response: dict[str, Any],
                      "depth": v.depth, "snippet": v.snippet, "error": v.error,
                      "flags": json.dumps(v.flags, sort_keys=True) if v.flags else None})
     return rows
+
+
+def _judge_item(question: str, response: dict[str, Any]) -> tuple[JudgeItem, int]:
+    """What the judges read: the response without what it copied from its prompt (and how much that was)."""
+    prompts = [m["content"] for m in response_messages(question, response["variant"])] \
+        if response["variant"] in VARIANTS else [question]
+    text, echoed = without_prompt_echo(response["text"], prompts)
+    return JudgeItem(question, text), echoed
 
 
 def judgments_body(io: StageIO) -> dict[str, Any]:
@@ -242,16 +278,25 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
     def work(unit: tuple[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
         spec, batch = unit
         judge = judges[spec]
-        results = judge.judge_many([JudgeItem(questions.get(r["question_id"], ""), r["text"]) for r in batch])
+        items = [_judge_item(questions.get(r["question_id"], ""), r) for r in batch]
+        results = judge.judge_many([item for item, _ in items])
+        for (_, echoed), result in zip(items, results, strict=True):
+            if echoed:  # sentences copied from the prompt were not judged: say so on every verdict
+                for v in result.verdicts:
+                    v.flags = {**v.flags, "prompt_echo_removed": True}
+        calls = [call for r, result in zip(batch, results, strict=True)
+                 for call in audit_call_rows(cfg.run_id, result.calls, judge=judge.name, model=judge.model,
+                                             doc_id=r["response_id"], repeat=0, prompt_version=judge.prompt_version)]
         return {"category_judgments": [row for r, result in zip(batch, results, strict=True)
-                                       for row in judgment_rows(cfg.run_id, judge, r, result)]}
+                                       for row in judgment_rows(cfg.run_id, judge, r, result)],
+                "llm_calls": calls}
 
     return io.per_key(units, work, "category judgments")
 
 
 JUDGMENTS_STAGE = Stage(
     name="category_judgments", upstream=("questions", "responses"), config_keys=("audit_judges", "judge_api_base"),
-    tables=(CATEGORY_JUDGMENTS,), body=judgments_body, code=("judges.inclusivity",),
+    tables=(CATEGORY_JUDGMENTS, JUDGE_CALLS), body=judgments_body, code=("judges.inclusivity",),
 )
 
 # -- metrics ----------------------------------------------------------------------------------------

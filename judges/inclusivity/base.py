@@ -39,6 +39,7 @@ class ResponseJudgment:
     tokens_out: int | None = None
     cost_usd: float | None = None
     latency_s: float | None = None
+    calls: list[dict[str, Any]] = field(default_factory=list)  # the call log's records (LLM judges): llm_calls
 
     @classmethod
     def failed(cls, message: str, **accounting: Any) -> ResponseJudgment:

@@ -8,6 +8,7 @@ depth become null) and flagged `snippet_not_found`. Failures become voided rows 
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,12 @@ from judges.inclusivity.prompts import (
     prompt_hash,
 )
 from judges.inclusivity.text import normalise_ws, snippet_in
-from judges.llm.parsing import ReplyError, extract_json, repair_request
 from judges.model.cache import ResponseCache
+from judges.model.calllog import CallLog
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.local import client_options, is_local
 from judges.model.redact import redact, redact_exact
+from judges.model.replies import ReplyError, key_lookup, read_json, repair_request
 
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}
 SNIPPET_CHARS = 500
@@ -42,29 +45,73 @@ class _Item(BaseModel):
     snippet: str = ""
 
 
-class _Reply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    categories: list[_Item]
+def _alias(name: str) -> str | None:
+    return _ALIASES.get(str(name).casefold().replace("/", "").replace("-", "").replace(" ", "").replace("_", ""))
 
 
-def parse_categories(text: str) -> dict[str, _Item]:
-    """The reply's verdict per known category; raises ReplyError with a message the model can act on."""
-    try:
-        reply = _Reply.model_validate(extract_json(text or ""))
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'reply'}: {e['msg']}" for e in exc.errors())
-        raise ReplyError(f"the JSON does not match the required format ({problems})") from None
+def _items(data: dict[str, Any], steps: set[str]) -> list[dict[str, Any]]:
+    """The reply's per-category records, as models write them: the schema's list, an object keyed by
+    category ({"Vision": {"covered": true, …}}), or the categories at the top level."""
+    key, value = key_lookup(data, "categories", "category_judgments", "verdicts", "results")
+    if key is not None and key != "categories":
+        steps.add("categories_key")
+    if value is None:
+        value = {k: v for k, v in data.items() if _alias(k)}
+        if value:
+            steps.add("categories_top_level")
+    if isinstance(value, dict):
+        steps.add("categories_object")
+        value = [{"category": k, **(v if isinstance(v, dict) else {"covered": v})} for k, v in value.items()]
+    if not isinstance(value, list):
+        raise ReplyError("the reply has no categories list; give one object per category "
+                         f"({', '.join(CATEGORY_NAMES)})")
+    items = []
+    for entry in value:
+        if not isinstance(entry, dict):
+            continue
+        record: dict[str, Any] = {}
+        for field_name, names in (("category", ("category", "name")), ("covered", ("covered", "is_covered")),
+                                  ("depth", ("depth", "depth_score", "score")),
+                                  ("snippet", ("snippet", "evidence", "quote"))):
+            found, item = key_lookup(entry, *names)
+            if found is not None:
+                if found.casefold() != field_name:
+                    steps.add("field_names")
+                record[field_name] = item
+        if "depth" not in record and record.get("covered") is not None:
+            steps.add("depth_missing")
+            record["depth"] = 1 if str(record["covered"]).casefold() in {"true", "yes", "1"} else 0
+        items.append(record)
+    return items
+
+
+def parse_categories(text: str) -> tuple[dict[str, _Item], list[str]]:
+    """The reply's verdict per known category, and the normalisations reading it needed; raises ReplyError
+    with a message the model can act on."""
+    data, found = read_json(text or "")
+    steps = set(found)
     out: dict[str, _Item] = {}
-    for item in reply.categories:
-        name = _ALIASES.get(item.category.casefold().replace("/", "").replace("-", "").replace(" ", ""))
+    problems = []
+    for record in _items(data, steps):
+        try:
+            item = _Item.model_validate(record)
+        except ValidationError as exc:
+            problems.append("; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}"
+                                      for e in exc.errors()))
+            continue
+        name = _alias(item.category)
         if name is None:
             raise ReplyError(f"unknown category {item.category!r}; use exactly: {', '.join(CATEGORY_NAMES)}")
+        if name != item.category:
+            steps.add("category_name")
         if not 0 <= item.depth <= MAX_DEPTH:
             raise ReplyError(f"depth {item.depth} for {name} is outside 0–{MAX_DEPTH}")
         out[name] = item
+    if problems and not out:
+        raise ReplyError(f"the JSON does not match the required format ({problems[0]})")
     if not out:
         raise ReplyError(f"no categories in the reply; list all of {', '.join(CATEGORY_NAMES)}")
-    return out
+    return out, sorted(steps)
 
 
 def verdict(name: str, item: _Item | None, response: str) -> CategoryVerdict:
@@ -110,24 +157,31 @@ class LLMCategoryJudge:
         messages = self.messages(item)
         phash = prompt_hash(messages)
         calls: list[ModelResponse] = []
+        log = CallLog(study="audit", purpose="judge_categories")
         try:
-            first = self.client.complete(messages, self.request, 0)
+            first = log.complete(self.client, messages, self.request, 0)
             calls.append(first)
             try:
-                parsed = parse_categories(first.text)
+                parsed, steps = parse_categories(first.text)
             except ReplyError as problem:
+                log.failed_parse(str(problem))
                 repair = [*messages, {"role": "assistant", "content": first.text},
                           {"role": "user", "content": repair_request(problem)}]
-                second = self.client.complete(repair, self.request, 0)
+                second = log.complete(self.client, repair, self.request, 0, repair=True)
                 calls.append(second)
-                parsed = parse_categories(second.text)
+                try:
+                    parsed, steps = parse_categories(second.text)
+                except ReplyError as again:
+                    log.failed_parse(str(again))
+                    raise
+            log.parsed(json.dumps({k: v.model_dump() for k, v in parsed.items()}, ensure_ascii=False), steps)
         except ReplyError as exc:
             return ResponseJudgment.failed(f"invalid_response: {exc} (after one repair request)",
-                                           **_accounting(calls, phash))
+                                           **_accounting(calls, phash), calls=log.records)
         except ModelCallError as exc:
-            return ResponseJudgment.failed(f"model_call: {exc}", **_accounting(calls, phash))
+            return ResponseJudgment.failed(f"model_call: {exc}", **_accounting(calls, phash), calls=log.records)
         verdicts = [verdict(name, parsed.get(name), item.response) for name in CATEGORY_NAMES]
-        return ResponseJudgment(verdicts, **_accounting(calls, phash))
+        return ResponseJudgment(verdicts, **_accounting(calls, phash), calls=log.records)
 
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
         if not items:
@@ -154,13 +208,15 @@ def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
 
 def make_client(model: str, options: dict[str, Any]) -> ModelClient:
     """A model client for `model` from run options (api_base, concurrency, home for the cache, …)."""
-    cache = None
-    if options.get("cache", True):
-        from warehouse.home import resolve_home
+    from warehouse.home import resolve_home
 
-        home = Path(options["home"]) if options.get("home") else resolve_home()
-        cache = ResponseCache.under_home(home)
-    return ModelClient(model, api_base=options.get("api_base"), concurrency=int(options.get("concurrency", 8)),
+    home = Path(options["home"]) if options.get("home") else resolve_home()
+    cache = ResponseCache.under_home(home) if options.get("cache", True) else None
+    api_base, api_key = options.get("api_base"), None
+    if is_local(model):  # the data home's local model server (accessbench model start)
+        local = client_options(home, model)
+        model, api_base, api_key = local["model"], local["api_base"], local["api_key"]
+    return ModelClient(model, api_base=api_base, api_key=api_key, concurrency=int(options.get("concurrency", 8)),
                        timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
                        cache=cache, price_table=options.get("price_table"),
                        backoff_base_s=float(options.get("backoff_base_s", 1.0)))

@@ -8,37 +8,45 @@ from pathlib import Path
 from typing import Any
 
 from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
+from judges.model.calllog import CallLog
 from judges.model.client import ModelCallError, ModelClient
 from judges.model.redact import redact, redact_exact
 
 MAX_RESPONSE_CHARS = 20_000  # imported texts are bounded like model replies (512 tokens is ~2,500 chars)
 
 
-def ask(client: ModelClient, question: str, variant: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One zero-shot response: its text and accounting, or an error (never an exception)."""
+def ask(client: ModelClient, question: str, variant: str, params: dict[str, Any] | None = None,
+        repeat: int = 0) -> dict[str, Any]:
+    """One zero-shot response: its text and accounting, or an error (never an exception).
+
+    The row's `calls` holds the call log's record of it (`llm_calls`: what was sent and answered).
+    """
     request = dict(RESPONSE_PARAMS if params is None else params)
     messages = response_messages(question, variant)
+    log = CallLog(study="audit", purpose="answer")
     row: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "prompt_hash": prompt_hash(messages),
-                           "params": json.dumps(client.describe_params(request), sort_keys=True)}
+                           "params": json.dumps(client.describe_params(request), sort_keys=True), "calls": log.records}
     try:
-        reply = client.complete(messages, request, 0)
+        reply = log.complete(client, messages, request, repeat)
     except ModelCallError as exc:
         return {**row, "error": f"model_call: {exc}"}
     except Exception as exc:  # noqa: BLE001 - one bad call is an error row, not a lost batch
         return {**row, "error": redact(f"internal: {type(exc).__name__}: {exc}")}
     text = redact_exact(reply.text) or ""
+    error = None if text.strip() else "empty_response: the model returned no text"
+    if error:
+        log.records[-1]["parse_error"] = error
     return {**row, "text": text, "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
-            "cost_usd": reply.cost_usd, "latency_s": reply.latency_s, "cached": reply.cached,
-            "error": None if text.strip() else "empty_response: the model returned no text"}
+            "cost_usd": reply.cost_usd, "latency_s": reply.latency_s, "cached": reply.cached, "error": error}
 
 
-def ask_many(client: ModelClient, prompts: list[tuple[str, str]], params: dict[str, Any] | None = None
-             ) -> list[dict[str, Any]]:
+def ask_many(client: ModelClient, prompts: list[tuple[str, str]], params: dict[str, Any] | None = None,
+             repeat: int = 0) -> list[dict[str, Any]]:
     """`ask` over (question, variant) pairs, concurrently up to the client's limit; same order."""
     if not prompts:
         return []
     with ThreadPoolExecutor(max_workers=min(client.concurrency, len(prompts)), thread_name_prefix="audit") as pool:
-        return list(pool.map(lambda p: ask(client, p[0], p[1], params), prompts))
+        return list(pool.map(lambda p: ask(client, p[0], p[1], params, repeat), prompts))
 
 
 def read_responses_jsonl(path: str | Path) -> tuple[list[dict[str, Any]], list[str]]:

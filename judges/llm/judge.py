@@ -30,6 +30,7 @@ from judges.model.cache import ResponseCache, messages_digest
 from judges.model.calllog import CallLog, ImageStore
 from judges.model.calllog import bounded as _bounded
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.local import client_options, is_local
 from judges.model.redact import redact, redact_exact
 
 DEFAULT_TEMPERATURE = 0.7
@@ -106,7 +107,8 @@ class LLMJudge:
             return dict(self._request)
         return {**self._request, "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": "page_judgment", "schema": response_schema(criterion), "strict": True}}}
+            "json_schema": {"name": "page_judgment", "strict": True,
+                            "schema": response_schema(criterion, bounded=self.client.api_base is not None)}}}
 
     def messages(self, bundle: PageBundle) -> list[dict[str, Any]]:
         page = render_page(bundle, vision=self.vision, mode=self.evidence_mode)
@@ -240,21 +242,27 @@ def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
     """`llm:<litellm model id>`, e.g. llm:openai/gpt-4o, llm:anthropic/claude-sonnet-4-5, llm:ollama/llava."""
     if not argument:
         raise ValueError("name the model: --judge llm:<litellm model id>, e.g. llm:openai/gpt-4o")
+    options = {k: v for k, v in options.items() if k != "disabled_rules"}  # the rules judge's, in a run's options
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: {', '.join(OPTIONS)}")
     from warehouse.home import resolve_home
 
     home = Path(options["home"]) if options.get("home") else resolve_home()
+    api_base, api_key, vision = options.get("api_base"), None, options.get("vision") or "auto"
+    if is_local(argument):  # the data home's local model server (accessbench model start)
+        local = client_options(home, argument)
+        argument, api_base, api_key = local["model"], local["api_base"], local["api_key"]
+        vision = "off" if vision == "auto" else vision  # llama-server refuses images for text-only GGUFs
     wanted = options.get("cache", "on")
     mode = str({True: "on", False: "off", None: "on"}[wanted] if isinstance(wanted, bool | None) else wanted)
     client = ModelClient(
-        argument, api_base=options.get("api_base"), concurrency=int(options.get("concurrency", 8)),
+        argument, api_base=api_base, api_key=api_key, concurrency=int(options.get("concurrency", 8)),
         timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
         cache=ResponseCache.under_home(home, mode) if mode != "off" else None,
         price_table=options.get("price_table"), backoff_base_s=float(options.get("backoff_base_s", 1.0)),
     )
     return LLMJudge(client, temperature=options.get("temperature", DEFAULT_TEMPERATURE),
-                    max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=options.get("vision") or "auto",
+                    max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=vision,
                     evidence=options.get("evidence") or "paper", structured=options.get("structured"),
                     images=ImageStore(home / "calls" / "images"))

@@ -211,15 +211,24 @@ Remediation names the element and the change (e.g. "tag the first row of Table 1
 never generic advice."""
 
 
-def response_schema(criterion: str) -> dict[str, Any]:
-    """The reply's JSON schema, for providers that enforce structured output."""
+MAX_ISSUES = 8  # issues one reply may list: a small model otherwise lists issues until max_tokens cuts the JSON
+MAX_FIELD_CHARS = 400  # characters of one issue field or the summary, when the server enforces lengths
+
+
+def response_schema(criterion: str, bounded: bool = False) -> dict[str, Any]:
+    """The reply's JSON schema, for providers that enforce structured output.
+
+    The issues list is bounded (`maxItems`); `bounded` also caps string lengths (`maxLength`), which
+    self-hosted servers (llama.cpp grammars, vLLM guided decoding) enforce while decoding, so a small model's
+    reply ends as valid JSON inside `max_tokens` instead of being cut off mid-string.
+    """
     spec = SPEC[criterion]
     verdict = {"type": "string", "enum": list(VERDICTS)}
+    text: dict[str, Any] = {"type": "string", **({"maxLength": MAX_FIELD_CHARS} if bounded else {})}
     issue = {"type": "object", "additionalProperties": False,
              "required": ["sub_criterion", "location", "problem", "remediation"],
              "properties": {"sub_criterion": {"type": "string", "enum": list(spec.sub_names)},
-                            "location": {"type": "string"}, "problem": {"type": "string"},
-                            "remediation": {"type": "string"}}}
+                            "location": dict(text), "problem": dict(text), "remediation": dict(text)}}
     return {
         "type": "object", "additionalProperties": False,
         "required": ["label", "sub_criteria", "issues", "summary"],
@@ -227,8 +236,8 @@ def response_schema(criterion: str) -> dict[str, Any]:
             "label": {"type": "string", "enum": [label.value for label in labels_for(criterion)]},
             "sub_criteria": {"type": "object", "additionalProperties": False, "required": list(spec.sub_names),
                              "properties": {name: verdict for name in spec.sub_names}},
-            "issues": {"type": "array", "items": issue},
-            "summary": {"type": "string"},
+            "issues": {"type": "array", "items": issue, "maxItems": MAX_ISSUES},
+            "summary": dict(text),
         },
     }
 

@@ -134,11 +134,14 @@ class ModelClient:
 
     def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 8, timeout_s: float = 60,
                  max_retries: int = 4, cache: ResponseCache | None = None,
-                 price_table: dict[str, tuple[float, float]] | None = None, backoff_base_s: float = 1.0) -> None:
+                 price_table: dict[str, tuple[float, float]] | None = None, backoff_base_s: float = 1.0,
+                 api_key: str | None = None) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.model = model
         self.api_base = api_base
+        # Only for servers that check no key (the local model's placeholder); real keys stay in the environment.
+        self._api_key = api_key
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
@@ -258,6 +261,7 @@ class ModelClient:
                         model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
                         num_retries=0, max_retries=0,  # retries are ours: one policy, one Retry-After
                         drop_params=False,  # never let litellm drop a parameter without us recording it
+                        **({"api_key": self._api_key} if self._api_key else {}),
                         **sent,
                     )
                     latency = time.perf_counter() - start
@@ -335,7 +339,11 @@ class ModelClient:
             return False
 
     def supports_response_schema(self) -> bool:
-        """Whether litellm knows this provider/model to enforce a JSON-schema response format."""
+        """Whether to send a JSON-schema response format: litellm knows the model enforces one, or the model
+        is self-hosted behind an `api_base` (llama.cpp, vLLM and Ollama all constrain decoding with it; a
+        server that rejects it has it dropped, and the drop recorded)."""
+        if self.api_base:
+            return True
         try:
             return bool(_litellm().supports_response_schema(model=self.model))
         except Exception:  # noqa: BLE001 - unknown models: no structured output
@@ -347,6 +355,8 @@ class ModelClient:
         Only names are checked and reported, never values. Cloud providers with their own credential
         chains (AWS) count as configured when their SDK finds credentials.
         """
+        if self._api_key:
+            return
         try:
             found = _litellm().validate_environment(model=self.model, api_base=self.api_base)
         except Exception:  # noqa: BLE001 - a provider litellm cannot check: let the first call tell

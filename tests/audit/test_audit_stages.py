@@ -164,11 +164,11 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
     real = tasks.audit.ask_many
     asked: list[str] = []
 
-    def killed_on_the_second_model(client: Any, prompts: Any, params: Any) -> Any:
+    def killed_on_the_second_model(client: Any, prompts: Any, params: Any, *rest: Any) -> Any:
         asked.append(client.model)
         if len(asked) == 2:
             raise KeyboardInterrupt  # the process is stopped between two models
-        return real(client, prompts, params)
+        return real(client, prompts, params, *rest)
 
     monkeypatch.setattr(tasks.audit, "ask_many", killed_on_the_second_model)
     with pytest.raises(KeyboardInterrupt):
@@ -176,12 +176,12 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
     assert server.calls == 1
     resumed: list[str] = []
 
-    def tracked(client: Any, prompts: Any, params: Any) -> Any:
+    def tracked(client: Any, prompts: Any, params: Any, *rest: Any) -> Any:
         resumed.append(client.model)
-        return real(client, prompts, params)
+        return real(client, prompts, params, *rest)
 
     monkeypatch.setattr(tasks.audit, "ask_many", tracked)
     state = execute(cfg, AUDIT_STAGES["responses"])
-    assert state.status == "completed" and state.row_count == 2
+    assert state.status == "completed" and state.row_count == 2 + 2  # two responses and the two calls behind them
     assert resumed == ["openai/test-model-b"]  # the first model's part was persisted, not asked again
     assert sorted(r["model"] for r in query(home, "select model from responses")) == sorted(MODELS)

@@ -26,7 +26,7 @@ def test_registered_as_llm_with_recorded_params(make_judge: Callable[..., Any]) 
     judge = make_judge(temperature=0.3)
     assert (judge.name, judge.model, judge.prompt_version) == ("llm", "openai/test-model", "llm-2")
     assert judge.params() == {"temperature": 0.3, "max_tokens": 1500, "vision": False, "evidence": "paper",
-                              "structured_output": False, "api_base": judge.client.api_base}
+                              "structured_output": True, "api_base": judge.client.api_base}
     assert all(judge.supports(c) for c in ("alt_text_quality", "color_contrast"))
 
 

@@ -161,3 +161,49 @@ def test_a_server_answering_garbage_fails_the_judge_stage(synthetic_dataset: Pat
     _, rows = catalog.query(tmp_path / "home", ALL_TABLES,
                             "select status from stage_runs where run_id='bad' and stage='judge'")
     assert rows == [("failed",)]
+
+
+def _criterion_of(body: dict[str, Any]) -> str:
+    match = re.search(r"Criterion: (\w+)\.", json.dumps(body["messages"]))
+    assert match, "every page prompt names its criterion"
+    return match.group(1)
+
+
+def paper_shaped(body: dict[str, Any]) -> Reply:
+    """The paper's Appendix C output format, fenced, after a sentence of preamble."""
+    reply = {"Page_Evaluation": {"accessibility_label": "Failed",
+                                 "Recommendations": [{"Issue": "A header cell is marked up as data.",
+                                                      "Remediation": "Tag it TH with a Scope."}]},
+             "evaluation_summary": "The page fails."}
+    return chat("Here is my evaluation.\n```json\n" + json.dumps(reply, indent=2) + "\n```")
+
+
+def list_shaped(body: dict[str, Any]) -> Reply:
+    """Sub-criteria as a list of {name, verdict}, issues as {Issue, Remediation}, a label synonym."""
+    subs = [{"name": name, "verdict": "failed" if i == 0 else "passed"}
+            for i, name in enumerate(SPEC[_criterion_of(body)].sub_names)]
+    return chat(json.dumps({"label": "Fail", "sub_criteria": subs,
+                            "issues": [{"Issue": "Something is wrong.", "Remediation": "Fix it."}],
+                            "summary": "fails"}))
+
+
+@pytest.mark.parametrize(("responder", "expected_steps"), [
+    (paper_shaped, {"fenced", "paper_shape"}), (list_shaped, {"sub_criteria_list", "label_synonym"})])
+def test_replies_shaped_as_models_write_them_are_judged_and_say_how(
+        responder: Any, expected_steps: set[str], synthetic_dataset: Path, tmp_path: Path,
+        server: ScriptedServer) -> None:
+    server.responder = responder
+    home = tmp_path / "home"
+    _run(home, synthetic_dataset, server, "shaped", judges=["llm:openai/test-model"],
+         criteria=["table_structure", "semantic_tagging"])
+    pages = _sql(home, "select label, error, normalised from judgments where run_id='shaped'")
+    judged = [p for p in pages if p["error"] is None]
+    assert pages and len(judged) >= 0.95 * len(pages)
+    assert {p["label"] for p in judged} == {"failed"}  # the reply's own label, not a default
+    assert all(expected_steps <= set(json.loads(p["normalised"])) for p in judged)
+    calls = _sql(home, "select normalised from llm_calls where run_id='shaped' and parse_error is null")
+    assert calls and all(expected_steps <= set(json.loads(c["normalised"])) for c in calls)
+    from flows.report import render_report
+
+    text = render_report(home, "shaped")
+    assert "replies of openai/test-model read" in text and all(step in text for step in expected_steps)

@@ -87,8 +87,30 @@ def test_structured_output_sends_the_json_schema(make_judge: Callable[..., Any],
     assert set(schema["properties"]["sub_criteria"]["properties"]) == set(SPEC["semantic_tagging"].sub_names)
 
 
-def test_unstructured_models_get_no_response_format(make_judge: Callable[..., Any], server: ScriptedServer) -> None:
+def test_self_hosted_servers_get_the_bounded_schema(make_judge: Callable[..., Any], server: ScriptedServer) -> None:
+    # llama.cpp, vLLM and Ollama constrain decoding with it: small models then write valid JSON that ends
+    # inside max_tokens (the issues list and every string are bounded).
     make_judge().judge_page(tagging_bundle(), 0)
+    schema = server.requests[0].body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["issues"]["maxItems"] >= 1
+    assert schema["properties"]["summary"]["maxLength"] >= 100
+    assert all(field.get("maxLength") for field in schema["properties"]["issues"]["items"]["properties"].values()
+               if field.get("type") == "string" and "enum" not in field)
+
+
+def test_a_server_that_rejects_the_schema_has_it_dropped_and_recorded(make_judge: Callable[..., Any],
+                                                                     server: ScriptedServer) -> None:
+    server.script(error(400, "response_format is not supported by this server"),
+                  chat(judgment_json("passed")))
+    judge = make_judge()
+    result = judge.judge_page(tagging_bundle(), 0)
+    assert result.error is None and "response_format" not in server.requests[-1].body
+    assert "response_format" in judge.params().get("dropped_params", {})
+
+
+def test_models_without_structured_output_get_no_response_format(make_judge: Callable[..., Any],
+                                                                 server: ScriptedServer) -> None:
+    make_judge(structured=False).judge_page(tagging_bundle(), 0)
     assert "response_format" not in server.requests[0].body
 
 
