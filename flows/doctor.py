@@ -83,6 +83,23 @@ def free_disk(home: Path) -> str:
     return f"{usage.free / 2**30:.1f} GiB free of {usage.total / 2**30:.1f} GiB (on {existing})"
 
 
+def local_model(home: Path) -> tuple[str, bool]:
+    """The local model's parts (server binary, packaged GGUF) and whether its server runs for this home."""
+    from judges.model import local
+
+    binary, gguf = local.server_binary(), local.packaged_gguf()
+    state = local.running(home)
+    parts = [f"llama-server: {binary}" if binary else "llama-server: missing",
+             f"packaged model: {gguf.name} ({gguf.stat().st_size / 1e6:.0f} MB)" if gguf else "packaged model: missing"]
+    if state:
+        parts.append(f"running: {state.name} at {state.api_base}")
+    elif binary and gguf:
+        parts.append("not running (accessbench model start)")
+    else:
+        parts.append(f"install: {local.INSTALL_HINT}")
+    return "; ".join(parts), bool(binary and gguf)
+
+
 def report(home: Path) -> list[tuple[str, str]]:
     keys = provider_keys()
     extras = installed_extras()
@@ -93,6 +110,7 @@ def report(home: Path) -> list[tuple[str, str]]:
         ("provider keys", "; ".join(f"{p}: {', '.join(n)}" for p, n in keys.items()) or
          "none set (the rules judge needs none; LLM judges read e.g. OPENAI_API_KEY)"),
         ("extras installed", ", ".join(e for e, ok in extras.items() if ok) or "none"),
+        ("local model", local_model(home)[0]),
         ("extras missing", ", ".join(f"{e} (pip install 'accessbench[{e}]')" for e, ok in extras.items() if not ok)
          or "none"),
     ]
@@ -104,6 +122,10 @@ def run_doctor(home: Path, args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
+    if getattr(args, "local_model", False):  # `make install-local`'s check: the parts are there, or exit 1
+        text, ready = local_model(home)
+        print(f"local model: {text}")
+        return 0 if ready else 1
     table = Table("check", "value", title="accessbench doctor", show_lines=False)
     for name, value in report(home):
         table.add_row(name, escape(value))
@@ -112,4 +134,7 @@ def run_doctor(home: Path, args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    sub.add_parser("doctor", help="data home, free disk, Prefect server, provider keys set (names only), extras")
+    doctor = sub.add_parser("doctor", help="data home, free disk, Prefect server, provider keys set (names only), "
+                                           "extras, the local model")
+    doctor.add_argument("--local-model", action="store_true",
+                        help="only check the local model's parts (exit 1 when one is missing)")

@@ -138,7 +138,7 @@ def _alive(pid: int) -> bool:
     return not zombie and b"llama" in cmdline
 
 
-def healthy(state: LocalServer, timeout_s: float = 2.0) -> bool:
+def healthy(state: LocalServer, timeout_s: float = 5.0) -> bool:
     """Whether the server answers and its model is loaded (llama-server answers 503 while loading)."""
     try:
         with urllib.request.urlopen(f"http://{HOST}:{state.port}/health", timeout=timeout_s) as reply:  # noqa: S310
