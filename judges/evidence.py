@@ -9,6 +9,7 @@ dates or producer: bundles are built from extracted records only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,6 +132,7 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         }
         if element.get("page") == page and element.get("text"):
             item.update(text_style(element.get("bbox"), page_spans))
+        item.update(_layout_facts(element, page))
         compact.append({k: v for k, v in item.items() if v is not None})
     return {
         "tagged": tagged,
@@ -142,6 +144,27 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "body_size": body_size(ev.text_spans),
         "elements": compact,
     }
+
+
+def _layout_facts(element: dict[str, Any], page: int) -> dict[str, Any]:
+    """What the rules need beyond type and text, kept to the few elements they judge: a list's declared
+    ListNumbering, and where a heading or figure sits on this page (split headings, text drawn as a figure)."""
+    kind = element["type"]
+    if kind == "L":
+        numbering = _attributes(element).get("ListNumbering")
+        return {"list_numbering": numbering} if isinstance(numbering, str) else {}
+    if element.get("page") == page and element.get("bbox") and (kind == "Figure" or kind == "H"
+                                                                  or _heading_level(kind) is not None):
+        return {"bbox": [round(float(v), 1) for v in element["bbox"]]}
+    return {}
+
+
+def _attributes(element: dict[str, Any]) -> dict[str, Any]:
+    try:
+        value = json.loads(element.get("attributes") or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _type_counts(elements: list[dict[str, Any]]) -> dict[str, int]:
@@ -465,7 +488,7 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 # than extracted facts. The rules judge reads them; the paper gave its models raw evidence only, so
 # the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
 FINDINGS: dict[str, frozenset[str]] = {
-    "tag_structure": frozenset({"nonstandard"}),
+    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column"}),
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates

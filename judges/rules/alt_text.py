@@ -20,6 +20,7 @@ from judges.criteria import SPEC
 from judges.evidence import PageBundle, alt_words
 from judges.injection import find_instructions
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import ALT_TEXT, AltThresholds
 
@@ -193,64 +194,53 @@ def _check(figure: Figure, where: str, subs: dict[str, str], issues: list[Issue]
     """
     at = f"{where}, {figure.where}"
 
-    def fail(sub: str, problem: str, fix: str) -> None:
-        subs[sub] = FAILED
-        issues.append(Issue(sub, at, problem, fix))
+    def fail(rule_id: str, **values: Any) -> None:
+        issue = finding(rule_id, at, **values)
+        subs[issue.sub_criterion] = FAILED
+        issues.append(issue)
 
     if figure.alt is None:
         if figure.caption in described and not figure.small:
             return  # a panel of a figure described as a whole (an icon only borrows a nearby caption)
         if figure.is_artifact:
             if figure.caption:  # a numbered figure is content, not decoration
-                fail("decorative_treatment", "the captioned figure is marked as an artifact, so screen readers "
-                     "skip it", "tag the image as a Figure element with an /Alt that describes it")
+                fail("alt_text_quality.decorative_treatment.captioned_artifact")
             return
         # PDF/UA-1 §7.3 and Matterhorn 13-004: a Figure needs /Alt (WCAG technique PDF1).
-        fail("descriptiveness", "the figure has no alternative text (/Alt) although other figures of the "
-             "document have one", "add an /Alt to the Figure element describing what the figure shows")
+        fail("alt_text_quality.descriptiveness.missing_alt")
         return
     if not figure.alt:
         # An empty /Alt hides a Figure; decorative content belongs in an Artifact (WCAG technique PDF4).
-        fail("decorative_treatment", "the figure has an empty alt text, as if it were decorative",
-             "describe the figure in /Alt, or, if it is purely decorative, mark it as an Artifact instead of "
-             "a Figure")
+        fail("alt_text_quality.decorative_treatment.empty_alt")
         return
     quoted = f"alt text “{_clip(figure.alt, 60)}”"
     if is_file_name(figure.alt):
-        fail("clarity", f"the {quoted} is a file name, not a description",
-             "replace it with a sentence saying what the figure shows")
+        fail("alt_text_quality.clarity.file_name", quoted=quoted)
         return
     instructions = find_instructions(figure.alt, "alt text")
     if instructions:
         # Words addressed to a machine describe nothing, whatever else matches (a caption or body
         # text that repeats them is the same injection, not context).
-        fail("clarity", f"the {quoted} reads as instructions to a machine ({instructions[0].kind.replace('_', ' ')}), "
-             "not a description of the figure", "replace it with a sentence saying what the figure shows")
+        fail("alt_text_quality.clarity.instructions", quoted=quoted, kind=instructions[0].kind.replace("_", " "))
         return
     if is_generic(figure.alt):
-        fail("descriptiveness", f"the {quoted} is a generic placeholder that says nothing about the content",
-             "describe the figure's subject and what it shows")
+        fail("alt_text_quality.descriptiveness.generic_placeholder", quoted=quoted)
         return
     words = len(figure.alt.split())
     complex_figure = is_complex(figure, thresholds)
     if words < thresholds.min_words:
-        fail("descriptiveness", f"the {quoted} ({words} word{'s' if words != 1 else ''}) is too terse to describe "
-             "the figure", "say what the figure shows: its subject and the details a reader needs")
+        fail("alt_text_quality.descriptiveness.too_terse", quoted=quoted, words=words,
+             unit="word" if words == 1 else "words")
     elif complex_figure and words < thresholds.complex_min_words:
-        fail("complexity_handling", f"the {quoted} is too short for a chart or diagram",
-             "name the kind of graphic and its subject, then summarise the data, trend or structure it shows")
+        fail("alt_text_quality.complexity_handling.complex_too_short", quoted=quoted)
     elif complex_figure and restates_title(figure):
-        fail("complexity_handling", f"the {quoted} only repeats the caption's title",
-             "describe what the chart or diagram shows (axes, trends, key values, panels), not its title")
+        fail("alt_text_quality.complexity_handling.restates_title", quoted=quoted)
     other = duplicated_elsewhere(figure)
     if other is not None:
-        fail("contextual_appropriateness", f"the {quoted} is also the alt text of another figure, captioned "
-             f"“{_clip(other.get('caption'), 40)}” (page {other.get('page')})",
-             "write an alt text for this figure that matches its own content and caption")
+        fail("alt_text_quality.contextual_appropriateness.duplicate_alt", quoted=quoted,
+             other_caption=_clip(other.get("caption"), 40), other_page=other.get("page"))
     elif out_of_context(figure, thresholds):
-        fail("contextual_appropriateness", f"the {quoted} shares nothing with the figure's caption or the "
-             "document's text: it appears to describe something else",
-             "rewrite the alt text so it describes this figure")
+        fail("alt_text_quality.contextual_appropriateness.out_of_context", quoted=quoted)
 
 
 def _scanned(bundle: PageBundle) -> bool:

@@ -24,6 +24,7 @@ import numpy as np
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
+from judges.rules.catalog import finding
 from judges.rules.common import CT, FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import CONTRAST, ContrastThresholds
 
@@ -94,24 +95,22 @@ def _text_issues(values: dict[str, Any], where: str, limits: ContrastThresholds)
     visible = int(values.get("visible_chars") or 0)
     if not issues and visible and specks > limits.max_speck_share * visible:
         fragments = [s for s in values.get("failing") or [] if not s.get("large_text")]
-        issue = _run_issue("small_text", fragments, where, limits.normal_ratio)
-        share = f"{specks} characters in short fragments ({specks / visible:.0%} of the page)"
-        issue.problem = f"{share} — {issue.problem}"
-        issues.append(issue)
+        issues.append(_run_issue("small_text", fragments, where, limits.normal_ratio,
+                                 fragments=specks, share=f"{specks / visible:.0%}"))
     return issues[:6]  # in page order; a handful is enough to locate the problem
 
 
-def _run_issue(sub: str, spans: list[dict[str, Any]], where: str, required: float) -> Issue:
+def _run_issue(sub: str, spans: list[dict[str, Any]], where: str, required: float, **fragments: Any) -> Issue:
+    """A failing run of text (``fragments``: the page's short fragments counted together, when they are the cause)."""
     worst = min(spans, key=lambda s: s.get("contrast_ratio") or 21.0)
     text = " ".join(" ".join(str(s.get("text") or "") for s in spans).split())
     quoted = f"“{text[:50]}{'…' if len(text) > 50 else ''}”"
     kind = "large text" if sub == "large_text" else "text"
     colour, background = worst.get("color"), worst.get("background_color")
-    return Issue(sub, f"{where}, {kind} {quoted}",
-                 f"{kind} in {colour} on {background} has a contrast of {worst.get('contrast_ratio')}:1 "
-                 f"({_chars(spans)} characters), below the {required}:1 that WCAG 1.4.3 requires",
-                 f"darken the text (or lighten the background) to reach at least {required}:1, e.g. "
-                 f"{_suggest(background)} on {background}")
+    rule_id = f"color_contrast.{sub}.low_contrast" + ("_fragments" if fragments else "")
+    return finding(rule_id, f"{where}, {kind} {quoted}", kind=kind, colour=colour, background=background,
+                   ratio=worst.get("contrast_ratio"), chars=_chars(spans), required=required,
+                   suggested=_suggest(background), **fragments)
 
 
 def _suggest(background: str | None) -> str:
@@ -153,12 +152,8 @@ def _graphic_issues(bundle: PageBundle, values: dict[str, Any], where: str,
         measured += 1
         if share < limits.min_mark_share:
             caption = figure.get("caption") or f"figure {figure.get('figure', '')}".strip()
-            issues.append(Issue("graphics", f"{where}, {caption[:60]}",
-                                f"only {share:.1%} of the figure's pixels reach {limits.graphic_ratio}:1 against its "
-                                "lightest tone: its lines, bars and labels are too faint to make out (WCAG 1.4.11)",
-                                f"redraw the figure with marks and labels of at least {limits.graphic_ratio}:1 "
-                                "against their background (darker colours, no wash or transparency); if it is "
-                                "purely decorative, mark it as an artifact"))
+            issues.append(finding("color_contrast.graphics.faint_marks", f"{where}, {caption[:60]}",
+                                  share=f"{share:.1%}", required=limits.graphic_ratio))
     return issues, measured
 
 

@@ -20,6 +20,7 @@ from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import FONTS, FontThresholds
 
@@ -73,11 +74,7 @@ def _embedding(meta: dict[str, Any], where: str) -> list[Issue]:
     chars = meta.get("chars_by_font") or {}
     names = ", ".join(f"{f['font_name']} ({f.get('font_type')}, {chars.get(f['font_name'], 0)} characters)"
                       for f in missing[:3])
-    return [Issue("embedding", f"{where}, font {names}",
-                  "the font program is not embedded, so viewers substitute another font with other shapes and widths "
-                  "(PDF/UA-1 7.21.4.1)",
-                  "embed all fonts when exporting (e.g. 'Embed all fonts' in the PDF settings, or Ghostscript "
-                  "-dEmbedAllFonts=true -dSubsetFonts=true)")]
+    return [finding("fonts_readability.embedding.not_embedded", f"{where}, font {names}")]
 
 
 def _unicode(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
@@ -87,11 +84,8 @@ def _unicode(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[I
     suspects = [f["font_name"] for f in _used(meta) if not f.get("has_tounicode")
                 and (f.get("font_type") in ("Type0", "Type3") or not f.get("encoding"))]
     fonts = ", ".join(suspects[:3]) or "the page's fonts"
-    return [Issue("unicode_mapping", f"{where}, text set in {fonts}",
-                  f"{unmapped} of {total} characters ({unmapped / total:.0%}) have no Unicode mapping: copied or "
-                  "read aloud, they come out as garbage (PDF/UA-1 7.21.7)",
-                  f"add a ToUnicode CMap to {fonts} (re-export with a current PDF library, or repair with "
-                  "a preflight 'Map glyphs to Unicode' fix)")]
+    return [finding("fonts_readability.unicode_mapping.unmapped", f"{where}, text set in {fonts}",
+                    unmapped=unmapped, total=total, share=f"{unmapped / total:.0%}", fonts=fonts)]
 
 
 def _page_body_size(meta: dict[str, Any]) -> float | None:
@@ -110,11 +104,9 @@ def _size(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issu
         return []
     common = max(small, key=lambda k: small[k])
     body = _page_body_size(meta)
-    return [Issue("size", f"{where}, text set at {common} pt ({small[common]} characters)",
-                  f"{share:.0%} of the page's text is below the {limits.body_floor_pt} pt floor "
-                  f"(most of it at {common} pt; the page's main size is {body} pt)",
-                  f"set body text at {limits.body_floor_pt} pt or more (10–12 pt is usual); keep smaller sizes for "
-                  "footnotes, captions and labels only")]
+    return [finding("fonts_readability.size.below_floor",
+                    f"{where}, text set at {common} pt ({small[common]} characters)",
+                    share=f"{share:.0%}", floor=limits.body_floor_pt, common=common, body=body)]
 
 
 def _crowding(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[Issue]:
@@ -135,10 +127,8 @@ def _crowding(meta: dict[str, Any], where: str, limits: FontThresholds) -> list[
     if median >= limits.min_em_per_char:
         return []
     font = Counter(b["font"] for b in blocks).most_common(1)[0][0]
-    return [Issue("legibility", f"{where}, body text in {font} at {body} pt",
-                  f"characters advance only {median:.2f} em on average (ordinary text: 0.40–0.50 em): letters touch "
-                  "or overlap, which breaks word shapes for low-vision and dyslexic readers (WCAG 1.4.12)",
-                  "remove the negative letter-spacing (tracking/kerning set to 0 or positive) and let lines wrap")]
+    return [finding("fonts_readability.legibility.crowded_letters", f"{where}, body text in {font} at {body} pt",
+                    advance=f"{median:.2f}")]
 
 
 def family(font_name: str) -> str:
@@ -176,8 +166,5 @@ def _font_rotation(meta: dict[str, Any], where: str, limits: FontThresholds) -> 
         return []
     switches = sum(1 for a, b in zip(sequence, sequence[1:], strict=False) if a != b)
     faces = ", ".join(f"{name} ({n / total:.0%})" for name, n in major)
-    return [Issue("consistency", f"{where}, body paragraphs set in {faces}",
-                  f"running text changes typeface {switches} times between paragraphs, across {len(major)} families, "
-                  "without a role a reader could follow",
-                  f"set all body paragraphs in one family ({major[0][0]}); keep other faces for distinct roles "
-                  "such as code or captions, used consistently")]
+    return [finding("fonts_readability.consistency.typeface_rotation", f"{where}, body paragraphs set in {faces}",
+                    switches=switches, families=len(major), main=major[0][0])]

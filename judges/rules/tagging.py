@@ -9,6 +9,7 @@ from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import HEADING_SIZE_RATIO, MAX_BARE_SPAN_SHARE, MAX_HEADING_WORDS
 
@@ -91,6 +92,226 @@ def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[s
     return found if rest >= HEADED_CHARS else []
 
 
+# Lines the heading, list and figure checks draw, and why (WCAG 2.2 SC 1.3.1; PDF/UA-1 7.3, 7.4, 7.6).
+# - TITLE_RATIO 1.25: an H1 set at least a quarter larger than the H1 after it on the same page is the
+#   document's title outranking the sections; H1s of one style (chapters, sections) are peers and pass.
+# - SPLIT_GAP 0.6: two lines of one heading sit at most about half a line apart (leading); headings of
+#   their own are separated by block spacing, well over a line.
+# - PARAGRAPH_WORDS 12 / PARAGRAPH_CHARS 80: a "heading" in body size and weight that is a sentence of
+#   twelve words or more, or longer than the 80 characters a bundle keeps, is a paragraph.
+# - Text drawn as a figure: one line tall (at most TEXT_LINE_HEIGHT body sizes), at least TEXT_LINE_ASPECT
+#   times wider than tall, and an alternative text that reads as running text (FIGURE_TEXT_WORDS words or
+#   more, or a sentence of at least FIGURE_SENTENCE_WORDS words) and not as a description.
+TITLE_RATIO = 1.25
+SPLIT_GAP = 0.6
+PARAGRAPH_WORDS = 12
+PARAGRAPH_CHARS = 80
+TEXT_LINE_HEIGHT = 2.6
+TEXT_LINE_ASPECT = 5.0
+FIGURE_TEXT_WORDS = 8
+FIGURE_SENTENCE_WORDS = 4
+# ListNumbering values (PDF 1.7 Table 347, PDF 2.0 adds Ordered/Unordered): which promise numbers, which bullets.
+ORDERED = {"Decimal", "UpperRoman", "LowerRoman", "UpperAlpha", "LowerAlpha", "Ordered"}
+UNORDERED = {"Disc", "Circle", "Square", "Unordered"}  # "None" promises no scheme at all, so it contradicts nothing
+NUMBER_LABEL = re.compile(r"^\(?([0-9]{1,3}|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}|[a-zA-Z])([.)\]:]|\.[0-9]+\.?)?\)?$")
+BULLET_LABEL = re.compile(r"^[•▪◦‣●■□○◆◇►▸▹–—\-*·⁃∙✓✔❖➢➤]+$")
+TABLE_PARTS = {"Table", "TR", "THead", "TBody", "TFoot"}
+SENTENCE_END = (".", "!", "?", ":", ";")
+DESCRIBING = re.compile(r"\b(logo|image|photo|photograph|picture|diagram|chart|graph|plot|figure|icon|map|"
+                        r"illustration|screenshot|drawing|shows?|showing|depicts?|depicting)\b", re.IGNORECASE)
+MATH = re.compile(r"[=+^_\\<>∑∫√±×÷≤≥]")
+
+
+def _clip(text: str | None, limit: int = 40) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _label(element: dict[str, Any]) -> str:
+    return _clip(element.get("text") or element["type"])
+
+
+def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
+                    where: str) -> list[Issue]:
+    issues: list[Issue] = []
+    headings = [e for e in page_elements if is_heading_type(e["type"])]
+    # Headings must not skip levels going down (H1 → H3), and the outline starts at H1; PDF/UA-1 7.4.2.
+    previous = tags.get("prior_heading_level")
+    for element in headings:
+        level = _level(element["type"])
+        if level is None:
+            continue
+        at = f"{where}, heading “{_label(element)}”"
+        if previous is not None and level > previous + 1:
+            issues.append(finding("semantic_tagging.heading_nesting.level_skip", at, previous=previous, level=level,
+                                  expected=previous + 1))
+        elif previous is None and level > 1:
+            issues.append(finding("semantic_tagging.heading_nesting.first_not_h1", at, level=level))
+        previous = level
+    # One scheme of headings: H (structured by nesting) or H1-H6 (numbered), never both; PDF/UA-1 7.4.4.
+    counts = tags.get("type_counts") or {}
+    numbered = sum(n for kind, n in counts.items() if _level(kind) is not None)
+    unnumbered = [e for e in headings if e["type"] == "H"]
+    if numbered and unnumbered:
+        issues.append(finding("semantic_tagging.heading_nesting.mixed_h_and_hn",
+                              f"{where}, heading “{_label(unnumbered[0])}”", h_count=counts.get("H", 0),
+                              hn_count=numbered))
+    # The title and the sections it heads at one level: an H1 set much larger than the next H1 of the page.
+    first_h1 = [e for e in headings if e["type"] == "H1"]
+    if len(first_h1) >= 2 and tags.get("prior_heading_level") is None and headings[0] is first_h1[0]:
+        title, section = first_h1[0], first_h1[1]
+        if title.get("size") and section.get("size") and title["size"] >= TITLE_RATIO * section["size"]:
+            issues.append(finding("semantic_tagging.heading_nesting.title_and_section_h1",
+                                  f"{where}, headings “{_label(title)}” and “{_label(section)}”",
+                                  title=_clip(title.get("text"), 50), title_size=title["size"],
+                                  heading=_clip(section.get("text"), 50), size=section["size"]))
+    issues += _split_headings(headings, page_elements, by_id, where)
+    return issues
+
+
+def _next_in_order(element: dict[str, Any], page_elements: list[dict[str, Any]],
+                   by_id: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
+    """The page's next element in tag order that is not inside ``element``."""
+    for other in page_elements:
+        if other["id"] > element["id"] and not _descends(other, element["id"], by_id):
+            return other
+    return None
+
+
+def _descends(element: dict[str, Any], ancestor: int, by_id: dict[int, dict[str, Any]]) -> bool:
+    node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    while node is not None:
+        if node["id"] == ancestor:
+            return True
+        node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
+    return False
+
+
+def _split_headings(headings: list[dict[str, Any]], page_elements: list[dict[str, Any]],
+                    by_id: dict[int, dict[str, Any]], where: str) -> list[Issue]:
+    """Two headings of one level and style, one line under the other, nothing between: one heading in two."""
+    issues = []
+    ordered = sorted(page_elements, key=lambda e: e["id"])
+    for first in headings:
+        second = _next_in_order(first, ordered, by_id)
+        if second is None or second["type"] != first["type"] or second.get("parent") != first.get("parent"):
+            continue
+        a, b = first.get("bbox"), second.get("bbox")
+        text = (first.get("text") or "").strip()
+        if not a or not b or not text or not second.get("text") or text.endswith(SENTENCE_END):
+            continue
+        size = first.get("size") or 0
+        if not size or abs(size - (second.get("size") or 0)) > 0.3 or \
+                abs((first.get("bold") or 0) - (second.get("bold") or 0)) > 0.3:
+            continue
+        gap = b[1] - a[3]
+        if -0.2 * size <= gap <= SPLIT_GAP * size and abs(a[0] - b[0]) <= 2 * size:
+            issues.append(finding("semantic_tagging.heading_nesting.split_heading",
+                                  f"{where}, headings “{_label(first)}” and “{_label(second)}”",
+                                  first=_clip(first.get("text")), second=_clip(second.get("text")),
+                                  kind=first["type"]))
+    return issues
+
+
+def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str, Any]],
+                   by_id: dict[int, dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    issues: list[Issue] = []
+    for element in page_elements:
+        if not is_heading_type(element["type"]):
+            continue
+        parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+        # A heading among a table's rows or as a cell's content in a table without any TH: the header
+        # cells were tagged as headings (PDF/UA-1 7.5: TR holds TH and TD only).
+        container = parent["type"] if parent and parent["type"] in TABLE_PARTS else None
+        if container is None and _inside(element, by_id, {"TD"}):
+            table = _ancestor(element, by_id, "Table")
+            if table is not None and not any(e["type"] == "TH" and _descends(e, table["id"], by_id) for e in elements):
+                container = "data cell (the table has no TH)"
+        if container:
+            issues.append(finding("semantic_tagging.proper_tag_usage.heading_as_table_header",
+                                  f"{where}, heading “{_label(element)}”", kind=element["type"],
+                                  text=_clip(element.get("text")), container=container))
+            continue
+        # A sentence at body size and weight announced as a heading.
+        text = " ".join((element.get("text") or "").split())
+        words = len(text.split())
+        size, bold = element.get("size"), element.get("bold") or 0
+        long = len(text) >= PARAGRAPH_CHARS or (text.endswith((".", "!", "?", "…")) and words >= PARAGRAPH_WORDS)
+        if long and words >= PARAGRAPH_WORDS and size and body and size <= body * 1.05 and bold < 0.5:
+            issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_heading",
+                                  f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
+                                  text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size))
+    return issues
+
+
+def _ancestor(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kind: str) -> dict[str, Any] | None:
+    node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    while node is not None:
+        if node["type"] == kind:
+            return node
+        node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
+    return None
+
+
+def _label_kind(text: str) -> str | None:
+    text = text.strip()
+    if not text:
+        return None
+    if BULLET_LABEL.match(text):
+        return "bullets"
+    if NUMBER_LABEL.match(text):
+        return "numbers"
+    return None
+
+
+def _numbering_checks(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
+                      where: str) -> list[Issue]:
+    """A list's declared ListNumbering against the labels a reader sees (PDF/UA-1 7.6)."""
+    issues = []
+    for lst in (e for e in by_id.values() if e["type"] == "L" and e.get("list_numbering")):
+        declared = str(lst["list_numbering"]).lstrip("/")
+        if declared not in ORDERED | UNORDERED:
+            continue
+        labels = [e.get("text") or "" for e in page_elements if e["type"] == "Lbl"
+                  and (by_id.get(e.get("parent")) or {}).get("type") == "LI"  # type: ignore[arg-type]
+                  and (by_id.get(e.get("parent")) or {}).get("parent") == lst["id"]]  # type: ignore[arg-type]
+        kinds = [k for k in map(_label_kind, labels) if k]
+        if len(kinds) < 2:
+            continue
+        actual = max(set(kinds), key=kinds.count)
+        if kinds.count(actual) < 0.8 * len(kinds):
+            continue
+        ordered = declared in ORDERED
+        if (ordered and actual == "bullets") or (not ordered and actual == "numbers"):
+            shown = ", ".join(dict.fromkeys(label.strip() for label in labels[:4]))
+            issues.append(finding("semantic_tagging.list_structure.numbering_mismatch",
+                                  f"{where}, list with items “{_clip(labels[0], 10)} …”", declared=declared,
+                                  declared_kind="numbered" if ordered else "bulleted",
+                                  actual=actual, labels=shown,
+                                  expected="Disc (or Circle, Square)" if actual == "bullets" else "Decimal "
+                                  "(or the Roman or alphabetic style the labels use)"))
+    return issues
+
+
+def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    """A Figure one text line tall whose alternative is running text: text drawn as a graphic."""
+    issues = []
+    for element in page_elements:
+        if element["type"] != "Figure" or not element.get("bbox") or not body:
+            continue
+        alt = " ".join(str(element.get("alt") or element.get("actual_text") or "").split())
+        words = len(alt.split())
+        x0, y0, x1, y1 = element["bbox"]
+        height, width = y1 - y0, x1 - x0
+        one_line = 0 < height <= TEXT_LINE_HEIGHT * body and width >= TEXT_LINE_ASPECT * height
+        running = words >= FIGURE_TEXT_WORDS or (alt.endswith((".", "!", "?")) and words >= FIGURE_SENTENCE_WORDS)
+        if one_line and running and not DESCRIBING.search(alt) and not MATH.search(alt) \
+                and sum(c.isalpha() for c in alt) >= 0.7 * len(alt.replace(" ", "")):
+            issues.append(finding("semantic_tagging.proper_tag_usage.figure_as_text",
+                                  f"{where}, Figure “{_clip(alt)}”", text=_clip(alt, 60), words=words))
+    return issues
+
+
 def judge_tagging(bundle: PageBundle) -> PageJudgment:
     tags = bundle.evidence.get("tag_structure")
     if tags is None:
@@ -105,91 +326,65 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     elements: list[dict[str, Any]] = tags["elements"]
     page_elements = [e for e in elements if e.get("page") == bundle.page]
     by_id = {e["id"]: e for e in elements}
-    subs = {s: PASSED for s in SUBS}
-    subs["artifacts"] = NA  # artifact marking is judged from content, which the tag tree alone does not show
-    issues: list[Issue] = []
+    body = tags.get("body_size")
     where = f"Page {bundle.page}"
-
-    # Headings must not skip levels going down (H1 → H3); PDF/UA-1 7.4.2.
-    previous = tags.get("prior_heading_level")
-    for element in page_elements:
-        level = _level(element["type"])
-        if level is None:
-            continue
-        if previous is not None and level > previous + 1:
-            subs["heading_nesting"] = FAILED
-            issues.append(Issue("heading_nesting", f"{where}, heading “{element.get('text') or element['type']}”",
-                                f"heading level jumps from H{previous} to H{level}",
-                                f"retag it as H{previous + 1} (or insert the missing level) so levels never skip"))
-        elif previous is None and level > 2:
-            subs["heading_nesting"] = FAILED
-            issues.append(Issue("heading_nesting", f"{where}, heading “{element.get('text') or element['type']}”",
-                                f"the first heading of the document is H{level}",
-                                "start the outline at H1 (the title or first section) and nest from there"))
-        previous = level
+    issues: list[Issue] = _heading_checks(tags, page_elements, by_id, where)
 
     # Text that looks like a heading must be tagged as one; WCAG 1.3.1 / PDF/UA-1 7.4.
     counts = tags.get("type_counts") or {}
     if not any(is_heading_type(kind) for kind in counts):
-        visual = visual_headings(page_elements, by_id, tags.get("body_size"))
+        visual = visual_headings(page_elements, by_id, body)
         if visual:
-            subs["heading_nesting"] = FAILED
-            subs["structural_hierarchy"] = FAILED
             names = ", ".join(f"“{e['text'][:40]}”" for e in visual[:3])
-            issues.append(Issue("structural_hierarchy", f"{where}, {names}",
-                                f"{len(visual)} visual heading(s) are tagged {visual[0]['type']} and the document "
-                                "has no heading tags at all",
-                                "tag the title as H1 and section headings as H2/H3… following the visual outline"))
+            issues.append(finding("semantic_tagging.structural_hierarchy.untagged_headings", f"{where}, {names}",
+                                  count=len(visual), kind=visual[0]["type"]))
 
     # Paragraphs that start like list items belong in L/LI/Lbl/LBody (PDF/UA-1 7.6).
     loose = _untagged_lists(page_elements, by_id)
     if loose:
-        subs["list_structure"] = FAILED
-        issues.append(Issue("list_structure", f"{where}, items “{loose[0]['text'][:40]}” …",
-                            f"{len(loose)} list items are tagged {loose[0]['type']} outside any L element",
-                            "tag the list as L with one LI per item (Lbl for the marker, LBody for the text)"))
+        issues.append(finding("semantic_tagging.list_structure.unwrapped_items",
+                              f"{where}, items “{loose[0]['text'][:40]}” …", count=len(loose), kind=loose[0]["type"]))
 
     # Lists: LI only inside L, LBody only inside LI (PDF/UA-1 7.6).
     for element in page_elements:
-        parent = by_id.get(element.get("parent"))
+        parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
         parent_type = parent["type"] if parent else None
         if element["type"] == "LI" and parent_type != "L":
-            subs["list_structure"] = FAILED
-            issues.append(Issue("list_structure", f"{where}, list item “{element.get('text') or ''}”",
-                                f"LI is a child of {parent_type or 'the root'}, not of an L element",
-                                "wrap the list items in one L element"))
+            issues.append(finding("semantic_tagging.list_structure.li_outside_l",
+                                  f"{where}, list item “{element.get('text') or ''}”",
+                                  parent=parent_type or "the root"))
         elif element["type"] in LIST_PARTS and parent_type != "LI":
-            subs["list_structure"] = FAILED
-            issues.append(Issue("list_structure", f"{where}, {element['type']} “{element.get('text') or ''}”",
-                                f"{element['type']} is outside an LI element", "put the LBody inside an LI of an L"))
+            issues.append(finding("semantic_tagging.list_structure.lbody_outside_li",
+                                  f"{where}, {element['type']} “{element.get('text') or ''}”", kind=element["type"]))
+    issues += _numbering_checks(page_elements, by_id, where)
 
     # Every type must be standard, directly or through the RoleMap (PDF/UA-1 7.1; Matterhorn 02-001):
     # assistive technology cannot interpret a private type.
     private = [e for e in page_elements if e.get("nonstandard")]
     if private:
-        subs["proper_tag_usage"] = FAILED
         kinds = sorted({str(e.get("raw_type") or e["type"]) for e in private})
-        issues.append(Issue("proper_tag_usage", f"{where}, {len(private)} element(s) of type {', '.join(kinds[:4])}",
-                            "the structure type is not standard and the RoleMap does not map it to a standard type, "
-                            "so assistive technology cannot tell what the element is",
-                            f"add a RoleMap entry mapping /{kinds[0]} to the standard type it stands for (e.g. P, H2, "
-                            "Figure), or retag the elements with standard types"))
+        issues.append(finding("semantic_tagging.proper_tag_usage.nonstandard_type",
+                              f"{where}, {len(private)} element(s) of type {', '.join(kinds[:4])}", kind=kinds[0]))
 
     # Body text must be in block-level tags, not bare Span directly under a grouping element.
     top_level = [e for e in page_elements if e.get("text")
-                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]
+                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]  # type: ignore[arg-type]
     bare = [e for e in top_level if e["type"] == "Span"]
     paragraphs = [e for e in top_level if e["type"] == "P"]
     if len(bare) >= 2 and len(bare) >= MAX_BARE_SPAN_SHARE * (len(bare) + len(paragraphs)):
-        subs["proper_tag_usage"] = FAILED
-        issues.append(Issue("proper_tag_usage", f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)",
-                            "paragraph text is tagged as Span directly under a grouping element",
-                            "tag each paragraph as P (Span is for inline runs inside a block)"))
+        issues.append(finding("semantic_tagging.proper_tag_usage.paragraphs_as_spans",
+                              f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)"))
+    issues += _heading_usage(page_elements, elements, by_id, body, where)
+    issues += _figure_text(page_elements, body, where)
 
-    headings = [e for e in page_elements if _level(e["type"]) is not None or e["type"] == "H"]
+    headings = [e for e in page_elements if is_heading_type(e["type"])]
     if not page_elements:
         subs = {s: NA for s in SUBS}
         return PageJudgment(Label.PASSED, subs, [], f"{where}: no tagged content on this page to misuse")
+    subs = {s: PASSED for s in SUBS}
+    subs["artifacts"] = NA  # artifact marking is judged from content, which the tag tree alone does not show
+    for issue in issues:
+        subs[issue.sub_criterion] = FAILED
     return verdict(bundle, subs, issues,
                    f"{len(page_elements)} tagged elements, {len(headings)} headings nested without gaps, "
                    "lists and paragraphs use proper tags.")
