@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from judges.base import Issue, PageJudgment
@@ -65,13 +66,16 @@ def _in_list(element: dict[str, Any], by_id: dict[int, dict[str, Any]]) -> bool:
     return _inside(element, by_id, {"L", "LI", "LBody", "TOC", "TOCI"})
 
 
-def _inside(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kinds: set[str]) -> bool:
+def _parents(element: dict[str, Any], by_id: dict[int, dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The element's ancestors in the tag tree, nearest first."""
     node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
     while node is not None:
-        if node["type"] in kinds:
-            return True
+        yield node
         node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
-    return False
+
+
+def _inside(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kinds: set[str]) -> bool:
+    return any(node["type"] in kinds for node in _parents(element, by_id))
 
 
 # Only running-text blocks can be headings in disguise: table cells are bold by convention, and text
@@ -179,12 +183,7 @@ def _next_in_order(element: dict[str, Any], page_elements: list[dict[str, Any]],
 
 
 def _descends(element: dict[str, Any], ancestor: int, by_id: dict[int, dict[str, Any]]) -> bool:
-    node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
-    while node is not None:
-        if node["id"] == ancestor:
-            return True
-        node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
-    return False
+    return any(node["id"] == ancestor for node in _parents(element, by_id))
 
 
 def _split_headings(headings: list[dict[str, Any]], page_elements: list[dict[str, Any]],
@@ -245,12 +244,7 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
 
 
 def _ancestor(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kind: str) -> dict[str, Any] | None:
-    node = by_id.get(element.get("parent"))  # type: ignore[arg-type]
-    while node is not None:
-        if node["type"] == kind:
-            return node
-        node = by_id.get(node.get("parent"))  # type: ignore[arg-type]
-    return None
+    return next((node for node in _parents(element, by_id) if node["type"] == kind), None)
 
 
 def _label_kind(text: str) -> str | None:
