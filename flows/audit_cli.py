@@ -69,6 +69,13 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
         return _error("pass --models (ask models now) or --responses (import answers), not both")
     local = any(m == "local" or m.startswith("local/") for m in [*(args.models or []),
                                                                  *(j.partition(":")[2] for j in args.judges)])
+    if local:  # a missing server stops here, before a run of error rows
+        from judges.model.local import LocalModelError, endpoint
+
+        try:
+            endpoint(home)
+        except LocalModelError as exc:
+            return _error(str(exc))
     args.concurrency = args.concurrency or (1 if local else 8)
     args.timeout = args.timeout or (600.0 if local else 60.0)
     if args.concurrency < 1 or args.timeout <= 0:

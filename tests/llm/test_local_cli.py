@@ -50,6 +50,12 @@ def test_judging_with_llm_local_and_no_server_stops_before_any_work(tmp_path: Pa
     assert run.returncode == 2 and "accessbench model start" in run.stderr
 
 
+def test_an_audit_of_the_local_model_without_a_server_stops_before_any_run(tmp_path: Path) -> None:
+    audit = cli(tmp_path / "home", "audit", "--models", "local", "--limit", "1", check=False)
+    assert audit.returncode == 2 and "accessbench model start" in audit.stderr
+    assert "audit run" not in audit.stderr  # no run was started
+
+
 def test_the_rules_catalog_is_listed(tmp_path: Path) -> None:
     listed = cli(tmp_path / "home", "rules", "--format", "md")
     assert listed.stdout.startswith("| rule |")
