@@ -230,7 +230,25 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "blocks": _font_blocks(spans),
         # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).
         "document_chars": sum(int(s.get("char_count") or 0) for s in ev.text_spans if not s.get("render_invisible")),
+        **_glyph_checks(ev, page),
     }
+
+
+def _glyph_checks(ev: DocEvidence, page: int) -> dict[str, Any]:
+    """Visible glyphs drawn on the page, and per font that draws some the font contradicts the mapping
+    of (wrong) or that map to no text (textless): extractors/fonts.py, glyph_pages."""
+    drawn, checks = 0, []
+    for font in ev.fonts:
+        counts = next((g for g in font.get("glyph_pages") or [] if g.get("page") == page), None)
+        if not counts:
+            continue
+        drawn += int(counts.get("glyphs") or 0)
+        wrong, textless = int(counts.get("wrong") or 0), int(counts.get("textless") or 0)
+        if wrong or textless:
+            checks.append({"font": font["font_name"], "glyphs": int(counts.get("glyphs") or 0), "wrong": wrong,
+                           "textless": textless, "textless_distinct": int(font.get("textless_distinct") or 0),
+                           "conflict": _short(font.get("mapping_conflict"))})
+    return {"page_glyphs": drawn, "glyph_checks": checks} if checks else {}  # nothing to report: nothing added
 
 
 BLOCK_MIN_CHARS = 40  # text blocks shorter than this (labels, page numbers) say nothing about paragraph styling
@@ -494,7 +512,7 @@ FINDINGS: dict[str, frozenset[str]] = {
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates
     "link_metadata": frozenset({"dest_valid", "uri_well_formed"}),
     "color_values": frozenset({"passes", "threshold", "large_text", "failing", "failing_chars"}),
-    "font_metadata": frozenset({"small_chars"}),
+    "font_metadata": frozenset({"small_chars", "glyph_checks"}),
 }
 EVIDENCE_MODES = ("paper", "enriched")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pikepdf
@@ -82,3 +84,91 @@ def test_fonts_without_unicode_maps(tagged_pdf: Path, tmp_path: Path) -> None:
     path = mutate(tagged_pdf, tmp_path / "no-tounicode.pdf", drop_maps)
     assert not any(f["has_tounicode"] for f in extract_fonts(path, doc_id="d"))
     assert sum(s["unmapped_chars"] for s in extract_text_spans(path, doc_id="d")) > 50
+
+
+# ToUnicode rewrites: the glyphs stay, their mapping changes (used by tests/judges/test_defect_classes_fonts.py too).
+_MAPPING = re.compile(r"(<[0-9A-Fa-f]+>\s*)<([0-9A-Fa-f]+)>")
+
+
+def shifted_cmap(cmap: str) -> str:
+    """Every code mapped to the text of the next code: glyphs map to other letters."""
+    head, body = cmap.split("endcodespacerange", 1)
+    targets = [t for _, t in _MAPPING.findall(body)]
+    moved = iter(targets[1:] + targets[:1])
+    return head + "endcodespacerange" + _MAPPING.sub(lambda m: m.group(1) + f"<{next(moved)}>", body)
+
+
+def spaced_cmap(cmap: str) -> str:
+    """Every code mapped to a space: visible glyphs with no text."""
+    head, body = cmap.split("endcodespacerange", 1)
+    return head + "endcodespacerange" + _MAPPING.sub(lambda m: m.group(1) + "<0020>", body)
+
+
+def emptied_cmap(cmap: str) -> str:
+    """Every code mapped to nothing (an empty destination)."""
+    head, body = cmap.split("endcodespacerange", 1)
+    return head + "endcodespacerange" + _MAPPING.sub(lambda m: m.group(1) + "<>", body)
+
+
+def rewrite_tounicode(change: Callable[[str], str]) -> Callable[[pikepdf.Pdf], None]:
+    def apply(pdf: pikepdf.Pdf) -> None:
+        done: set[tuple[int, int]] = set()
+        for page in pdf.pages:
+            for font in page.Resources.Font.values():
+                cmap = font.get("/ToUnicode")
+                if cmap is None or cmap.objgen in done:
+                    continue
+                done.add(cmap.objgen)
+                cmap.write(change(cmap.read_bytes().decode("latin-1")).encode("latin-1"))
+    return apply
+
+
+def test_typst_mappings_agree_with_their_fonts(tagged_pdf: Path) -> None:
+    fonts = extract_fonts(tagged_pdf, doc_id="d")
+    assert all(f["mapping_conflict"] is None and f["textless_distinct"] == 0 for f in fonts)
+    regular = next(f for f in fonts if f["font_name"].endswith("Regular"))
+    assert [g["page"] for g in regular["glyph_pages"]] == [1, 2]
+    assert regular["glyph_pages"][0]["glyphs"] > 100
+    assert not any(g["wrong"] or g["textless"] for f in fonts for g in f["glyph_pages"])
+
+
+def test_shifted_mapping_is_contradicted_by_the_glyph_widths(tagged_pdf: Path, tmp_path: Path) -> None:
+    path = mutate(tagged_pdf, tmp_path / "shifted.pdf", rewrite_tounicode(shifted_cmap))
+    regular = next(f for f in extract_fonts(path, doc_id="d") if f["font_name"].endswith("Regular"))
+    assert "widths" in regular["mapping_conflict"]
+    first = regular["glyph_pages"][0]
+    assert first["wrong"] == first["glyphs"] > 100
+
+
+def test_glyphs_mapped_to_spaces_are_textless(tagged_pdf: Path, tmp_path: Path) -> None:
+    path = mutate(tagged_pdf, tmp_path / "spaced.pdf", rewrite_tounicode(spaced_cmap))
+    regular = next(f for f in extract_fonts(path, doc_id="d") if f["font_name"].endswith("Regular"))
+    assert regular["textless_distinct"] > 10
+    first = regular["glyph_pages"][0]
+    assert first["glyphs"] == 0 and first["textless"] > 100
+
+
+def test_differences_names_contradict_the_tounicode(tmp_path: Path) -> None:
+    """A simple font whose /Differences names code 97 'b', 98 'c' ... while its ToUnicode says 'a', 'b' ..."""
+    path = tmp_path / "differences.pdf"
+    doc = pymupdf.open()
+    doc.new_page(width=300, height=200).insert_text((20, 40), "abcdefghijklmnop qrstuvwxyz", fontname="helv")
+    doc.save(path)
+
+    def rename(pdf: pikepdf.Pdf) -> None:
+        font = next(iter(pdf.pages[0].Resources.Font.values()))
+        letters = "bcdefghijklmnopqrstuvwxyza"
+        font["/Encoding"] = pikepdf.Dictionary(
+            BaseEncoding=pikepdf.Name.WinAnsiEncoding,
+            Differences=pikepdf.Array([97, *(pikepdf.Name("/" + c) for c in letters)]))
+        pairs = "\n".join(f"<{97 + i:02X}> <{97 + i:04X}>" for i in range(26))
+        font["/ToUnicode"] = pdf.make_stream((
+            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange\n<00> <FF>\n"
+            f"endcodespacerange\n26 beginbfchar\n{pairs}\nendbfchar\nendcmap\nend end\n").encode())
+
+    renamed = mutate(path, tmp_path / "renamed.pdf", rename)
+    (helvetica,) = extract_fonts(renamed, doc_id="d")
+    assert "glyph names" in helvetica["mapping_conflict"] and "/b" in helvetica["mapping_conflict"]
+    assert helvetica["glyph_pages"][0]["wrong"] >= 20
+    (plain,) = extract_fonts(path, doc_id="d")
+    assert plain["mapping_conflict"] is None

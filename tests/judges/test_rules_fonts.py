@@ -22,7 +22,8 @@ def block(number: int, name: str = "Serif-Regular", *, size: float = 10.0, chars
 
 
 def bundle(fonts: list[dict[str, Any]] | None = None, *, sizes: list[tuple[float, int]] | None = None,
-           blocks: list[dict[str, Any]] | None = None, unmapped: int = 0) -> PageBundle:
+           blocks: list[dict[str, Any]] | None = None, unmapped: int = 0,
+           checks: list[dict[str, Any]] | None = None) -> PageBundle:
     fonts = fonts if fonts is not None else [font("Serif-Regular"), font("Serif-Bold", char_count=100)]
     sizes = sizes if sizes is not None else [(8.0, 40), (10.0, 2400), (14.0, 60)]
     total = sum(n for _, n in sizes)
@@ -30,6 +31,8 @@ def bundle(fonts: list[dict[str, Any]] | None = None, *, sizes: list[tuple[float
     meta = {"fonts": fonts, "chars_by_size": sizes, "chars_by_font": by_font, "body_size": 10.0,
             "page_chars": total, "small_chars": sum(n for s, n in sizes if s < 9), "unmapped_chars": unmapped,
             "blocks": blocks if blocks is not None else [block(i) for i in range(8)]}
+    if checks is not None:
+        meta |= {"page_glyphs": total, "glyph_checks": checks}
     return PageBundle("fonts_readability", 1, {"font_metadata": meta})
 
 
@@ -114,3 +117,41 @@ def test_styles_of_one_family_and_a_second_face_for_sidebars_pass() -> None:
                                                  ("Arial,Bold", "arial")])
 def test_family_names_drop_styles_and_foundry_suffixes(name: str, expected: str) -> None:
     assert family(name) == expected
+
+
+def check(name: str = "Serif-Regular", *, wrong: int = 0, textless: int = 0, glyphs: int = 2000) -> dict[str, Any]:
+    return {"font": name, "glyphs": glyphs, "wrong": wrong, "textless": textless,
+            "textless_distinct": 20 if textless else 0,
+            "conflict": "the widths of the glyphs mapped to 26 letters do not fit those letters" if wrong else None}
+
+
+def test_glyphs_the_font_contradicts_fail_wrong_mapping() -> None:
+    result = judge_fonts(bundle(checks=[check(wrong=1800)]))
+    assert result.label is Label.FAILED and result.sub_criteria["unicode_mapping"] == "failed"
+    issue = result.issues[0]
+    assert issue.rule_id == "fonts_readability.unicode_mapping.wrong_mapping"
+    assert "Serif-Regular" in issue.location and "widths" in issue.problem
+
+
+@pytest.mark.parametrize("checks", [
+    [check(wrong=9)],  # under ten glyphs: one contradicted ligature or symbol
+    [check(wrong=30)],  # 30 of 2500 glyphs: about 1%
+    [check("CMMI10", wrong=400), check("MathSymbols", textless=300)],  # math and symbol fonts are not judged
+])
+def test_a_few_contradicted_or_symbol_glyphs_are_tolerated(checks: list[dict[str, Any]]) -> None:
+    assert judge_fonts(bundle(checks=checks)).label is Label.PASSED
+
+
+def test_visible_glyphs_mapped_to_spaces_fail_textless() -> None:
+    result = judge_fonts(bundle(checks=[check(textless=600)]))
+    assert result.sub_criteria["unicode_mapping"] == "failed"
+    assert [i.rule_id for i in result.issues] == ["fonts_readability.unicode_mapping.textless_glyphs"]
+    assert "600 visible glyphs" in result.issues[0].problem
+
+
+def test_a_page_whose_every_glyph_maps_to_a_space_is_not_a_blank_page() -> None:
+    meta = {"page_chars": 0, "body_size": None, "document_chars": 0, "page_glyphs": 0,
+            "glyph_checks": [check(textless=900, glyphs=0)]}
+    result = judge_fonts(PageBundle("fonts_readability", 1, {"font_metadata": meta}))
+    assert result.label is Label.FAILED and result.sub_criteria["unicode_mapping"] == "failed"
+    assert result.issues[0].rule_id == "fonts_readability.unicode_mapping.textless_glyphs"
