@@ -142,8 +142,27 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "prior_heading_level": prior[-1] if prior else None,
         "type_counts": _type_counts(elements),
         "body_size": body_size(ev.text_spans),
+        "heading_styles": _heading_styles(ev),
         "elements": compact,
     }
+
+
+def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
+    """Each heading type's looks across the document ([type, size, bold share], one entry per distinct
+    style): a block elsewhere styled like them but tagged otherwise is a heading tagged inconsistently."""
+    spans: dict[int, list[dict[str, Any]]] = {}
+    for span in ev.text_spans:
+        spans.setdefault(span.get("page"), []).append(span)  # type: ignore[arg-type]
+    styles: set[tuple[str, float, float]] = set()
+    for element in ev.struct_elements:
+        if _heading_level(element["type"]) is None and element["type"] != "H":
+            continue
+        style = text_style(element.get("bbox"), spans.get(element.get("page"), []))  # type: ignore[arg-type]
+        if style:
+            styles.add((element["type"], style["size"], style["bold"]))
+        if len(styles) >= 24:
+            break
+    return [list(s) for s in sorted(styles)]
 
 
 def _layout_facts(element: dict[str, Any], page: int) -> dict[str, Any]:
@@ -198,7 +217,9 @@ def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         for e in ev.struct_elements if e["type"] == "Link" and e.get("page") == page
     ]
     return {"links": links, "link_elements": link_elements,
-            "tagged": any(s.get("tagged") for s in ev.doc_structure)}
+            "tagged": any(s.get("tagged") for s in ev.doc_structure),
+            # The document claims PDF/UA (XMP pdfuaid:part): PDF/UA-1 7.18.5 then binds its links.
+            "pdfua_part": next((s["pdfua_part"] for s in ev.doc_structure if s.get("pdfua_part")), None)}
 
 
 SMALL_TEXT_PT = 9.0  # the body-text floor the benchmark's font criterion uses
@@ -368,10 +389,18 @@ def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     units = [{k: r.get(k) for k in ("block_index", "struct_rank", "content_rank", "visual_rank", "column", "role",
                                     "marks", "bbox")}
              | {"text": _short(r.get("text")), "chars": len(r.get("text") or ""), "type": types.get(r.get("elem_id"))}
+             # The order of an element's own marked-content sequences (lines), where it was measured.
+             | {k: r[k] for k in MCID_ORDER_KEYS if r.get(k) is not None}
              for r in _on(ev.reading_order, page)]
+    # Tab order of the page's annotations (PDF/UA-1 7.18.3): /Tabs and how many annotations there are.
+    facts = next((p for p in ev.pages if p.get("page") == page), {})
     return {"units": units, "agreement": ev.order_agreement.get(page),
             "tagged": any(s.get("tagged") for s in ev.doc_structure),
-            "document_units": len(ev.reading_order)}
+            "document_units": len(ev.reading_order),
+            "tabs": facts.get("tabs"), "annotation_count": facts.get("annotation_count")}
+
+
+MCID_ORDER_KEYS = ("mcid_sequences", "mcid_back_steps", "mcid_column_switches")
 
 
 def transcript(ev: DocEvidence, page: int) -> dict[str, Any] | None:
@@ -508,7 +537,7 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 FINDINGS: dict[str, frozenset[str]] = {
     "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
-    "reading_order": frozenset({"agreement", "visual_rank", "column"}),
+    "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates
     "link_metadata": frozenset({"dest_valid", "uri_well_formed"}),
     "color_values": frozenset({"passes", "threshold", "large_text", "failing", "failing_chars"}),

@@ -97,8 +97,12 @@ def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[s
 
 
 # Lines the heading, list and figure checks draw, and why (WCAG 2.2 SC 1.3.1; PDF/UA-1 7.3, 7.4, 7.6).
-# - TITLE_RATIO 1.25: an H1 set at least a quarter larger than the H1 after it on the same page is the
-#   document's title outranking the sections; H1s of one style (chapters, sections) are peers and pass.
+# - TITLE_RATIO 1.15: an H1 set at least 15% larger than the H1 after it on the same page is the
+#   document's title outranking the sections (LaTeX and typst set titles at 1.2× the section size); H1s
+#   of one style (chapters, sections) are peers and pass.
+# - Heading style: a block of HEADING_STYLE_RATIO × body size or more whose size (within STYLE_SLACK pt)
+#   and weight match the document's headings of one type, short (at most MAX_HEADING_WORDS words) and not
+#   a sentence, is a heading of that kind tagged as a paragraph.
 # - SPLIT_GAP 0.6: two lines of one heading sit at most about half a line apart (leading); headings of
 #   their own are separated by block spacing, well over a line.
 # - PARAGRAPH_WORDS 12 / PARAGRAPH_CHARS 80: a "heading" in body size and weight that is a sentence of
@@ -106,7 +110,9 @@ def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[s
 # - Text drawn as a figure: one line tall (at most TEXT_LINE_HEIGHT body sizes), at least TEXT_LINE_ASPECT
 #   times wider than tall, and an alternative text that reads as running text (FIGURE_TEXT_WORDS words or
 #   more, or a sentence of at least FIGURE_SENTENCE_WORDS words) and not as a description.
-TITLE_RATIO = 1.25
+TITLE_RATIO = 1.15
+HEADING_STYLE_RATIO = 1.15
+STYLE_SLACK = 0.3
 SPLIT_GAP = 0.6
 PARAGRAPH_WORDS = 12
 PARAGRAPH_CHARS = 80
@@ -120,10 +126,14 @@ UNORDERED = {"Disc", "Circle", "Square", "Unordered"}  # "None" promises no sche
 NUMBER_LABEL = re.compile(r"^\(?([0-9]{1,3}|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}|[a-zA-Z])([.)\]:]|\.[0-9]+\.?)?\)?$")
 BULLET_LABEL = re.compile(r"^[•▪◦‣●■□○◆◇►▸▹–—\-*·⁃∙✓✔❖➢➤]+$")
 TABLE_PARTS = {"Table", "TR", "THead", "TBody", "TFoot"}
+HEADINGS = {"H", "H1", "H2", "H3", "H4", "H5", "H6", "Title"}
 SENTENCE_END = (".", "!", "?", ":", ";")
 DESCRIBING = re.compile(r"\b(logo|image|photo|photograph|picture|diagram|chart|graph|plot|figure|icon|map|"
                         r"illustration|screenshot|drawing|shows?|showing|depicts?|depicting)\b", re.IGNORECASE)
 MATH = re.compile(r"[=+^_\\<>∑∫√±×÷≤≥]")
+# Labels of figures and tables start like this: set apart in bold or large type, they are captions, not headings.
+CAPTION_START = re.compile(r"^(fig(ure)?|table|tab|chart|plate|exhibit|listing|algorithm)\.?\s*[0-9ivx]", re.I)
+DIGITS = re.compile(r"^\(?([0-9]{1,3})[.)\]:]?\)?$")
 
 
 def _clip(text: str | None, limit: int = 40) -> str:
@@ -287,6 +297,65 @@ def _numbering_checks(page_elements: list[dict[str, Any]], by_id: dict[int, dict
     return issues
 
 
+def _inconsistent_headings(tags: dict[str, Any], page_elements: list[dict[str, Any]],
+                           by_id: dict[int, dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    """Similar content tagged inconsistently: a block styled exactly like the document's headings of one
+    type (size and weight, clearly apart from the body) but tagged as a paragraph, so it drops out of the
+    outline its peers are in."""
+    if not body:
+        return []
+    styles = [(str(k), float(size), float(bold)) for k, size, bold in tags.get("heading_styles") or ()
+              if size and float(size) >= HEADING_STYLE_RATIO * body]
+    issues = []
+    for element in page_elements:
+        if element["type"] not in BLOCK_TYPES or _inside(element, by_id, NOT_BODY | HEADINGS):
+            continue
+        text = " ".join((element.get("text") or "").split())
+        words = text.split()
+        if not words or len(words) > MAX_HEADING_WORDS or text.endswith(SENTENCE_END + (",", "…")) \
+                or sum(c.isalpha() for c in text) < 3 or CAPTION_START.match(text) or "@" in text:
+            continue
+        size, bold = element.get("size"), element.get("bold") or 0
+        peer = next((k for k, s, b in styles if size and abs(size - s) <= STYLE_SLACK and abs(bold - b) <= 0.3), None)
+        if peer:
+            issues.append(finding("semantic_tagging.structural_hierarchy.inconsistent_heading",
+                                  f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
+                                  text=_clip(text), heading=peer, size=size))
+    return issues[:3]
+
+
+def _numbers(lst: dict[str, Any], elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]]) -> list[int]:
+    """The item numbers a list's Lbl elements show ("3.", "(4)"), in tag order; [] if any label is no number."""
+    found = []
+    for element in elements:
+        item = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+        if element["type"] == "Lbl" and item and item["type"] == "LI" and item.get("parent") == lst["id"]:
+            match = DIGITS.match((element.get("text") or "").strip())
+            if not match:
+                return []
+            found.append(int(match.group(1)))
+    return found
+
+
+def _split_lists(elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]], where: str) -> list[Issue]:
+    """One semantic unit split across containers: a numbered list whose next sibling is another list that
+    carries on its numbering (items 1–2, then 3–4) is one list tagged as two; a reader hears two lists."""
+    issues = []
+    ordered = sorted(elements, key=lambda e: e["id"])
+    for lst in (e for e in ordered if e["type"] == "L"):
+        siblings = [e for e in ordered if e.get("parent") == lst.get("parent") and e["id"] > lst["id"]]
+        if not siblings or siblings[0]["type"] != "L":
+            continue
+        first, second = _numbers(lst, ordered, by_id), _numbers(siblings[0], ordered, by_id)
+        if len(first) >= 1 and second and first == list(range(first[0], first[0] + len(first))) \
+                and second[0] == first[-1] + 1:
+            issues.append(finding("semantic_tagging.list_structure.list_split",
+                                  f"{where}, lists numbered {first[0]}–{first[-1]} and {second[0]}–{second[-1]}",
+                                  first=f"{first[0]}–{first[-1]}", second=f"{second[0]}–{second[-1]}",
+                                  items=len(first) + len(second)))
+    return issues
+
+
 def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
     """A Figure one text line tall whose alternative is running text: text drawn as a graphic."""
     issues = []
@@ -351,6 +420,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
             issues.append(finding("semantic_tagging.list_structure.lbody_outside_li",
                                   f"{where}, {element['type']} “{element.get('text') or ''}”", kind=element["type"]))
     issues += _numbering_checks(page_elements, by_id, where)
+    issues += _split_lists(elements, by_id, where)
 
     # Every type must be standard, directly or through the RoleMap (PDF/UA-1 7.1; Matterhorn 02-001):
     # assistive technology cannot interpret a private type.
@@ -370,6 +440,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
                               f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)"))
     issues += _heading_usage(page_elements, elements, by_id, body, where)
     issues += _figure_text(page_elements, body, where)
+    issues += _inconsistent_headings(tags, page_elements, by_id, body, where)
 
     headings = [e for e in page_elements if is_heading_type(e["type"])]
     if not page_elements:
