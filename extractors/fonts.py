@@ -174,7 +174,9 @@ def extract_fonts(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int 
                     fonts[xref] = _FontUse(_font_record(doc, xref, ext, font_type, base_font, encoding))
                 use = fonts[xref]
                 use.pages.add(number + 1 + page_offset)
-                by_name.setdefault(use.record["font_name"], use)
+                first = by_name.setdefault(use.record["font_name"], use)
+                if first is not use:  # two font objects of one name: whose glyph is whose is unknown
+                    first.glyphs.ambiguous = True
             for span in _page_spans(source, number):
                 setter = by_name.get(span["font_name"])
                 if setter is not None:
@@ -266,6 +268,7 @@ class _Glyphs:
     per_page: dict[int, Counter[int]] = field(default_factory=dict)
     page_texts: dict[int, Counter[str]] = field(default_factory=dict)
     space_uses: Counter[int] = field(default_factory=Counter)  # glyph id -> uses mapped to whitespace
+    ambiguous: bool = False  # a page draws with two font objects of this name (the trace names fonts only)
 
 
 def _trace_glyphs(page: pymupdf.Page, number: int, by_name: dict[str, _FontUse]) -> None:
@@ -328,7 +331,56 @@ def _mapping_conflict(doc: pymupdf.Document, record: dict[str, Any],
         names = _differences_conflicts(doc, record["xref"])
         if names:
             return names
+    if glyphs.ambiguous:
+        return None, set()
+    cmap = _cmap_conflict(doc, record, glyphs)
+    if cmap:
+        return cmap
     return _width_conflict(glyphs), None
+
+
+_MIN_CMAP_GLYPHS = 8  # distinct glyphs the font's cmap and the mapping both name a letter or digit
+_MIN_CMAP_COVER = 0.8  # share of the drawn glyphs the font's cmap must cover (else its ids are not the drawn ones)
+_MIN_CMAP_CONFLICT_SHARE = 0.3  # share of the compared glyphs contradicted (a right mapping: none)
+
+
+def _cmap_conflict(doc: pymupdf.Document, record: dict[str, Any], glyphs: _Glyphs) -> tuple[str, set[str]] | None:
+    """An embedded TrueType/OpenType program's own cmap, read backwards (glyph id -> characters), against
+    the texts the mapping gives the glyphs drawn: glyph 'a' mapped to 'b' is contradicted."""
+    if not record.get("embedded") or record.get("font_type") not in ("TrueType", "Type0"):
+        return None
+    try:
+        _, ext, _, buffer = doc.extract_font(record["xref"])
+        if ext not in ("ttf", "otf") or not buffer:
+            return None
+        font = pymupdf.Font(fontbuffer=buffer)
+        reverse: dict[int, set[str]] = {}
+        for code in font.valid_codepoints():
+            gid = font.has_glyph(code)
+            if gid and not 0xE000 <= code <= 0xF8FF:
+                reverse.setdefault(gid, set()).add(unicodedata.normalize("NFKC", chr(code)))
+    except (RuntimeError, ValueError):
+        return None
+    drawn = [gid for gid in glyphs.texts if _has_text(glyphs, gid)]
+    if not drawn or sum(1 for gid in drawn if gid in reverse) < _MIN_CMAP_COVER * len(drawn):
+        return None
+    compared, bad, right = 0, [], set()
+    for gid in drawn:
+        names = {r for r in reverse.get(gid, ()) if _alnum(r)}
+        texts = [t for t in glyphs.texts[gid] if _alnum(t)]
+        if not names or not texts:
+            continue
+        compared += 1
+        wrong = [t for t in texts if not any(unicodedata.normalize("NFKC", t) in r for r in names)]
+        if wrong:
+            bad.append((gid, "".join(sorted(names)), wrong[0], wrong))
+        else:
+            right.update(texts)
+    if compared < _MIN_CMAP_GLYPHS or len(bad) < _MIN_CONFLICT_CODES or len(bad) < _MIN_CMAP_CONFLICT_SHARE * compared:
+        return None
+    gid, name, text = bad[0][:3]
+    return (f"{len(bad)} of {compared} glyphs map to other letters than the font's own cmap gives them"
+            f" (glyph {gid} is {name!r}, mapped to {text!r})", {t for b in bad for t in b[3]} - right)
 
 
 def _width_conflict(glyphs: _Glyphs) -> str | None:

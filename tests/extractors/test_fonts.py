@@ -172,3 +172,35 @@ def test_differences_names_contradict_the_tounicode(tmp_path: Path) -> None:
     assert helvetica["glyph_pages"][0]["wrong"] >= 20
     (plain,) = extract_fonts(path, doc_id="d")
     assert plain["mapping_conflict"] is None
+
+
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+
+
+@pytest.mark.skipif(not DEJAVU.exists(), reason="needs the DejaVu Sans TrueType font (fonts-dejavu-core)")
+def test_truetype_cmap_contradicts_a_mapping_to_the_next_letter(tmp_path: Path) -> None:
+    """An embedded TrueType program keeps its cmap: glyph 'a' that the ToUnicode calls 'b' is contradicted."""
+    text = ["The quick brown fox jumps over the lazy dog.", "Pack my box with five dozen liquor jugs."]
+    path = tmp_path / "truetype.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    page.insert_font(fontname="dv", fontfile=str(DEJAVU))
+    for i, line in enumerate(text):
+        page.insert_text((20, 40 + 20 * i), line, fontname="dv", fontsize=11)
+    doc.save(path)
+    (right,) = extract_fonts(path, doc_id="d")
+    assert right["mapping_conflict"] is None
+
+    program = pymupdf.Font(fontfile=str(DEJAVU))
+    letters = sorted({c for line in text for c in line if c.isalpha()})
+
+    def next_letter(pdf: pikepdf.Pdf) -> None:
+        font = next(iter(pdf.pages[0].Resources.Font.values()))
+        pairs = "\n".join(f"<{program.has_glyph(ord(c)):04X}> <{ord(chr(ord(c) + 1)):04X}>" for c in letters)
+        font["/ToUnicode"] = pdf.make_stream((
+            "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange\n<0000> <FFFF>\n"
+            f"endcodespacerange\n{len(letters)} beginbfchar\n{pairs}\nendbfchar\nendcmap\nend end\n").encode())
+
+    (wrong,) = extract_fonts(mutate(path, tmp_path / "next-letter.pdf", next_letter), doc_id="d")
+    assert "cmap" in wrong["mapping_conflict"]
+    assert wrong["glyph_pages"][0]["wrong"] >= 60
