@@ -34,6 +34,10 @@ PAGES_SCHEMA = pa.schema(
         pa.field("has_text", pa.bool_(), nullable=False),  # any extractable non-space character
         pa.field("char_count", pa.int32(), nullable=False),  # non-space characters
         pa.field("image_count", pa.int32(), nullable=False),  # raster images drawn (placements)
+        # Tab order (PDF/UA-1 7.18.3): the page's /Tabs name without the slash (S, R, C, ...), null when absent;
+        # and the number of entries in its /Annots (links, widgets, ...).
+        pa.field("tabs", pa.string()),
+        pa.field("annotation_count", pa.int32()),
     ]
 )
 
@@ -78,6 +82,7 @@ def _render(source: PdfSource, number: int, doc_id: str, folder: Path, dpi: int,
         "has_text": char_count > 0,
         "char_count": char_count,
         "image_count": _count_images(display_list),
+        **_tab_order(page),
     }
 
 
@@ -101,6 +106,12 @@ def _count_images(display_list: pymupdf.DisplayList) -> int:
         display_list.this, counter, mupdf.FzMatrix(), mupdf.FzRect(mupdf.FzRect.Fixed_INFINITE), mupdf.FzCookie(),
     )
     return counter.count
+
+
+def _tab_order(page: pymupdf.Page) -> dict[str, Any]:
+    """The page's /Tabs (without the slash; None when absent) and how many annotations /Annots holds."""
+    kind, value = page.parent.xref_get_key(page.xref, "Tabs")
+    return {"tabs": value.lstrip("/") if kind == "name" else None, "annotation_count": len(page.annot_xrefs())}
 
 
 def _folder_name(doc_id: str) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pikepdf
 import pyarrow as pa
 import pymupdf
 
@@ -39,6 +40,7 @@ from common import captions, geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
+from extractors.structure.tree import source_struct_tree
 
 READING_ORDER_SCHEMA = pa.schema(
     [
@@ -58,6 +60,13 @@ READING_ORDER_SCHEMA = pa.schema(
         # Footnote markers the unit cites: superscript digits or symbols, or digits glued to a
         # word ("varied.1"); the full text is searched, not the 200 characters kept in `text`.
         pa.field("marks", pa.list_(pa.string()), nullable=False),
+        # The order of the element's own marked-content sequences on this page (set on the element's
+        # first unit on the page, null elsewhere and where not measured; see _sequence_order):
+        # how many were placed, how many steps of the structure order go back up the page within one
+        # column, and how many steps cross from one column to another.
+        pa.field("mcid_sequences", pa.int32()),
+        pa.field("mcid_back_steps", pa.int32()),
+        pa.field("mcid_column_switches", pa.int32()),
     ]
 )
 
@@ -143,6 +152,7 @@ class _Page:
     width: float
     height: float
     units: list[_Unit] = field(default_factory=list)
+    columns: list[tuple[float, float]] = field(default_factory=list)  # x-ranges, from _visual_order
 
 
 def extract_reading_order(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int = 0,
@@ -157,13 +167,15 @@ def extract_reading_order(pdf: str | Path | PdfSource, *, doc_id: str, page_offs
     index = _ElementIndex(elements, page_offset)
     with pdf_source(pdf) as source, reading(source, "text"):
         pages = [_read_page(source, number, index) for number in range(source.page_count)]
-    body_size = _body_size(pages)
-    repeated = _repeated_edge_texts(pages)
-    records: list[dict] = []
-    for page in pages:
-        _assign_roles(page, body_size, repeated)
-        _visual_order(page)
-        records.extend(_page_records(page, doc_id, page_offset))
+        sequences = _element_sequences(source, index, len(elements))
+        body_size = _body_size(pages)
+        repeated = _repeated_edge_texts(pages)
+        records: list[dict] = []
+        for page in pages:
+            _assign_roles(page, body_size, repeated)
+            _visual_order(page)
+            order = _sequence_order(source, page, sequences.get(page.number) or {})
+            records.extend(_page_records(page, doc_id, page_offset, order))
     return records
 
 
@@ -420,6 +432,7 @@ def _visual_order(page: _Page) -> None:
         group.column = _column_of(group.bbox, columns)
         for unit in group.units:
             unit.column = group.column
+    page.columns = columns
     ordered: list[_Unit] = [*headers, *_segment_order(blocks), *footers]
     for rank, unit in enumerate(ordered):
         unit.visual = rank
@@ -555,9 +568,14 @@ def _split(units: list[_Unit], axis: int) -> list[list[_Unit]]:
 # --------------------------------------------------------------------------- records
 
 
-def _page_records(page: _Page, doc_id: str, page_offset: int) -> list[dict]:
+def _page_records(page: _Page, doc_id: str, page_offset: int,
+                  order: dict[int, tuple[int, int, int]] | None = None) -> list[dict]:
     tagged = [u for u in page.units if u.elem is not None]
     struct_rank = {id(u): r for r, u in enumerate(sorted(tagged, key=lambda u: (u.elem, u.index)))}
+    first: dict[int, _Unit] = {}
+    for unit in tagged:
+        first.setdefault(unit.elem, unit)  # type: ignore[arg-type]
+    measured = {id(first[e]): counts for e, counts in (order or {}).items() if e in first}
     return [
         {
             "doc_id": doc_id,
@@ -574,9 +592,208 @@ def _page_records(page: _Page, doc_id: str, page_offset: int) -> list[dict]:
             "font_size": unit.size,
             "mupdf_block": unit.block,
             "marks": unit.marks,
+            **dict(zip(("mcid_sequences", "mcid_back_steps", "mcid_column_switches"),
+                       measured.get(id(unit), (None, None, None)), strict=True)),
         }
         for unit in page.units
     ]
+
+
+# --------------------------------------------------------------------------- marked-content order
+#
+# A unit is compared with others as a whole, so the order of the lines inside one element is not
+# seen by the unit ranks: a paragraph whose marked-content sequences the structure tree lists last
+# line first, or one element whose sequences alternate between two columns (two columns read across
+# in one paragraph), reads in structure order exactly like a correct one. Each marked-content
+# sequence is placed where its first glyph is drawn (text matrix and CTM followed through the page's
+# content stream; form XObjects are not entered) and the element's own sequences are walked in /K
+# order.
+
+# Elements whose own content has no reading order of its own (a chart's labels, a formula's glyphs).
+_UNORDERED_TYPES = frozenset({"Figure", "Formula", "Form", "Artifact"})
+_SHOW = frozenset({"Tj", "TJ", "'", '"'})
+_RIGHTWARD = 0.2  # share of the page width: a sequence that far right of the previous one starts a new column
+
+
+@dataclass(slots=True)
+class _Anchor:
+    """Where a marked-content sequence is drawn: the start of its first text run, and the band of
+    baselines its runs lie on (top-left origin)."""
+
+    x0: float
+    top: float  # highest baseline
+    bottom: float  # lowest baseline
+    size: float  # largest type size, points
+
+
+def _element_sequences(source: PdfSource, index: _ElementIndex, count: int) -> dict[int, dict[int, list[int]]]:
+    """page (0-based) → element (block-level elem_id) → its own MCIDs on that page in /K order, one list
+    per structure node (concatenated per block-level element, each node's list kept apart by a -1)."""
+    if not count or not index.block_of:
+        return {}
+    try:
+        tree = source_struct_tree(source)
+    except Exception:  # noqa: BLE001 - the tag tree was read once already; a failure here only loses this check
+        return {}
+    if len(tree.nodes) != count:  # another tag-tree backend numbered the elements: ids would not match
+        return {}
+    out: dict[int, dict[int, list[int]]] = defaultdict(dict)
+    for elem_id, node in enumerate(tree.nodes):
+        if tree.type_of(node.raw_type) in _UNORDERED_TYPES or len(node.mcids) < 2:
+            continue
+        block = index.block_of.get(elem_id)
+        if block is None or index.types.get(block) in _UNORDERED_TYPES:
+            continue
+        by_page: dict[int, list[int]] = defaultdict(list)
+        for mcid, page in node.mcids:
+            if page is not None:
+                by_page[page].append(mcid)
+        for page, mcids in by_page.items():
+            if len(mcids) >= 2:
+                held = out[page].setdefault(block, [])
+                held.extend(([-1] if held else []) + mcids)
+    return out
+
+
+def _sequence_order(source: PdfSource, page: _Page, elements: dict[int, list[int]]) -> dict[int, tuple[int, int, int]]:
+    """element → (sequences placed, steps back up the page within a column, steps across columns)."""
+    if not elements:
+        return {}
+    try:
+        anchors = _mcid_anchors(source.qpdf.pages[page.number], page.height)
+    except Exception:  # noqa: BLE001 - an unparsable content stream: nothing measured, nothing claimed
+        return {}
+    columns: dict[int, set[int | None]] = defaultdict(set)
+    for unit in page.units:
+        if unit.elem is not None:
+            columns[unit.elem].add(unit.column)
+    out = {}
+    for elem, mcids in elements.items():
+        # Lines of an element that spans the gutter (a title, an abstract, a wide caption) start on
+        # either side of it: only an element set within columns, in two or more, can read them across.
+        in_columns = len(columns[elem]) >= 2 and None not in columns[elem]
+        placed = back = across = 0
+        previous: _Anchor | None = None
+        seen: set[int] = set()
+        for mcid in mcids:
+            anchor = anchors.get(mcid) if mcid >= 0 and mcid not in seen else None
+            seen.add(mcid)  # a sequence referenced twice is read once, where it is first listed
+            if anchor is None:
+                previous = None if mcid < 0 else previous  # a new node: its sequences are walked apart
+                continue
+            placed += 1
+            if previous is not None:
+                here, there = _column_at(previous.x0, page.columns), _column_at(anchor.x0, page.columns)
+                if here is not None and there is not None and here != there:
+                    across += in_columns and not _one_line(anchor, previous)
+                elif here is not None and here == there and _above(anchor, previous) and (
+                        anchor.x0 <= previous.x0 + _RIGHTWARD * page.width):
+                    back += 1  # up and far to the right is the next column, if one the page's gutters missed
+            previous = anchor
+        if placed >= 2:
+            out[elem] = (placed, back, across)
+    return out
+
+
+def _one_line(anchor: _Anchor, previous: _Anchor) -> bool:
+    return not (_above(anchor, previous) or _above(previous, anchor))
+
+
+def _above(anchor: _Anchor, previous: _Anchor) -> bool:
+    """Is ``anchor`` printed wholly above ``previous``: every line of it above every line of the other
+    (a superscript, a drop cap or a sequence wrapped around another overlaps it and does not count)?"""
+    return anchor.bottom + 0.25 * anchor.size < previous.top - 0.8 * previous.size
+
+
+def _column_at(x: float, columns: list[tuple[float, float]]) -> int | None:
+    if len(columns) <= 1:
+        return 0
+    for i, (c0, c1) in enumerate(columns):
+        if c0 - 2 <= x <= c1 + 2:
+            return i
+    return None
+
+
+def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
+    """MCID → where its text starts and where its last text run starts (top-left origin, page space).
+
+    Follows q/Q/cm and the text state (Tm, Td, TD, T*, TL, Tf) through the page's own content; glyph
+    advances are not measured (a run's start is enough to tell lines and columns apart). The page box's
+    top-left corner is the origin, as in PyMuPDF's page space.
+    """
+    box = [float(v) for v in page.obj.get("/CropBox", page.obj.get("/MediaBox", [0, 0, 0, height]))]
+    left, top = min(box[0], box[2]), max(box[1], box[3])
+    ctm: _Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    stack: list[_Matrix] = []
+    tm = tlm = ctm
+    leading = size = 0.0
+    marked: list[int | None] = []
+    anchors: dict[int, _Anchor] = {}
+    properties = (page.obj.get("/Resources") or pikepdf.Dictionary()).get("/Properties")
+    for instruction in pikepdf.parse_content_stream(page):
+        op, operands = str(instruction.operator), list(getattr(instruction, "operands", ()))
+        if op == "q":
+            stack.append(ctm)
+        elif op == "Q":
+            ctm = stack.pop() if stack else ctm
+        elif op == "cm" and len(operands) == 6:
+            ctm = _multiply(_matrix(operands), ctm)
+        elif op == "BT":
+            tm = tlm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+        elif op == "Tm" and len(operands) == 6:
+            tm = tlm = _matrix(operands)
+        elif op in ("Td", "TD") and len(operands) == 2:
+            tx, ty = float(operands[0]), float(operands[1])
+            if op == "TD":
+                leading = -ty
+            tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, tx, ty), tlm)
+        elif op == "TL" and operands:
+            leading = float(operands[0])
+        elif op == "Tf" and len(operands) == 2:
+            size = float(operands[1])
+        elif op == "T*" or op in ("'", '"'):
+            tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
+        elif op in ("BDC", "BMC"):
+            mcid = None
+            if op == "BDC" and len(operands) == 2:
+                props = operands[1]
+                if isinstance(props, pikepdf.Name):  # a named property list in the page's resources
+                    props = properties.get(str(props)) if isinstance(properties, pikepdf.Dictionary) else None
+                if isinstance(props, pikepdf.Dictionary) and isinstance(props.get("/MCID"), int):
+                    mcid = int(props["/MCID"])
+            marked.append(mcid)
+        elif op == "EMC" and marked:
+            marked.pop()
+        if op in _SHOW:
+            current = next((m for m in reversed(marked) if m is not None), None)
+            if current is None:
+                continue
+            a, b, c, d, e, f = _multiply(tm, ctm)
+            if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
+                continue  # rotated or skewed text: no lines to compare
+            x, y = e - left, top - f
+            scaled = abs(size * d) or 1.0
+            held = anchors.get(current)
+            if held is None:
+                anchors[current] = _Anchor(x, y, y, scaled)
+            else:
+                held.top, held.bottom, held.size = min(held.top, y), max(held.bottom, y), max(held.size, scaled)
+    return anchors
+
+
+_Matrix = tuple[float, float, float, float, float, float]
+
+
+def _matrix(operands: Sequence[Any]) -> _Matrix:
+    a, b, c, d, e, f = (float(v) for v in operands)
+    return (a, b, c, d, e, f)
+
+
+def _multiply(m: _Matrix, n: _Matrix) -> _Matrix:
+    """The matrix product m × n of two PDF matrices [a b c d e f]."""
+    a, b, c, d, e, f = m
+    p, q, r, s, t, u = n
+    return (a * p + b * r, a * q + b * s, c * p + d * r, c * q + d * s, e * p + f * r + t, e * q + f * s + u)
 
 
 # --------------------------------------------------------------------------- agreement

@@ -8,9 +8,16 @@ then each column top to bottom, then footers). Running headers and footers, foot
 and text inside figures have more than one acceptable reading position, so they are left out of
 the order checks (as in the extractor's agreement statistics); footnotes are checked on their own.
 
+Inside one element the unit ranks see nothing, so the order of the element's own marked-content
+sequences (its lines) is checked on its own: lines listed last first (visual_flow) or alternating
+between two columns (multi_column). Pages with annotations must set /Tabs /S in a tagged document, so
+that keyboard focus follows the structure order (PDF/UA-1 7.18.3; inline_elements, as links sit in their
+sentence).
+
 Sub-criteria decided here: visual_flow, hierarchy, multi_column, inline_elements, hidden_content.
 contextual_logic, element_positioning and no_disruptions need the meaning of the text (does this
 caption belong here, is this aside an interruption) and are left to semantic judges (not_applicable).
+Every finding names its rule in judges/rules/catalog/logical_reading_order.toml.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import READING_ORDER, OrderThresholds
 
@@ -35,6 +43,15 @@ UNRANKED_ROLES = frozenset({"header", "footer", "footnote", "caption", "figure"}
 HEADING_TYPES = frozenset({"H", "H1", "H2", "H3", "H4", "H5", "H6", "Title"})
 TABLE_TYPES = frozenset({"TD", "TH", "TR", "Table", "THead", "TBody", "TFoot"})
 LIST_AND_NOTE_TYPES = frozenset({"L", "LI", "Lbl", "LBody", "Note", "FENote", "BibEntry"})
+# Marked-content order inside one element (extractors/reading_order.py, _sequence_order). One step back up
+# the page is enough: a correct element never goes back up its own column. A paragraph continued into the
+# next column switches column once (twice over three columns), so three switches mean columns read across.
+MIN_MCID_BACK_STEPS = 1
+MIN_MCID_COLUMN_SWITCHES = 3
+# /Tabs values other than S (ISO 32000-1 Table 30; R and C: row and column order, A: annotation array
+# order, W: widget order, PDF 2.0).
+TAB_ORDERS = {"R": "row order", "C": "column order", "A": "the order of the page's annotation array",
+              "W": "widget order"}
 
 
 def judge_reading_order(bundle: PageBundle, limits: OrderThresholds = THRESHOLDS) -> PageJudgment:
@@ -43,12 +60,15 @@ def judge_reading_order(bundle: PageBundle, limits: OrderThresholds = THRESHOLDS
         return cannot_tell(bundle, "reading order", SUBS)
     units: list[dict[str, Any]] = order.get("units") or []
     where = f"Page {bundle.page}"
+    tagged = bool(order.get("tagged"))
+    tabs = _tab_order(order, where) if tagged else []
     if not units:
         if not order.get("document_units"):  # no text layer anywhere: a scan, nothing to order
             return cannot_tell(bundle, "text layer", SUBS)
+        if tabs:
+            return verdict(bundle, {s: NA for s in SUBS} | {"inline_elements": FAILED}, tabs, "")
         return PageJudgment(Label.PASSED, {s: NA for s in SUBS}, [],
                             f"{where}: no text on this page to read out of order.")
-    tagged = bool(order.get("tagged"))
     key = "struct_rank" if tagged else "content_rank"
     subs = {s: PASSED for s in SUBS} | {s: NA for s in SEMANTIC_SUBS}
     issues: list[Issue] = []
@@ -60,6 +80,8 @@ def judge_reading_order(bundle: PageBundle, limits: OrderThresholds = THRESHOLDS
     else:
         subs["hidden_content"] = NA  # untagged: everything is read, in content order
     issues += _out_of_sequence(ranked, where, tagged, limits)
+    if tagged:
+        issues += _lines_out_of_order(units, where, limits)
     # One hierarchy finding per page is enough: the neighbour check names the heading, the section
     # check catches text read inside another section where the neighbours happen to be in order.
     headings = _misplaced_headings(ranked, where, tagged, limits)
@@ -67,6 +89,7 @@ def judge_reading_order(bundle: PageBundle, limits: OrderThresholds = THRESHOLDS
     issues += _interleaved_columns(ranked, where, limits)
     if tagged:
         issues += _footnotes_in_body(order, units, where, limits)
+        issues += tabs
     else:
         subs["inline_elements"] = NA  # notes are only placed by the structure tree
     for issue in issues:
@@ -88,18 +111,16 @@ def _quote(unit: dict[str, Any], limit: int = 40) -> str:
 def _hidden_content(units: list[dict[str, Any]], where: str, limits: OrderThresholds) -> list[Issue]:
     """Running text outside the structure tree is skipped by assistive technology (PDF/UA-1 §7.1).
     Short fragments (chart labels, stamps) are left out: they are often legitimate artifacts."""
-    running = [u for u in units if u["role"] not in ("header", "footer") and _running_text(u, limits)]
+    running = [u for u in units if u["role"] not in ("header", "footer") and _running_text(u, limits)
+               and _has_words(u)]
     total = sum(u.get("chars") or len(u.get("text") or "") for u in running)
     hidden = [u for u in running if u.get("struct_rank") is None]
     reachable = total - sum(u.get("chars") or len(u.get("text") or "") for u in hidden)
     if total < limits.min_text_chars or reachable >= limits.min_coverage * total:
         return []
     names = ", ".join(_quote(u) for u in hidden[:3])
-    return [Issue("hidden_content", f"{where}, {names}",
-                  f"only {reachable / total:.0%} of the page's text is in the structure tree; "
-                  f"{len(hidden)} blocks are untagged or marked as artifacts, so screen readers skip them",
-                  "tag these blocks (P, H1–H6, L…) in reading order under the Document element; "
-                  "keep only page furniture (running heads, page numbers, watermarks) as artifacts")]
+    return [finding("logical_reading_order.hidden_content.untagged_text", f"{where}, {names}",
+                    reachable=f"{reachable / total:.0%}", hidden=len(hidden))]
 
 
 def _column_major(units: list[dict[str, Any]]) -> dict[int, int]:
@@ -160,12 +181,10 @@ def _out_of_sequence(ranked: list[dict[str, Any]], where: str, tagged: bool, lim
     after = ranked[first - 1] if first > 0 else None
     order = "structure tree" if tagged else "content stream"
     context = f" right after {_quote(after)}" if after is not None else " first"
-    return [Issue("visual_flow", f"{where}, {_quote(ranked[first])}",
-                  f"{share:.0%} of the page's running text ({len(moved)} blocks) is read out of visual sequence; "
-                  f"this block is read{context}",
-                  f"reorder the {order} to follow the page (columns top to bottom, left to right)"
-                  + (": move the misplaced elements among the Document's kids" if tagged else
-                     ": re-export the PDF from a tool that writes content in reading order, or tag it"))]
+    how = (": move the misplaced elements among the Document's kids" if tagged else
+           ": re-export the PDF from a tool that writes content in reading order, or tag it")
+    return [finding("logical_reading_order.visual_flow.out_of_sequence", f"{where}, {_quote(ranked[first])}",
+                    share=f"{share:.0%}", blocks=len(moved), context=context, order=order, how=how)]
 
 
 def _vertical(unit: dict[str, Any]) -> bool:
@@ -175,6 +194,11 @@ def _vertical(unit: dict[str, Any]) -> bool:
     if not box:
         return False
     return (box[3] - box[1]) > 2 * (box[2] - box[0]) and len(unit.get("text") or "") > 3
+
+
+def _has_words(unit: dict[str, Any]) -> bool:
+    """Leader dots, rules and page numbers (a table of contents' artifacts) carry no words to skip."""
+    return sum(c.isalpha() for c in unit.get("text") or "") >= 3
 
 
 def _running_text(unit: dict[str, Any], limits: OrderThresholds) -> bool:
@@ -220,9 +244,8 @@ def _misplaced_headings(ranked: list[dict[str, Any]], where: str, tagged: bool,
             problem = f"the text printed above it, {_quote(before)}, is read after the heading, under the wrong section"
         else:
             continue
-        issues.append(Issue("hierarchy", f"{where}, heading {_quote(heading)}", problem,
-                            "order the structure tree as the page reads: each heading directly before the text "
-                            "of its section, sections in the order they are printed"))
+        issues.append(finding("logical_reading_order.hierarchy.heading_misplaced",
+                              f"{where}, heading {_quote(heading)}", problem=problem))
     return issues[:3]
 
 
@@ -256,10 +279,8 @@ def _text_under_wrong_heading(ranked: list[dict[str, Any]], where: str, tagged: 
         return []
     unit, printed, heard = wrong[0]
     under = f"after {_quote(heard)}" if heard is not None else "before any heading"
-    return [Issue("hierarchy", f"{where}, {_quote(unit)}",
-                  f"{len(wrong)} block(s) of text printed under the heading {_quote(printed)} are read {under}, "
-                  "so they are heard in the wrong section",
-                  "order the structure tree so that each section's text follows its own heading, column by column")]
+    return [finding("logical_reading_order.hierarchy.text_under_wrong_heading", f"{where}, {_quote(unit)}",
+                    count=len(wrong), printed=_quote(printed), under=under)]
 
 
 def _interleaved_columns(ranked: list[dict[str, Any]], where: str, limits: OrderThresholds) -> list[Issue]:
@@ -276,10 +297,8 @@ def _interleaved_columns(ranked: list[dict[str, Any]], where: str, limits: Order
     if read - seen <= limits.max_column_switches:
         return []
     columns = len({u["column"] for u in running if u.get("column") is not None})
-    return [Issue("multi_column", f"{where}, the {columns} text columns",
-                  f"reading switches column {read} times where the layout needs {seen}: the columns are read "
-                  "across the gutter, mixing lines of both",
-                  "order the structure tree column by column: all of the left column's blocks, then the right's")]
+    return [finding("logical_reading_order.multi_column.columns_interleaved", f"{where}, the {columns} text columns",
+                    read=read, seen=seen)]
 
 
 def _footnotes_in_body(order: dict[str, Any], units: list[dict[str, Any]], where: str,
@@ -301,7 +320,42 @@ def _footnotes_in_body(order: dict[str, Any], units: list[dict[str, Any]], where
     if notes and not interrupting:
         return []
     named = ", ".join(_quote(u) for u in interrupting[:2]) or "a footnote"
-    return [Issue("inline_elements", f"{where}, footnote {named}",
-                  f"{misplaced} footnote(s) on this page are read in the middle of a paragraph that does not cite them",
-                  "move the Note element right after the paragraph that cites its marker (or to the end of the "
-                  "page's text), not inside another paragraph")]
+    return [finding("logical_reading_order.inline_elements.footnote_in_body", f"{where}, footnote {named}",
+                    count=misplaced)]
+
+
+def _lines_out_of_order(units: list[dict[str, Any]], where: str, limits: OrderThresholds) -> list[Issue]:
+    """The marked-content sequences of one element, walked in its /K order, against where they are
+    printed: going back up its column (lines listed out of order), or switching column line by line
+    (two columns read across inside one element). Text inside figures, and labels too short to carry a
+    sentence (a chart's axis text tagged as a paragraph), have no order of their own."""
+    issues: list[Issue] = []
+    for unit in units:
+        if (unit["role"] in ("figure", "header", "footer") or not unit.get("mcid_sequences")
+                or not _running_text(unit, limits)):
+            continue
+        values = {"type": unit.get("type") or "tagged", "sequences": unit["mcid_sequences"]}
+        location = f"{where}, {_quote(unit)}"
+        if (unit.get("mcid_column_switches") or 0) >= MIN_MCID_COLUMN_SWITCHES:
+            issues.append(finding("logical_reading_order.multi_column.mcid_columns_across", location,
+                                  switches=unit["mcid_column_switches"], **values))
+        elif (unit.get("mcid_back_steps") or 0) >= MIN_MCID_BACK_STEPS:
+            issues.append(finding("logical_reading_order.visual_flow.mcid_order", location,
+                                  back=unit["mcid_back_steps"], **values))
+    return issues[:3]
+
+
+def _tab_order(order: dict[str, Any], where: str) -> list[Issue]:
+    """PDF/UA-1 7.18.3: a page with annotations sets /Tabs /S, so that keyboard focus moves through its
+    links and fields in structure order (the order the text around them is read in)."""
+    annotations = order.get("annotation_count") or 0
+    if not annotations:
+        return []
+    tabs = order.get("tabs")
+    if tabs is None:
+        return [finding("logical_reading_order.inline_elements.tabs_missing", f"{where}, page dictionary",
+                        annotations=annotations)]
+    if tabs != "S":
+        return [finding("logical_reading_order.inline_elements.tabs_not_structure", f"{where}, page dictionary",
+                        annotations=annotations, tabs=tabs, meaning=TAB_ORDERS.get(tabs, "an order of its own"))]
+    return []

@@ -186,3 +186,60 @@ def test_a_line_whose_centre_is_in_artifact_leader_dots_still_belongs_to_its_ent
     stray = _Line([300, 130, 400, 142], ". . . . . . 9", 10, 10, [])  # nothing tagged covers it
     index.assign(0, [entry, stray])
     assert entry.elem == 1 and stray.elem is None
+
+
+# --------------------------------------------------------------------------- marked content inside one element
+
+def _own_mcids(elem: pikepdf.Dictionary) -> list[int]:
+    return [int(k) for k in elem.K if isinstance(k, int) and not isinstance(k, bool)]
+
+
+def _longest_paragraph(pdf: pikepdf.Pdf) -> pikepdf.Dictionary:
+    from tests.extractors.conftest import struct_elements_of
+    return max((e for e in struct_elements_of(pdf) if e.get("/S") == "/P"), key=lambda e: len(_own_mcids(e)))
+
+
+def _measured(path: Path) -> list[tuple[int, int, int]]:
+    return [(r["mcid_sequences"], r["mcid_back_steps"], r["mcid_column_switches"])
+            for r in extract_reading_order(path, doc_id="m") if r["mcid_sequences"] is not None]
+
+
+def test_lines_of_one_paragraph_listed_backwards_are_counted(two_columns: Path, tmp_path: Path) -> None:
+    measured = _measured(two_columns)
+    assert measured and all(back == 0 for _, back, _ in measured)  # typst lists lines as it prints them
+    assert all(switches <= 1 for _, _, switches in measured)  # a paragraph continued into the next column
+    with pikepdf.open(two_columns) as pdf:
+        paragraph = _longest_paragraph(pdf)
+        mcids = _own_mcids(paragraph)
+        backwards = iter(reversed(mcids))
+        paragraph.K = pikepdf.Array([next(backwards) if isinstance(k, int) and not isinstance(k, bool) else k
+                                     for k in paragraph.K])
+        pdf.save(tmp_path / "backwards.pdf")
+    assert max(back for _, back, _ in _measured(tmp_path / "backwards.pdf")) >= len(mcids) // 2
+
+
+def test_two_columns_merged_line_by_line_into_one_element_are_counted(tmp_path: Path) -> None:
+    source = ('#set text(lang: "en", size: 10pt)\n#set page(width: 420pt, height: 340pt, columns: 2)\n'
+              + "#lorem(90)\n#colbreak()\n#lorem(90)\n")
+    path = compile_typst(source, tmp_path / "columns.pdf")
+    assert all(switches == 0 for _, _, switches in _measured(path))
+    from corpus.mutations.structure import kids, rebuild_parent_tree, set_kids
+    from tests.extractors.conftest import struct_elements_of
+    with pikepdf.open(path) as pdf:
+        left, right = [e for e in struct_elements_of(pdf) if e.get("/S") == "/P"][:2]
+        a, b = _own_mcids(left), _own_mcids(right)
+        set_kids(left, [m for pair in zip(a, b, strict=False) for m in pair] + a[len(b):] + b[len(a):])
+        set_kids(left.P, [k for k in kids(left.P) if not (isinstance(k, pikepdf.Dictionary)
+                                                          and k.objgen == right.objgen)])
+        rebuild_parent_tree(pdf)
+        pdf.save(tmp_path / "across.pdf")
+    assert max(switches for _, _, switches in _measured(tmp_path / "across.pdf")) >= 5
+
+
+def test_pages_record_their_tab_order_and_annotations(tmp_path: Path) -> None:
+    from extractors.pages import render_pages
+    source = ('#set text(lang: "en")\n#link("https://example.org")[a link] and more text.\n'
+              "#pagebreak()\nA page without links.\n")
+    path = compile_typst(source, tmp_path / "links.pdf")
+    pages = render_pages(path, doc_id="l", out_dir=tmp_path / "png", dpi=20)
+    assert [(p["tabs"], p["annotation_count"]) for p in pages] == [("S", 1), (None, 0)]

@@ -131,3 +131,92 @@ def test_text_read_inside_another_section_fails_hierarchy() -> None:
     right = [unit(4, 3, column=1, y=100, x=320)]
     result = judge_reading_order(bundle([intro, *left, results, *right]))
     assert result.sub_criteria["hierarchy"] == "failed" and "wrong section" in result.issues[0].problem
+
+
+# --------------------------------------------------------------------------- lines inside one element, tab order
+
+def with_lines(u: dict[str, Any], sequences: int, back: int = 0, switches: int = 0) -> dict[str, Any]:
+    return u | {"mcid_sequences": sequences, "mcid_back_steps": back, "mcid_column_switches": switches}
+
+
+def rule_ids(result: Any) -> set[str]:
+    return {i.rule_id for i in result.issues}
+
+
+def test_an_element_whose_lines_are_listed_out_of_order_fails_visual_flow() -> None:
+    units = in_order()
+    units[3] = with_lines(units[3], 6, back=5)
+    result = judge_reading_order(bundle(units))
+    assert result.label is Label.FAILED and result.sub_criteria["visual_flow"] == "failed"
+    assert rule_ids(result) == {"logical_reading_order.visual_flow.mcid_order"}
+    assert "5 time(s)" in result.issues[0].problem and "MCID" in result.issues[0].remediation
+
+
+def test_lines_in_order_and_a_chart_label_going_up_pass() -> None:
+    units = in_order()
+    units[3] = with_lines(units[3], 6)
+    units[4] = with_lines(unit(4, 4, "axis label"), 3, back=1)  # too short to carry a sentence
+    units[5] = with_lines(unit(5, 5, role="figure"), 4, back=2)  # text inside a figure
+    assert judge_reading_order(bundle(units)).label is Label.PASSED
+
+
+def test_an_element_read_across_two_columns_fails_multi_column() -> None:
+    units = in_order()
+    units[2] = with_lines(units[2], 20, switches=9)
+    result = judge_reading_order(bundle(units))
+    assert result.sub_criteria["multi_column"] == "failed"
+    assert rule_ids(result) == {"logical_reading_order.multi_column.mcid_columns_across"}
+
+
+def test_a_paragraph_continued_into_the_next_column_passes() -> None:
+    units = in_order()
+    units[2] = with_lines(units[2], 12, switches=1)
+    assert judge_reading_order(bundle(units)).label is Label.PASSED
+
+
+def tabs_bundle(tabs: str | None, annotations: int, *, tagged: bool = True,
+                units: list[dict[str, Any]] | None = None) -> PageBundle:
+    page = bundle(in_order() if units is None else units, tagged=tagged)
+    page.evidence["reading_order"] |= {"tabs": tabs, "annotation_count": annotations}
+    return page
+
+
+def test_a_page_with_links_and_no_tabs_fails_inline_elements() -> None:
+    result = judge_reading_order(tabs_bundle(None, 2))
+    assert result.label is Label.FAILED and result.sub_criteria["inline_elements"] == "failed"
+    assert rule_ids(result) == {"logical_reading_order.inline_elements.tabs_missing"}
+    assert "/Tabs /S" in result.issues[0].remediation
+
+
+def test_a_page_with_links_in_row_order_fails_inline_elements() -> None:
+    result = judge_reading_order(tabs_bundle("R", 3))
+    assert rule_ids(result) == {"logical_reading_order.inline_elements.tabs_not_structure"}
+    assert "row order" in result.issues[0].problem
+
+
+def test_tab_order_in_structure_order_or_without_annotations_or_untagged_passes() -> None:
+    assert judge_reading_order(tabs_bundle("S", 3)).label is Label.PASSED
+    assert judge_reading_order(tabs_bundle(None, 0)).label is Label.PASSED
+    untagged = [unit(0, None, "Results", role="title")] + [unit(i, None) for i in range(1, 8)]
+    assert judge_reading_order(tabs_bundle(None, 2, tagged=False, units=untagged)).label is Label.PASSED
+
+
+def test_a_textless_page_with_links_and_no_tabs_still_fails() -> None:
+    result = judge_reading_order(tabs_bundle(None, 1, units=[]))
+    assert result.label is Label.FAILED
+    assert rule_ids(result) == {"logical_reading_order.inline_elements.tabs_missing"}
+
+
+def test_leader_dots_outside_the_tree_are_not_hidden_text() -> None:
+    """A table of contents whose leader dots and page numbers are artifacts: nothing worth reading is skipped."""
+    entries = [unit(i, i, f"Section {i} on the methods of the study") for i in range(8)]
+    leaders = [unit(8 + i, None, ". . . . . . . . . . . . . . . . . . . . . . . . . . . 1" + str(i), x=300)
+               for i in range(8)]
+    assert judge_reading_order(bundle(entries + leaders)).sub_criteria["hidden_content"] == "passed"
+
+
+def test_every_finding_carries_its_rule_id() -> None:
+    units = [unit(0, 0)] + [unit(i, None) for i in range(1, 8)]
+    units[0] = with_lines(units[0], 5, back=3)
+    result = judge_reading_order(tabs_bundle(None, 2, units=units))
+    assert result.issues and all(i.rule_id and i.rule_id.startswith("logical_reading_order.") for i in result.issues)

@@ -1,0 +1,176 @@
+"""Defect classes of logical reading order that published PDF/UA failure examples show, each as a pass
+twin (what typst writes when it conforms) and a fail twin (that file with the one defect put in by
+pikepdf). All files are generated here and run once through the whole pipeline with the rules judge; each
+fail twin must fail logical_reading_order with a finding that carries the expected rule id, each pass twin
+must pass. A tagged table of contents whose leader dots are artifacts has no fail twin: it must pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pytest
+
+from corpus.mutations.structure import kids, rebuild_parent_tree, set_kids
+from tasks.context import RunConfig
+from tasks.registry import ALL_TABLES, STAGE_LIST
+from tasks.runner import execute
+from tests.extractors.conftest import compile_typst, struct_elements_of
+from warehouse import catalog
+
+pytestmark = pytest.mark.slow
+
+CRITERION = "logical_reading_order"
+PREAMBLE = ('#set document(title: "Case")\n#set text(lang: "en", size: 10pt)\n'
+            "#set page(width: 420pt, height: 595pt)\n")
+SENTENCES = (
+    "Accessible documents let every reader reach the same content in the same order. ",
+    "A screen reader follows the structure tree, so the tree has to follow the page. ",
+    "Each paragraph here is ordinary body text, long enough to wrap over several lines. ",
+    "Nothing in this text is a heading, a caption or a label; it is running prose. ",
+)
+
+
+def _prose(n: int, start: int = 0) -> str:
+    return "".join(SENTENCES[(start + i) % len(SENTENCES)] for i in range(n))
+
+
+def _own_mcids(elem: pikepdf.Dictionary) -> list[int]:
+    return [int(k) for k in kids(elem) if isinstance(k, int) and not isinstance(k, bool)]
+
+
+def _paragraphs(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
+    return [e for e in struct_elements_of(pdf) if e.get("/S") == "/P"]
+
+
+# --------------------------------------------------------------------------- edits (the defects)
+
+def _mcids_reversed(pdf: pikepdf.Pdf) -> None:
+    """The marked-content sequences (lines) of one paragraph listed in reverse: heard last line first."""
+    paragraph = max(_paragraphs(pdf), key=lambda p: len(_own_mcids(p)))
+    own = _own_mcids(paragraph)
+    assert len(own) >= 3
+    backwards = iter(reversed(own))
+    set_kids(paragraph, [next(backwards) if isinstance(k, int) and not isinstance(k, bool) else k
+                         for k in kids(paragraph)])
+
+
+def _last_line_first(pdf: pikepdf.Pdf) -> None:
+    """Only the paragraph's last line moved to the front of its /K: heard first, then the rest in order."""
+    paragraph = max(_paragraphs(pdf), key=lambda p: len(_own_mcids(p)))
+    own = _own_mcids(paragraph)
+    set_kids(paragraph, [own[-1], *own[:-1]])
+
+
+def _columns_read_across(pdf: pikepdf.Pdf) -> None:
+    """The two column paragraphs merged into one element whose lines alternate left, right, left, ..."""
+    left, right = [p for p in _paragraphs(pdf) if len(_own_mcids(p)) >= 4][:2]
+    a, b = _own_mcids(left), _own_mcids(right)
+    merged = [m for pair in zip(a, b, strict=False) for m in pair] + a[len(b):] + b[len(a):]
+    set_kids(left, merged)
+    parent = left.P
+    set_kids(parent, [k for k in kids(parent) if not (isinstance(k, pikepdf.Dictionary) and k.objgen == right.objgen)])
+    rebuild_parent_tree(pdf)
+
+
+def _tabs_removed(pdf: pikepdf.Pdf) -> None:
+    """Pages with annotations lose /Tabs: the tab order no longer follows the structure (PDF/UA-1 7.18.3)."""
+    found = False
+    for page in pdf.pages:
+        if "/Annots" in page.obj and "/Tabs" in page.obj:
+            del page.obj["/Tabs"]
+            found = True
+    assert found, "typst writes /Tabs /S on pages with links"
+
+
+def _tabs_row_order(pdf: pikepdf.Pdf) -> None:
+    """Pages with annotations set /Tabs /R: links are visited row by row, not in structure order."""
+    for page in pdf.pages:
+        if "/Annots" in page.obj:
+            page.obj["/Tabs"] = pikepdf.Name("/R")
+
+
+# --------------------------------------------------------------------------- documents
+
+LINKS = (PREAMBLE + "= Links\n" + _prose(3) + " See #link(\"https://example.org/report\")[the full report] and "
+         "#link(\"https://example.org/data\")[the data set] for the figures.\n\n" + _prose(2, 1) + "\n")
+MCID_ORDER = PREAMBLE + "= Order\n" + _prose(8) + "\n\n" + _prose(4, 2) + "\n"
+COLUMNS = (PREAMBLE.replace("height: 595pt", "height: 340pt") + "#set page(columns: 2)\n#set par(justify: true)\n"
+           + _prose(6) + "\n#colbreak()\n" + _prose(6, 1) + "\n")
+# typst's #outline(): TOC > TOCI > Reference > Link, leader dots and page numbers drawn as artifacts or
+# inside the entry's link.
+TOC = (PREAMBLE + "#outline()\n= Introduction\n" + _prose(3) + "\n= Methods\n" + _prose(3, 1) + "\n= Results\n"
+       + _prose(3, 2) + "\n")
+LONG_TOC = (PREAMBLE + "#outline()\n" + "".join(f"= Section {i}\n{_prose(2, i)}\n== Part {i}.1\n{_prose(1, i)}\n"
+                                                 for i in range(1, 9)))
+
+Edit = Callable[[pikepdf.Pdf], None]
+# (name, typst source, the edit that makes the fail twin (None: a conforming case only), rule id it must carry)
+CASES: list[tuple[str, str, Edit | None, str | None]] = [
+    ("mcid_order", MCID_ORDER, _mcids_reversed, "logical_reading_order.visual_flow.mcid_order"),
+    ("last_line_first", MCID_ORDER, _last_line_first, "logical_reading_order.visual_flow.mcid_order"),
+    ("columns_across", COLUMNS, _columns_read_across, "logical_reading_order.multi_column.mcid_columns_across"),
+    ("tabs_missing", LINKS, _tabs_removed, "logical_reading_order.inline_elements.tabs_missing"),
+    ("tabs_row", LINKS, _tabs_row_order, "logical_reading_order.inline_elements.tabs_not_structure"),
+    ("toc_leaders", TOC, None, None),
+    ("long_toc", LONG_TOC, None, None),
+]
+
+
+def _make(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    for name, source, edit, _ in CASES:
+        passed = compile_typst(source, folder / f"{name}-pass.pdf")
+        if edit is None:
+            continue
+        with pikepdf.open(passed) as pdf:
+            edit(pdf)
+            pdf.save(folder / f"{name}-fail.pdf")
+    for leftover in folder.glob("*-src"):
+        for child in leftover.iterdir():
+            child.unlink()
+        leftover.rmdir()
+
+
+def judge_folder(root: Path) -> dict[str, dict[str, Any]]:
+    """file name → {"label", "issues"} of logical_reading_order, judged by the rules judge."""
+    _make(root / "pdfs")
+    home = root / "home"
+    cfg = RunConfig(home=home, run_id="ro", source="pdfs", source_path=str(root / "pdfs"), progress=False,
+                    workers=1, crop_dpi=36, criteria=(CRITERION,))
+    for stage in STAGE_LIST:
+        execute(cfg, stage)
+    _, rows = catalog.query(home, ALL_TABLES, """
+        select json_extract_string(d.metadata, '$.path') as file, l.label,
+               (select list(j.issues) from judgments j where j.run_id = l.run_id
+                and j.doc_id = l.doc_id and j.criterion = l.criterion) as issues
+        from doc_labels l join documents d using (run_id, doc_id)
+        where l.run_id = 'ro' and l.criterion = 'logical_reading_order'""")
+    out = {}
+    for file, label, issues in rows:
+        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
+        out[file] = {"label": label, "issues": found}
+    return out
+
+
+@pytest.fixture(scope="module")
+def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    return judge_folder(tmp_path_factory.mktemp("reading-order-defects"))
+
+
+@pytest.mark.parametrize("name", [n for n, _, _, _ in CASES])
+def test_the_conforming_twin_passes(name: str, labels: dict[str, dict[str, Any]]) -> None:
+    result = labels[f"{name}-pass.pdf"]
+    assert result["label"] == "passed", result["issues"]
+
+
+@pytest.mark.parametrize(("name", "rule_id"), [(n, r) for n, _, e, r in CASES if e is not None])
+def test_the_defective_twin_fails_with_its_rule(name: str, rule_id: str, labels: dict[str, dict[str, Any]]) -> None:
+    result = labels[f"{name}-fail.pdf"]
+    assert result["label"] == "failed", result["issues"]
+    assert rule_id in {i.get("rule_id") for i in result["issues"]}, result["issues"]
+    assert all(i.get("rule_id") for i in result["issues"])
