@@ -20,6 +20,9 @@ class Issue:
     problem: str
     remediation: str
     rule_id: str = ""  # the rules catalog's id of the check that found it (judges/rules/catalog); "" for a model's
+    # A candidate rule's focused question and the facts about its element (for the hybrid judge's LLM tier);
+    # not stored with the issue (the question and the answer are in llm_calls).
+    context: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -44,7 +47,7 @@ class PageJudgment:
     transient: bool = False
 
     def issues_json(self) -> str:
-        return json.dumps([asdict(i) for i in self.issues])
+        return json.dumps([{k: v for k, v in asdict(i).items() if k != "context"} for i in self.issues])
 
     @property
     def remediation(self) -> str:

@@ -4,7 +4,11 @@ semantic, and a person what neither can.
 - Tier 1, the rules judge, decides presence, tagging, thresholds, Not Present and Cannot Tell.
 - Tier 2, the LLM judge, runs only on pages Tier 1 passes, and only its verdicts on the criterion's
   semantic sub-criteria (`judges.criteria`: does this alt text say what the figure shows; does this
-  reading order make sense; does this link text say where it goes) are used.
+  reading order make sense; does this link text say where it goes) are used. Where Tier 1 raised
+  candidates (rules of severity `candidate`: "this H2 may be a paragraph"), the LLM gets one focused
+  question per candidate instead of the whole-page prompt (`judges.llm.confirm`): a confirmed candidate
+  fails its sub-criterion with the rule's finding, a dismissed one is dropped, an unsettled one goes to
+  Tier 3.
 - Tier 3, the review queue: pages Tier 1 could not tell, Tier 2's Cannot Tell (or failed call), and any
   disagreement between the tiers. Until a person resolves an item the page keeps the conservative
   label (Failed when either tier failed it).
@@ -15,10 +19,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from judges.base import Judge, PageJudgment, get_judge, is_deterministic, register_judge
+from judges.base import Issue, Judge, PageJudgment, get_judge, is_deterministic, register_judge
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.model.redact import redact_exact
+from judges.rules.catalog import is_candidate
+
+MAX_CANDIDATES = 3  # focused questions per page; the rest of a page's candidates stay listed, unasked
 
 
 class HybridJudge:
@@ -28,7 +36,9 @@ class HybridJudge:
         self.rules = rules
         self.llm = llm
         self.model = llm.model
-        self.prompt_version = f"{rules.prompt_version}+{llm.prompt_version}"
+        from judges.llm.confirm import PROMPT_VERSION as CONFIRM_VERSION
+
+        self.prompt_version = f"{rules.prompt_version}+{llm.prompt_version}+{CONFIRM_VERSION}"
         self.deterministic = is_deterministic(rules) and is_deterministic(llm)
 
     def supports(self, criterion: str) -> bool:
@@ -47,14 +57,72 @@ class HybridJudge:
 
     def judge_many(self, items: list[tuple[PageBundle, int]]) -> list[PageJudgment]:
         ruled = [self.rules.judge_page(bundle, repeat) for bundle, repeat in items]
-        # Tier 2 runs on the pages Tier 1 passes, for criteria with semantic sub-criteria.
-        ask = [i for i, (bundle, _) in enumerate(items)
-               if SPEC[bundle.criterion].semantic and ruled[i].label is Label.PASSED]
+        # Candidates first: one focused question each, on pages Tier 1 passes.
+        focused = {i: self._confirm(bundle, repeat, ruled[i]) for i, (bundle, repeat) in enumerate(items)
+                   if ruled[i].label is Label.PASSED and any(is_candidate(x) for x in ruled[i].issues)
+                   and hasattr(self.llm, "client")}
+        # Tier 2 runs on the other pages Tier 1 passes, for criteria with semantic sub-criteria.
+        ask = [i for i, (bundle, _) in enumerate(items) if i not in focused
+               and SPEC[bundle.criterion].semantic and ruled[i].label is Label.PASSED]
         many = getattr(self.llm, "judge_many", None)
         asked = [items[i] for i in ask]
         answers = many(asked) if many else [self.llm.judge_page(b, r) for b, r in asked]
         semantic = dict(zip(ask, answers, strict=True))
-        return [combine(bundle, ruled[i], semantic.get(i)) for i, (bundle, _) in enumerate(items)]
+        return [focused[i] if i in focused else combine(bundle, ruled[i], semantic.get(i))
+                for i, (bundle, _) in enumerate(items)]
+
+    def _confirm(self, bundle: PageBundle, repeat: int, rules: PageJudgment) -> PageJudgment:
+        from judges.llm.confirm import confirm
+        from judges.model.calllog import CallLog
+
+        log = CallLog(getattr(self.llm, "images", None), study="pdf", purpose="confirm_candidate")
+        candidates = [i for i in rules.issues if is_candidate(i)][:MAX_CANDIDATES]
+        try:
+            answers = confirm(self.llm, bundle, candidates, repeat, log)
+        except Exception as exc:  # noqa: BLE001 - a failed tier is a review item, not a lost page
+            return replace(rules, review=f"the semantic tier failed ({type(exc).__name__}); rules label kept",
+                           tier_labels={"rules": rules.label.value, "llm": "error"}, calls=log.records)
+        return settle(bundle, rules, answers, log.records, self.llm.model)
+
+
+def settle(bundle: PageBundle, rules: PageJudgment, answers: list[Any], calls: list[dict[str, Any]],
+           model: str | None) -> PageJudgment:
+    """A page Tier 1 passed, with its candidates confirmed, dismissed or left open by the LLM."""
+    subs = dict(rules.sub_criteria)
+    kept: list[Issue] = [i for i in rules.issues if not is_candidate(i)]
+    asked = {id(a.issue) for a in answers}
+    kept += [i for i in rules.issues if is_candidate(i) and id(i) not in asked]  # beyond MAX_CANDIDATES
+    confirmed, dismissed, open_ = [], [], []
+    for answer in answers:
+        issue = answer.issue
+        if answer.defect is True:
+            confirmed.append(issue.rule_id)
+            subs[issue.sub_criterion] = "failed"
+            kept.append(replace(issue, problem=f"{issue.problem} (confirmed by {model or 'the LLM'}: "
+                                f"{answer.reason or 'no reason given'})", context=None))
+        elif answer.defect is False:
+            dismissed.append(issue.rule_id)
+        else:
+            open_.append(f"{issue.rule_id}: {answer.error or 'the model was unsure'}"[:160])
+            kept.append(issue)
+    label = Label.FAILED if confirmed else rules.label
+    review = ("the LLM could not settle candidate(s) " + "; ".join(open_)) if open_ else None
+    told = [f"{len(confirmed)} candidate(s) confirmed ({', '.join(dict.fromkeys(confirmed))})" if confirmed else "",
+            f"{len(dismissed)} dismissed ({', '.join(dict.fromkeys(dismissed))})" if dismissed else ""]
+    summary = f"{rules.summary} LLM on the rules' candidates: {'; '.join(t for t in told if t) or 'unsettled'}."
+    responses = [r for a in answers for r in a.responses]
+
+    def total(name: str) -> Any:
+        values = [getattr(r, name) for r in responses]
+        return None if not values or any(v is None for v in values) else sum(values)
+
+    llm_label = "error" if open_ and not (confirmed or dismissed) else ("failed" if confirmed else "passed")
+    return PageJudgment(label, subs, kept, summary, review=review, tier_labels={"rules": rules.label.value,
+                                                                                 "llm": llm_label},
+                        raw_response=redact_exact(responses[-1].text[:4000]) if responses else None,
+                        tokens_in=total("tokens_in"), tokens_out=total("tokens_out"), cost_usd=total("cost_usd"),
+                        latency_s=total("latency_s"), calls=calls,
+                        transient=any(a.transient for a in answers) and not (confirmed or dismissed))
 
 
 def combine(bundle: PageBundle, rules: PageJudgment, llm: PageJudgment | None) -> PageJudgment:

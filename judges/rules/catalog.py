@@ -9,6 +9,8 @@ Each check is declared once, in `judges/rules/catalog/<criterion>.toml`:
     matterhorn = "14-003"      # Matterhorn Protocol checkpoint, where one exists
     wcag = ["1.3.1"]           # WCAG 2.2 success criteria
     severity = "error"         # error: fails the sub-criterion | warning: reported, fails nothing
+                               # | candidate: a semantic suspicion; fails nothing alone, the hybrid
+                               #   judge asks its LLM `question` about it and fails it if confirmed
     message = "heading level jumps from H{previous} to H{level}"
     remediation = "retag it as H{expected} so levels never skip"
 
@@ -16,6 +18,10 @@ A rule function reports a finding with `finding(rule_id, location, **values)`: t
 templates are filled with `values`, and the Issue carries the rule's id, so every issue row in
 `judgments.issues` says which check raised it. `accessbench rules` lists the catalog; a user
 switches rules off with `--disable-rule ID` (an id, or a prefix such as `semantic_tagging.heading_nesting`).
+
+A `candidate` rule also declares `question`, a yes/no question whose "yes" confirms the defect (filled
+with the same values); its finding carries the question and the facts about the element in
+`Issue.context`, and the hybrid judge puts them to its LLM one candidate at a time.
 """
 
 from __future__ import annotations
@@ -31,8 +37,8 @@ from judges.base import Issue
 from judges.criteria import SPEC
 
 CATALOG_DIR = Path(__file__).with_name("catalog")
-SEVERITIES = ("error", "warning")
-FIELDS = {"id", "title", "pdfua", "matterhorn", "wcag", "severity", "message", "remediation", "note"}
+SEVERITIES = ("error", "warning", "candidate")
+FIELDS = {"id", "title", "pdfua", "matterhorn", "wcag", "severity", "message", "remediation", "note", "question"}
 
 
 class CatalogError(ValueError):
@@ -52,10 +58,11 @@ class Rule:
     matterhorn: str = ""
     wcag: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
+    question: str = ""
 
     @property
     def placeholders(self) -> set[str]:
-        return {name for text in (self.message, self.remediation)
+        return {name for text in (self.message, self.remediation, self.question)
                 for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
@@ -78,13 +85,17 @@ def _rule(raw: dict[str, Any], source: Path) -> Rule:
     severity = raw.get("severity", "error")
     if severity not in SEVERITIES:
         raise CatalogError(f"{source.name}: rule {raw['id']!r}: severity {severity!r} is not one of {SEVERITIES}")
+    if (severity == "candidate") != bool(str(raw.get("question", "")).strip()):
+        raise CatalogError(f"{source.name}: rule {raw['id']!r}: a candidate rule needs a 'question' (and only a "
+                           "candidate rule has one)")
     wcag = raw.get("wcag", [])
     if isinstance(wcag, str):
         wcag = [wcag]
     return Rule(id=raw["id"], criterion=criterion, sub_criterion=sub, title=raw["title"].strip(),
                 message=raw["message"].strip(), remediation=raw["remediation"].strip(), severity=severity,
                 pdfua=str(raw.get("pdfua", "")), matterhorn=str(raw.get("matterhorn", "")),
-                wcag=tuple(str(w) for w in wcag), note=str(raw.get("note", "")).strip())
+                wcag=tuple(str(w) for w in wcag), note=str(raw.get("note", "")).strip(),
+                question=str(raw.get("question", "")).strip())
 
 
 def load(directory: Path = CATALOG_DIR) -> dict[str, Rule]:
@@ -117,20 +128,28 @@ def rule(rule_id: str) -> Rule:
                        "see: accessbench rules") from None
 
 
-class _Strict(dict):  # type: ignore[type-arg]
+class _Strict(dict):
     def __missing__(self, key: str) -> str:
         raise KeyError(f"the template needs a value for {{{key}}}")
 
 
-def finding(rule_id: str, location: str, **values: Any) -> Issue:
-    """The Issue a check reports: the catalog's message and remediation filled with `values`."""
+def finding(rule_id: str, location: str, facts: dict[str, Any] | None = None, **values: Any) -> Issue:
+    """The Issue a check reports: the catalog's message and remediation filled with `values`. A candidate
+    rule's finding also carries its question and `facts` (the element, its neighbours, its style)."""
     spec = rule(rule_id)
     try:
         problem = spec.message.format_map(_Strict(values))
         remediation = spec.remediation.format_map(_Strict(values))
+        question = spec.question.format_map(_Strict(values)) if spec.question else ""
     except KeyError as exc:
         raise KeyError(f"rule {rule_id!r}: {exc.args[0]}") from None
-    return Issue(spec.sub_criterion, location, problem, remediation, rule_id=rule_id)
+    context = {"question": question, "facts": facts or {}} if spec.severity == "candidate" else None
+    return Issue(spec.sub_criterion, location, problem, remediation, rule_id=rule_id, context=context)
+
+
+def is_candidate(issue: Issue) -> bool:
+    """A finding the hybrid judge's LLM is to confirm or dismiss."""
+    return bool(issue.rule_id) and issue.rule_id in catalog() and catalog()[issue.rule_id].severity == "candidate"
 
 
 def matches(rule_id: str, patterns: frozenset[str] | set[str] | list[str] | tuple[str, ...]) -> bool:

@@ -112,6 +112,11 @@ def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[s
 #   more, or a sentence of at least FIGURE_SENTENCE_WORDS words) and not as a description.
 TITLE_RATIO = 1.15
 HEADING_STYLE_RATIO = 1.15
+# Candidates for the hybrid judge's reader of meaning (they fail nothing alone): a heading that is a
+# sentence of CANDIDATE_SENTENCE_WORDS words or more, a bold block of at most CANDIDATE_HEADING_WORDS words.
+CANDIDATE_SENTENCE_WORDS = 6
+CANDIDATE_HEADING_WORDS = 10
+CAPTIONED = {"Figure", "Table", "Formula", "L", "TOC"}
 STYLE_SLACK = 0.3
 SPLIT_GAP = 0.6
 PARAGRAPH_WORDS = 12
@@ -246,11 +251,37 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
         words = len(text.split())
         size, bold = element.get("size"), element.get("bold") or 0
         long = len(text) >= PARAGRAPH_CHARS or (text.endswith((".", "!", "?", "…")) and words >= PARAGRAPH_WORDS)
-        if long and words >= PARAGRAPH_WORDS and size and body and size <= body * 1.05 and bold < 0.5:
+        body_style = bool(size and body and size <= body * 1.05 and bold < 0.5)
+        if long and words >= PARAGRAPH_WORDS and body_style:
             issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_heading",
                                   f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
                                   text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size))
+        elif text and (body_style or long or (text.endswith((".", "!", "?")) and words >= CANDIDATE_SENTENCE_WORDS)):
+            # Looks like running text in some way, not clearly: a reader of meaning decides (hybrid judge).
+            issues.append(finding("semantic_tagging.proper_tag_usage.heading_text_candidate",
+                                  f"{where}, {element['type']} “{_clip(text)}”",
+                                  facts=_facts(element, page_elements, by_id, body), kind=element["type"],
+                                  text=_clip(text, 60), size=size or "?", body=body or "?"))
     return issues
+
+
+def _facts(element: dict[str, Any], page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
+           body: float | None) -> dict[str, Any]:
+    """What a reader of meaning needs to settle a candidate: the element, its style against the body text,
+    and the blocks read just before and after it."""
+    ordered = [e for e in sorted(page_elements, key=lambda e: e["id"]) if e.get("text")
+               and not _descends(e, element["id"], by_id) and e["id"] != element["id"]
+               and not _descends(element, e["id"], by_id)]
+    before = [e for e in ordered if e["id"] < element["id"]][-2:]
+    after = [e for e in ordered if e["id"] > element["id"]][:2]
+
+    def brief(e: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in {"type": e["type"], "text": _clip(e.get("text"), 80), "size": e.get("size"),
+                                   "bold": e.get("bold")}.items() if v is not None}
+
+    parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    return {"element": brief(element), "parent": parent["type"] if parent else None, "body_text_size": body,
+            "read_before": [brief(e) for e in before], "read_after": [brief(e) for e in after]}
 
 
 def _ancestor(element: dict[str, Any], by_id: dict[int, dict[str, Any]], kind: str) -> dict[str, Any] | None:
@@ -321,6 +352,40 @@ def _inconsistent_headings(tags: dict[str, Any], page_elements: list[dict[str, A
             issues.append(finding("semantic_tagging.structural_hierarchy.inconsistent_heading",
                                   f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
                                   text=_clip(text), heading=peer, size=size))
+            continue
+        # Styled like headings that sit near the body size (bold run-in headings): bold labels, terms and
+        # lead-ins look the same, so a reader of meaning decides (hybrid judge).
+        near = next((k for k, s, b in tags.get("heading_styles") or () if size and b >= 0.5 and bold >= 0.5
+                     and abs(size - float(s)) <= STYLE_SLACK and float(s) < HEADING_STYLE_RATIO * body), None)
+        if near and len(words) <= CANDIDATE_HEADING_WORDS:
+            issues.append(finding("semantic_tagging.structural_hierarchy.heading_style_candidate",
+                                  f"{where}, {element['type']} “{_clip(text)}”",
+                                  facts=_facts(element, page_elements, by_id, body), kind=element["type"],
+                                  text=_clip(text, 60), heading=near))
+    return issues[:3]
+
+
+def _misplaced_captions(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
+                        body: float | None, where: str) -> list[Issue]:
+    """Real content tagged with the wrong type: a Caption that is neither inside nor beside what it could
+    caption (a Figure, Table, Formula or list) is likely a paragraph in the wrong tag (hybrid judge)."""
+    issues = []
+    ordered = sorted(by_id.values(), key=lambda e: e["id"])
+    for element in page_elements:
+        if element["type"] != "Caption" or not element.get("text"):
+            continue
+        parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+        if parent and parent["type"] in CAPTIONED:
+            continue
+        siblings = [e for e in ordered if e.get("parent") == element.get("parent") and e["id"] != element["id"]]
+        before = [e for e in siblings if e["id"] < element["id"]][-1:]
+        after = [e for e in siblings if e["id"] > element["id"]][:1]
+        if any(e["type"] in CAPTIONED for e in before + after):
+            continue
+        issues.append(finding("semantic_tagging.proper_tag_usage.caption_misplaced_candidate",
+                              f"{where}, Caption “{_clip(element.get('text'))}”",
+                              facts=_facts(element, page_elements, by_id, body),
+                              text=_clip(element.get("text"), 60)))
     return issues[:3]
 
 
@@ -410,7 +475,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
 
     # Lists: LI only inside L, LBody only inside LI (PDF/UA-1 7.6).
     for element in page_elements:
-        parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+        parent = by_id.get(element.get("parent"))
         parent_type = parent["type"] if parent else None
         if element["type"] == "LI" and parent_type != "L":
             issues.append(finding("semantic_tagging.list_structure.li_outside_l",
@@ -432,7 +497,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
 
     # Body text must be in block-level tags, not bare Span directly under a grouping element.
     top_level = [e for e in page_elements if e.get("text")
-                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]  # type: ignore[arg-type]
+                 and (by_id.get(e.get("parent")) or {}).get("type", "Document") in GROUPING]
     bare = [e for e in top_level if e["type"] == "Span"]
     paragraphs = [e for e in top_level if e["type"] == "P"]
     if len(bare) >= 2 and len(bare) >= MAX_BARE_SPAN_SHARE * (len(bare) + len(paragraphs)):
@@ -441,6 +506,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     issues += _heading_usage(page_elements, elements, by_id, body, where)
     issues += _figure_text(page_elements, body, where)
     issues += _inconsistent_headings(tags, page_elements, by_id, body, where)
+    issues += _misplaced_captions(page_elements, by_id, body, where)
 
     headings = [e for e in page_elements if is_heading_type(e["type"])]
     if not page_elements:
