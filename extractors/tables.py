@@ -20,7 +20,11 @@ and as a row header elsewhere). What a table does wrong is listed in ``issues`` 
   (a lone cell across a row, such as a group label, is not counted);
 - ``span_missing``: cells had to be moved under the columns their boxes sit in, leaving a slot
   below a header cell empty — a RowSpan (or an empty cell) is missing, so a screen reader's grid
-  is off by a column even though the extractor re-aligned it for header association;
+  is off by a column even though the extractor re-aligned it for header association; also a
+  header row (a second header row, even of one cell) drawn right of its grid column below a
+  header cell that ends above it (the first header row's cell lost its RowSpan);
+- ``row_header_alone``: a TR holding only row headers (TH, Scope Row or none) followed by a TR of
+  data cells without a row header, the two together one row wide — the header split off its data;
 - ``layout_table_suspect``: one row or one column, or no header and long prose in the cells;
 - ``untagged_table``: a table drawn on the page that no Table element covers.
 
@@ -189,8 +193,10 @@ def _tagged_table(table: dict, tree: StructIndex, doc_id: str) -> tuple[dict, li
         issues.append("ragged_rows")
         if any(len(row) >= 2 and sum(c.colspan for c in row) < n_cols for row in grouped):
             issues.append("misaligned_rows")
-    if _span_missing(grouped, slots):
+    if _span_missing(grouped, slots, n_cols):
         issues.append("span_missing")
+    if _row_header_alone(grouped, slots, n_cols):
+        issues.append("row_header_alone")
     header_rows, header_cols = _header_extent(slots, n_rows, n_cols)
     th = [c for c in cells if c.kind == "TH"]
     td = [c for c in cells if c.kind == "TD"]
@@ -286,17 +292,55 @@ def _layout(rows: list[list[_Cell]]) -> tuple[dict[tuple[int, int], _Cell], int,
     return slots, n_rows, n_cols, ragged
 
 
-def _span_missing(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell]) -> bool:
-    """A row below the first whose cells skip a slot that a header cell with text sits above."""
+def _span_missing(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell], n_cols: int) -> bool:
+    """A row below the first whose cells skip a slot that a header cell with text sits above, or a
+    header row (TH only) whose cell is drawn right of the column it takes in the grid, under a header
+    cell with text that ends just above it: a RowSpan is missing (a two-row header whose first cell
+    lost RowSpan=2 shifts the second row's cells one column left)."""
+    centres = _column_centres(rows, slots, n_cols) if n_cols > 1 else None
     for r, row in enumerate(rows):
-        if r == 0 or len(row) < 2:
+        if r == 0 or not row:
             continue
+        header_row = all(c.kind == "TH" for c in row)
+        if len(row) < 2 and not header_row:
+            continue  # a lone cell across a row of data (a group label) is no shifted row
         cols = {c.col for c in row}
-        start = min(cols)
-        for col in range(start):
+        for col in range(min(cols)):
             above = slots.get((r - 1, col))
-            if (r, col) not in slots and above is not None and above.kind == "TH" and above.text:
+            if (r, col) in slots or above is None or above.kind != "TH" or not above.text:
+                continue
+            # A lone header cell counts only where its box stays clear of the skipped column.
+            box = row[0].elem["subtree_bbox"]
+            if len(row) >= 2 or (centres is not None and box and box[0] > centres[col]):
                 return True
+        if header_row and centres is not None:
+            for cell in row:
+                box = cell.elem["subtree_bbox"]
+                if not box or cell.colspan >= n_cols:
+                    continue
+                drawn = _nearest_start(centres, (box[0] + box[2]) / 2, cell.colspan)
+                above = slots.get((r - 1, cell.col))
+                if (drawn > cell.col and box[0] > centres[cell.col] and above is not None and above.kind == "TH"
+                        and above.text and above.row + above.rowspan == r):
+                    return True
+    return False
+
+
+def _row_header_alone(rows: list[list[_Cell]], slots: dict[tuple[int, int], _Cell], n_cols: int) -> bool:
+    """A TR of row headers only (TH with Scope Row or none, narrower than the table) followed by a TR of
+    data cells without a row header, the two together one row wide: the row header was split off its data.
+    A section header row spanning the table's width (ColSpan) is not one."""
+    width: dict[int, int] = defaultdict(int)
+    for r, _ in slots:
+        width[r] += 1
+    for r in range(1, len(rows) - 1):
+        row, data = rows[r], rows[r + 1]
+        if not row or not all(c.kind == "TH" and c.scope in (None, "Row") for c in row):
+            continue
+        if not data or any(c.kind == "TH" for c in data) or not any(c.kind == "TD" for c in data):
+            continue
+        if width[r] < n_cols and width[r + 1] < n_cols and width[r] + width[r + 1] == n_cols:
+            return True
     return False
 
 

@@ -28,6 +28,7 @@ STRUCT_SUMMARY_SCHEMA = pa.schema(  # one row per PDF file; callers add doc_id
         pa.field("has_title", pa.bool_(), nullable=False),  # Info or XMP title present
         pa.field("display_doc_title", pa.bool_()),  # ViewerPreferences; null when absent
         pa.field("pages", pa.int32()),
+        pa.field("pdfua_part", pa.int32()),  # XMP pdfuaid:part (the PDF/UA conformance claim); null when absent
         pa.field("error", pa.string()),  # "kind: message" when the file is unreadable
     ]
 )
@@ -40,7 +41,8 @@ def struct_summary(pdf: str | Path | PdfSource) -> dict:
     summary: dict[str, Any] = {
         "tagged": False, "marked": None, "has_rolemap": False,
         "element_count": 0, "truncated": False, "repeated_refs": 0, "orphan_mcids": None,
-        "lang": None, "has_title": False, "display_doc_title": None, "pages": None, "error": None,
+        "lang": None, "has_title": False, "display_doc_title": None, "pages": None, "pdfua_part": None,
+        "error": None,
     }
     try:
         with pdf_source(pdf) as source:
@@ -72,6 +74,7 @@ def _summarise(qpdf: pikepdf.Pdf, tree: StructTree) -> dict[str, Any]:
         "has_title": _has_title(qpdf),
         "display_doc_title": display_title if isinstance(display_title, bool) else None,
         "pages": len(qpdf.pages),
+        "pdfua_part": _pdfua_part(qpdf),
     }
 
 
@@ -87,6 +90,26 @@ def _has_title(qpdf: pikepdf.Pdf) -> bool:
         except pikepdf.PdfError:
             return False
     return False
+
+
+_PDFUA_NS = re.compile(rb"""xmlns:([\w.-]+)\s*=\s*["']http://www\.aiim\.org/pdfua/ns/id/?["']""")
+
+
+def _pdfua_part(qpdf: pikepdf.Pdf) -> int | None:
+    """The PDF/UA part the XMP metadata claims (``pdfuaid:part``, element or attribute form), or None."""
+    metadata = qpdf.Root.get("/Metadata")
+    if not isinstance(metadata, pikepdf.Stream):
+        return None
+    try:
+        data = metadata.read_bytes()
+    except pikepdf.PdfError:
+        return None
+    for prefix in dict.fromkeys(_PDFUA_NS.findall(data)):
+        part = rb""":part\s*(?:=\s*["']\s*(\d{1,4})|>\s*(\d{1,4})\s*<)"""
+        found = re.search(rb"(?<![\w.-])" + re.escape(prefix) + part, data)
+        if found:
+            return int(found.group(1) or found.group(2))
+    return None
 
 
 def _count_orphan_mcids(source: PdfSource, tree: StructTree) -> int:

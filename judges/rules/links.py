@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 
 SUBS = SPEC["functional_hyperlinks"].sub_names
@@ -57,38 +59,60 @@ def judge_links(bundle: PageBundle) -> PageJudgment:
                             summary=f"{where}: no link annotations on this page{orphans}.")
     subs = {s: PASSED for s in SUBS}
     subs["perceivability"] = NA  # judged from the rendered page by visual judges
-    issues: list[Issue] = []
-    for link in links:
-        anchor = link.get("anchor_text") or link.get("target") or "link"
-        at = f"{where}, link “{anchor[:60]}”"
-        if not link.get("has_link_element"):
-            subs["link_tagging"] = FAILED
-            subs["structure_association"] = FAILED
-            issues.append(Issue("structure_association", at,
-                                "the link annotation is not referenced by any Link structure element",
-                                "tag the link text as a Link element and add an OBJR to this annotation "
-                                "(with the annotation's StructParent pointing back)"))
-        if not (link.get("contents") or "").strip() and not (link.get("anchor_text") or "").strip() \
-                and not (link.get("element_text") or "").strip():
-            subs["descriptiveness"] = FAILED
-            issues.append(Issue("descriptiveness", f"{where}, link to {link.get('target') or 'nowhere'!r}",
-                                "the link has nothing a screen reader can announce: no /Contents, no link text "
-                                "and no Alt on its Link element",
-                                "give the link annotation a /Contents description of where it leads (or put "
-                                "visible link text inside its Link element)"))
-        if link.get("dest_valid") is False:
-            subs["functionality"] = FAILED
-            issues.append(Issue("functionality", at, f"internal destination {link.get('target')!r} does not exist",
-                                "point the link at an existing named destination or page"))
-        problem = uri_problem(link.get("target")) if link.get("kind") == "uri" else None
-        if problem:
-            subs["functionality"] = FAILED
-            issues.append(Issue("functionality", at, f"URI {link.get('target')!r} cannot be followed: {problem}",
-                                "fix the URI so it reads scheme://host/path"))
-        if link.get("kind") in BROKEN_KINDS:
-            subs["functionality"] = FAILED
-            issues.append(Issue("functionality", at, f"link action is {link.get('kind')}",
-                                "give the link a GoTo or URI action"))
+    issues = [i for link in links for i in link_issues(link, where)] + contents_issues(meta, where)
+    for issue in issues:  # warnings are set aside by the catalog (judges.rules.apply_catalog)
+        subs[issue.sub_criterion] = FAILED
     # A Link element without an annotation is not a broken link: there is simply no link there
     # to follow (authoring tools leave such tags behind for citations). It is not failed.
     return verdict(bundle, subs, issues, f"{len(links)} links are tagged, associated and resolve.")
+
+
+def link_issues(link: dict[str, Any], where: str) -> list[Issue]:
+    """The findings of one link annotation."""
+    anchor = link.get("anchor_text") or link.get("target") or "link"
+    at = f"{where}, link “{anchor[:60]}”"
+    found: list[Issue] = []
+    if not link.get("has_link_element"):
+        kind = link.get("element_type")
+        claimed = f"it belongs to a {kind} element" if kind else "no structure element refers to it"
+        found.append(finding("functional_hyperlinks.link_tagging.not_in_link", at, claimed=claimed))
+        if not kind:  # claimed by another element's OBJR, it is associated, only not as a Link
+            found.append(finding("functional_hyperlinks.structure_association.not_referenced", at))
+    if not (link.get("contents") or "").strip() and not (link.get("anchor_text") or "").strip() \
+            and not (link.get("element_text") or "").strip():
+        found.append(finding("functional_hyperlinks.descriptiveness.nothing_to_announce",
+                             f"{where}, link to {link.get('target') or 'nowhere'!r}"))
+    if link.get("dest_valid") is False:
+        found.append(finding("functional_hyperlinks.functionality.dest_missing", at,
+                             target=repr(link.get("target"))))
+    problem = uri_problem(link.get("target")) if link.get("kind") == "uri" else None
+    if problem:
+        found.append(finding("functional_hyperlinks.functionality.uri_malformed", at,
+                             target=repr(link.get("target")), problem=problem))
+    if link.get("kind") in BROKEN_KINDS:
+        found.append(finding("functional_hyperlinks.functionality.broken_action", at, kind=link.get("kind")))
+    return found
+
+
+def contents_issues(meta: dict[str, Any], where: str) -> list[Issue]:
+    """Link annotations without /Contents (PDF/UA-1 7.18.5; Matterhorn 28-012), one finding per page.
+
+    An error where the document claims PDF/UA (XMP pdfuaid:part), a warning otherwise: a link whose
+    text says where it leads meets WCAG 2.4.4 without /Contents. Links with nothing to announce at all
+    are reported by ``nothing_to_announce`` instead.
+    """
+    bare = [link for link in meta["links"] if not (link.get("contents") or "").strip()
+            and ((link.get("anchor_text") or "").strip() or (link.get("element_text") or "").strip())]
+    if not bare:
+        return []
+    target = repr(_clip(bare[0].get("target") or bare[0].get("anchor_text") or "nowhere", 60))
+    values: dict[str, Any] = {"count": len(bare), "target": target}
+    part = meta.get("pdfua_part")
+    if part:
+        return [finding("functional_hyperlinks.descriptiveness.contents_missing", where, part=part, **values)]
+    return [finding("functional_hyperlinks.descriptiveness.contents_missing_advisory", where, **values)]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -18,6 +18,7 @@ from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
 from judges.rules.thresholds import TABLES, TableThresholds
 
@@ -91,49 +92,57 @@ def orphan_data_cells(table: Table) -> list[dict[str, Any]]:
     return [c for c in table.cells if c.get("kind") == "TD" and (c.get("text") or "").strip() and not c.get("headers")]
 
 
-def _check(table: Table, fail: Callable[[str, str, str], None], thresholds: TableThresholds) -> None:
-    """Apply the tag rules to one tagged table; ``fail(sub, problem, fix)`` records a failure."""
+def row_headers_alone(table: Table) -> list[dict[str, Any]]:
+    """Row headers (TH) that sit alone in a TR, their data cells in the next TR (see extractors/tables.py)."""
+    if "row_header_alone" not in table.issues:
+        return []
+    by_row: dict[int, list[dict[str, Any]]] = {}
+    for cell in table.cells:
+        by_row.setdefault(cell.get("row") or 0, []).append(cell)
+    found = [row[0] for r, row in sorted(by_row.items()) if r > 0 and all(c.get("kind") == "TH" for c in row)
+             and any(c.get("kind") == "TD" for c in by_row.get(r + 1, ())) and len(row) == 1]
+    return found or [{"text": None}]
+
+
+Report = Callable[..., None]
+
+
+def _check(table: Table, report: Report, thresholds: TableThresholds) -> None:
+    """Apply the tag rules to one tagged table; ``report(rule_id, **values)`` records a finding."""
     codes = table.issues
     if "no_cells" in codes:
-        fail("tagging", "the Table element contains no TR, TH or TD cells, so the table cannot be navigated",
-             "rebuild the table's tags as Table > TR > TH/TD, one TR per row and one cell per column")
+        report("table_structure.tagging.no_cells")
         return
     if "no_tr" in codes:
-        fail("navigability", "the cells are not grouped in TR rows: screen readers cannot move row by row",
-             "wrap each row's cells in a TR element (inside THead/TBody if used)")
+        report("table_structure.navigability.no_tr")
+    alone = row_headers_alone(table)
+    if alone:
+        report("table_structure.navigability.row_header_alone", count=len(alone),
+               example=_clip(alone[0].get("text") or "?", 20))
     if "no_th" in codes:
         if "layout_table_suspect" in codes:
-            fail("appropriate_usage", "a Table without header cells that is a single row or column, or holds "
-                 "running text, is layout rather than data", "tag layout content as P/L/Figure (or Artifact), "
-                 "not as a Table")
+            report("table_structure.appropriate_usage.layout_table")
         else:
-            fail("header_semantics", "no cell is tagged TH: the header row or column is tagged TD",
-                 "tag the header cells TH with Scope=Column (header row) or Scope=Row (header column)")
+            report("table_structure.header_semantics.no_th")
     unscoped = unscoped_headers(table)
     if len(unscoped) > thresholds.max_unscoped_headers:
         names = ", ".join(f"“{_clip(c.get('text'), 20)}”" for c in unscoped[:3] if c.get("text"))
-        fail("header_semantics", f"{len(unscoped)} header cell(s) {names} have no Scope and the table does not "
-             "use Headers/IDs", "give every TH a Scope (Column for header rows, Row for header columns), or "
-             "give data cells Headers that list their header cells' IDs")
+        report("table_structure.header_semantics.th_without_scope", count=len(unscoped),
+               names=f"{names} " if names else "")
     if "headers_id_missing" in codes:
-        fail("header_semantics", "data cells' Headers name IDs that no header cell has",
-             "give each TH an ID and list those IDs in the data cells' Headers")
+        report("table_structure.header_semantics.headers_id_missing")
     if "headers_mismatch" in codes:
-        fail("header_semantics", "data cells' Headers point at header cells outside their own row and column",
-             "make each data cell's Headers list the TH of its own column (and row)")
+        report("table_structure.header_semantics.headers_mismatch")
     orphans = orphan_data_cells(table)
     if len(orphans) > thresholds.max_orphan_data_cells:
-        fail("header_semantics", f"{len(orphans)} data cell(s) (e.g. “{_clip(orphans[0].get('text'), 20)}”) have "
-             "no header that applies to them", "add TH cells (with Scope) for their row or column, or Headers/IDs")
+        report("table_structure.header_semantics.data_cell_without_header", count=len(orphans),
+               example=_clip(orphans[0].get("text"), 20))
     if "span_missing" in codes:
-        fail("complex_tables", "cells of a row sit one or more columns left of where they are drawn: a RowSpan "
-             "(or an empty cell) is missing above them, so a screen reader announces them under the wrong headers",
-             "give the header cell above its RowSpan (or add the empty cell) so every row lines up with its headers")
-    elif "misaligned_rows" in codes or ("ragged_rows" in codes
-                                        and codes & {"headers_mismatch", "data_cell_without_header", "no_tr"}):
-        fail("complex_tables", "rows have different widths once spans are applied: RowSpan/ColSpan are missing "
-             "or wrong, which shifts cells under the wrong headers",
-             "set ColSpan/RowSpan on merged cells so every row covers the same number of columns")
+        report("table_structure.complex_tables.span_missing")
+    elif not alone and ("misaligned_rows" in codes or (
+            "ragged_rows" in codes and codes & {"headers_mismatch", "data_cell_without_header", "no_tr"})):
+        # (rows a lone row header leaves short are that finding, not a second one)
+        report("table_structure.complex_tables.misaligned_rows")
 
 
 def judge_tables(bundle: PageBundle, thresholds: TableThresholds = THRESHOLDS) -> PageJudgment:
@@ -163,19 +172,19 @@ def judge_tables(bundle: PageBundle, thresholds: TableThresholds = THRESHOLDS) -
     for table in _tables(bundle, tags):
         at = f"{where}, {table.where}"
 
-        def fail(sub: str, problem: str, fix: str, at: str = at) -> None:
-            subs[sub] = FAILED
-            issues.append(Issue(sub, at, problem, fix))
+        def report(rule_id: str, at: str = at, **values: Any) -> None:
+            issue = finding(rule_id, at, **values)
+            subs[issue.sub_criterion] = FAILED  # a warning is set aside by judges.rules.apply_catalog
+            issues.append(issue)
 
         if not table.info.get("tagged"):
             if is_untagged_data_table(table, regions, boxes.get(table.info.get("table_id")), thresholds):
                 judged += 1
-                fail("tagging", f"a {table.info.get('rows')}×{table.info.get('cols')} table is drawn on the page but "
-                     "not tagged as a Table: screen readers read its cells as loose text",
-                     "tag it as Table > TR > TH/TD, with the header row TH Scope=Column")
+                report("table_structure.tagging.untagged_table", rows=table.info.get("rows"),
+                       cols=table.info.get("cols"))
             continue
         judged += 1
-        _check(table, fail, thresholds)
+        _check(table, report, thresholds)
     if not judged:
         return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS}, summary=f"{where}: no tables on this page.")
     return verdict(bundle, subs, issues,

@@ -186,3 +186,21 @@ def test_table_crops_are_written(spanning: Path, untagged_table: Path, tmp_path:
 def test_unreadable_pdf_raises(corrupt_pdf: Path) -> None:
     with pytest.raises(ExtractionError):
         extract_tables(corrupt_pdf, doc_id="bad", elements=[])
+
+
+@pytest.mark.parametrize(("name", "code"), [("header_rows", "span_missing"), ("row_headers", "row_header_alone"),
+                                            ("section_rows", None)])
+def test_header_defect_classes_get_their_issue_codes(name: str, code: str | None, tmp_path: Path) -> None:
+    from tests.judges import test_defect_classes_tables_links as twins
+
+    case = next(c for c in twins.CASES if c.name == name)
+    passed = twins._compile(case, tmp_path / "pass.pdf")
+    [record], _ = extract_tables(passed, doc_id="d", visual=False)
+    assert not {"span_missing", "row_header_alone", "misaligned_rows"} & set(record["issues"]), record["issues"]
+    if code is None or case.edit is None:
+        return
+    with pikepdf.open(passed) as pdf:
+        case.edit(pdf)
+        pdf.save(tmp_path / "fail.pdf")
+    [record], _ = extract_tables(tmp_path / "fail.pdf", doc_id="d", visual=False)
+    assert code in record["issues"]

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pikepdf
+import pytest
 
 from extractors.structure.records import extract_struct_elements
 from extractors.tables import extract_tables
@@ -13,6 +14,7 @@ from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.labels import Label
 from judges.rules.tables import judge_tables
 from tests.extractors.conftest import compile_typst
+from tests.judges import test_defect_classes_tables_links as twins
 
 BOX = [50.0, 100.0, 350.0, 200.0]
 
@@ -184,3 +186,54 @@ def test_real_pdf_passes_then_fails_once_its_headers_become_td(tmp_path: Path) -
                 obj.S = pikepdf.Name.TD
         doc.save(demoted)
     assert _judge_pdf(demoted) is Label.FAILED
+
+
+# --------------------------------------------------------------------------- rule ids; the header defect classes
+
+ALONE_CELLS = [cell(0, 0, "TH", "Name", "Column"), cell(0, 1, "TH", "Spring", "Column"),
+               cell(0, 2, "TH", "Autumn", "Column"), cell(1, 0, "TH", "Alice", "Row"),
+               cell(2, 0, "TD", "12", headers=["Name"]), cell(2, 1, "TD", "14", headers=["Spring"])]
+
+
+def test_a_row_header_alone_in_its_row_fails_navigability_once() -> None:
+    alone = table(rows=3, cols=3, issues=["ragged_rows", "misaligned_rows", "row_header_alone"], cells=ALONE_CELLS)
+    result = judge_tables(page(alone))
+    assert failed_sub(result) == {"navigability"}
+    assert [i.rule_id for i in result.issues] == ["table_structure.navigability.row_header_alone"]
+    assert "“Alice”" in result.issues[0].problem and "same TR" in result.issues[0].remediation
+
+
+def test_every_table_finding_carries_its_rule_id() -> None:
+    codes = ["no_tr", "th_without_scope", "headers_id_missing", "headers_mismatch", "data_cell_without_header",
+             "span_missing"]
+    unscoped = [{**c, "scope": None} if c["kind"] == "TH" else {**c, "headers": []} for c in GOOD_CELLS]
+    result = judge_tables(page(table(issues=codes, cells=unscoped),
+                               table(table_id=8, issues=["no_th", "layout_table_suspect"]),
+                               table(table_id=9, issues=["misaligned_rows"]),
+                               table(table_id=-1, tagged=False, source="visual", issues=["untagged_table"])))
+    ids = [i.rule_id for i in result.issues]
+    assert all(ids) and len(ids) == len(set(ids)) == 9, ids
+    assert all(i.sub_criterion == i.rule_id.split(".")[1] for i in result.issues)
+
+
+def _judged(pdf: Path) -> Any:
+    elements = extract_struct_elements(pdf, doc_id="d")
+    tables, cells = extract_tables(pdf, doc_id="d", elements=elements)
+    evidence = DocEvidence("d", pages=[{"page": 1, "has_text": True}], struct_elements=elements,
+                           doc_structure=[{"tagged": bool(elements)}], tables=tables, table_cells=cells)
+    [(bundle, _)] = build_bundles("table_structure", evidence, withhold=False)
+    return judge_tables(bundle)
+
+
+@pytest.mark.parametrize("name", ["header_rows", "row_headers", "section_rows"])
+def test_header_defect_classes_from_typst(name: str, tmp_path: Path) -> None:
+    case = next(c for c in twins.CASES if c.name == name)
+    passed = twins._compile(case, tmp_path / "pass.pdf")
+    assert _judged(passed).label is Label.PASSED, _judged(passed).issues
+    if case.edit is None:
+        return
+    with pikepdf.open(passed) as doc:
+        case.edit(doc)
+        doc.save(tmp_path / "fail.pdf")
+    result = _judged(tmp_path / "fail.pdf")
+    assert result.label is Label.FAILED and case.rule_id in {i.rule_id for i in result.issues}, result.issues

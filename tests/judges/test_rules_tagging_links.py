@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
+from judges.base import PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
+from judges.rules import apply_catalog
 from judges.rules.links import judge_links, uri_problem
 from judges.rules.tagging import judge_tagging, looks_like_heading
 
@@ -98,16 +100,51 @@ def link(**kw: Any) -> dict[str, Any]:
             "has_link_element": True, **kw}
 
 
+def judged_links(bundle: PageBundle) -> PageJudgment:
+    """The links rule as the rules judge applies it (warnings set aside by the catalog)."""
+    return apply_catalog(judge_links(bundle))
+
+
 def test_links_pass_fail_not_present_cannot_tell() -> None:
-    assert judge_links(links([link()])).label is Label.PASSED
-    assert judge_links(PageBundle("functional_hyperlinks", 2, {})).label is Label.CANNOT_TELL
+    assert judged_links(links([link()])).label is Label.PASSED
+    assert judged_links(PageBundle("functional_hyperlinks", 2, {})).label is Label.CANNOT_TELL
     # Link tags left without annotations are no links to follow: not present, not failed.
-    assert judge_links(links([], [{"id": 3, "objr_count": 0}])).label is Label.NOT_PRESENT
-    untagged = judge_links(links([link(has_link_element=False)]))
+    assert judged_links(links([], [{"id": 3, "objr_count": 0}])).label is Label.NOT_PRESENT
+    untagged = judged_links(links([link(has_link_element=False)]))
     assert untagged.label is Label.FAILED and "OBJR" in untagged.issues[0].remediation
     assert "Page 2" in untagged.issues[0].location
-    broken = judge_links(links([link(kind="goto", target="sec:missing", dest_valid=False)]))
+    broken = judged_links(links([link(kind="goto", target="sec:missing", dest_valid=False)]))
     assert broken.label is Label.FAILED and broken.sub_criteria["functionality"] == "failed"
+
+
+def test_every_link_finding_carries_its_rule_id() -> None:
+    judged = judged_links(links([link(has_link_element=False, element_type="Reference"), link(has_link_element=False),
+                                 link(kind="goto", target="sec:missing", dest_valid=False),
+                                 link(target="htps://example.org"), link(kind="javascript", anchor_text=""),
+                                 link(anchor_text="", target=None, kind="none")]))
+    assert judged.issues and all(i.rule_id for i in judged.issues)
+    assert {i.rule_id.split(".")[1] for i in judged.issues} == {
+        "link_tagging", "structure_association", "functionality", "descriptiveness"}
+    assert "Reference element" in judged.issues[0].problem
+
+
+def test_links_without_contents_fail_only_where_the_document_claims_pdfua() -> None:
+    claimed = PageBundle("functional_hyperlinks", 2, {"link_metadata": {
+        "links": [link(), link(target="https://example.org/b")], "link_elements": [], "tagged": True,
+        "pdfua_part": 1}})
+    failed = judged_links(claimed)
+    assert failed.label is Label.FAILED and failed.sub_criteria["descriptiveness"] == "failed"
+    assert [i.rule_id for i in failed.issues] == ["functional_hyperlinks.descriptiveness.contents_missing"]
+    assert "pdfuaid:part 1" in failed.issues[0].problem and "2 link annotation(s)" in failed.issues[0].problem
+    # No claim: a warning, the page passes and keeps it.
+    advisory = judged_links(links([link()]))
+    assert advisory.label is Label.PASSED and advisory.sub_criteria["descriptiveness"] == "passed"
+    assert [i.rule_id for i in advisory.issues] == ["functional_hyperlinks.descriptiveness.contents_missing_advisory"]
+    # /Contents present: nothing to say, claim or no claim.
+    with_contents = [link(contents="The archive of the data")]
+    assert judged_links(links(with_contents)).issues == []
+    claimed.evidence["link_metadata"]["links"] = with_contents
+    assert judged_links(claimed).label is Label.PASSED
 
 
 @pytest.mark.parametrize(("uri", "ok"), [
