@@ -100,6 +100,12 @@ def _text_issues(values: dict[str, Any], where: str, limits: ContrastThresholds)
     return issues[:6]  # in page order; a handful is enough to locate the problem
 
 
+# (sub-criterion, counted over the page's short fragments) → the rule a failing run of text breaks
+RUN_RULES = {("small_text", False): "color_contrast.small_text.low_contrast",
+             ("small_text", True): "color_contrast.small_text.low_contrast_fragments",
+             ("large_text", False): "color_contrast.large_text.low_contrast"}
+
+
 def _run_issue(sub: str, spans: list[dict[str, Any]], where: str, required: float, **fragments: Any) -> Issue:
     """A failing run of text (``fragments``: the page's short fragments counted together, when they are the cause)."""
     worst = min(spans, key=lambda s: s.get("contrast_ratio") or 21.0)
@@ -107,7 +113,7 @@ def _run_issue(sub: str, spans: list[dict[str, Any]], where: str, required: floa
     quoted = f"“{text[:50]}{'…' if len(text) > 50 else ''}”"
     kind = "large text" if sub == "large_text" else "text"
     colour, background = worst.get("color"), worst.get("background_color")
-    rule_id = f"color_contrast.{sub}.low_contrast" + ("_fragments" if fragments else "")
+    rule_id = RUN_RULES[(sub, bool(fragments))]
     return finding(rule_id, f"{where}, {kind} {quoted}", kind=kind, colour=colour, background=background,
                    ratio=worst.get("contrast_ratio"), chars=_chars(spans), required=required,
                    suggested=_suggest(background), **fragments)
