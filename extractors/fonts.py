@@ -272,7 +272,11 @@ class _Glyphs:
 
 
 def _trace_glyphs(page: pymupdf.Page, number: int, by_name: dict[str, _FontUse]) -> None:
-    for span in page.get_texttrace():
+    try:
+        trace = page.get_texttrace()
+    except (RuntimeError, ValueError):  # a page MuPDF cannot trace: its glyphs go unchecked, the rest stands
+        return
+    for span in trace:
         use = by_name.get(span["font"])
         if use is None or span.get("type") not in _VISIBLE_TRACE or not span.get("opacity", 1):
             continue
