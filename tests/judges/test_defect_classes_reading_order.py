@@ -2,7 +2,10 @@
 twin (what typst writes when it conforms) and a fail twin (that file with the one defect put in by
 pikepdf). All files are generated here and run once through the whole pipeline with the rules judge; each
 fail twin must fail logical_reading_order with a finding that carries the expected rule id, each pass twin
-must pass. A tagged table of contents whose leader dots are artifacts has no fail twin: it must pass.
+must pass. A tagged table of contents whose leader dots are artifacts has no fail twin: it must pass. A
+sidebar read in the middle of the article is a candidate (a question of meaning: the rules judge lists it
+and fails nothing; the hybrid judge asks its LLM): its fail twin must carry the candidate finding, and its
+pass twin must not.
 """
 
 from __future__ import annotations
@@ -77,6 +80,20 @@ def _columns_read_across(pdf: pikepdf.Pdf) -> None:
     rebuild_parent_tree(pdf)
 
 
+def _sidebar_in_text(pdf: pikepdf.Pdf) -> None:
+    """The sidebar (the grid's second cell, printed in a box beside the article) moved into the article,
+    between its first two paragraphs: heard in the middle of the running text instead of after it."""
+    grid = next(e for e in struct_elements_of(pdf) if e.get("/S") == "/Div"
+                and sum(isinstance(k, pikepdf.Dictionary) and k.get("/S") == "/Div" for k in kids(e)) == 2)
+    article, box = [k for k in kids(grid) if isinstance(k, pikepdf.Dictionary)]
+    assert [k.get("/S") for k in kids(article) if isinstance(k, pikepdf.Dictionary)] == ["/P"] * 3
+    set_kids(grid, [k for k in kids(grid) if not (isinstance(k, pikepdf.Dictionary) and k.objgen == box.objgen)])
+    blocks = kids(article)
+    blocks.insert(1, box)
+    set_kids(article, blocks)
+    box.P = article
+
+
 def _tabs_removed(pdf: pikepdf.Pdf) -> None:
     """Pages with annotations lose /Tabs: the tab order no longer follows the structure (PDF/UA-1 7.18.3)."""
     found = False
@@ -105,6 +122,12 @@ COLUMNS = (PREAMBLE.replace("height: 595pt", "height: 340pt") + "#set page(colum
 # inside the entry's link.
 TOC = (PREAMBLE + "#outline()\n= Introduction\n" + _prose(3) + "\n= Methods\n" + _prose(3, 1) + "\n= Results\n"
        + _prose(3, 2) + "\n")
+TOC_GAPS = (PREAMBLE + "#set outline.entry(fill: repeat(gap: 12pt)[.])\n#outline()\n"
+            + "".join(f"= Section {i}\n{_prose(2, i)}\n" for i in range(1, 6)))
+SIDEBAR = (PREAMBLE + "= Article\n#grid(columns: (1fr, 120pt), gutter: 16pt, [" + _prose(4) + "\n\n" + _prose(4, 1)
+           + "\n\n" + _prose(4, 2) + "], block(fill: luma(235), inset: 8pt)[#set text(size: 9pt)\n"
+           + "Box 1. A sidebar printed beside the article, in a box of its own, with a few words about colour "
+           "and contrast: readers meet it after the article, not in the middle of it.])\n")
 LONG_TOC = (PREAMBLE + "#outline()\n" + "".join(f"= Section {i}\n{_prose(2, i)}\n== Part {i}.1\n{_prose(1, i)}\n"
                                                  for i in range(1, 9)))
 
@@ -118,12 +141,17 @@ CASES: list[tuple[str, str, Edit | None, str | None]] = [
     ("tabs_row", LINKS, _tabs_row_order, "logical_reading_order.inline_elements.tabs_not_structure"),
     ("toc_leaders", TOC, None, None),
     ("long_toc", LONG_TOC, None, None),
+    ("toc_gaps", TOC_GAPS, None, None),
+]
+# Candidates: the fail twin is judged passed by the rules judge but carries the candidate finding.
+CANDIDATES: list[tuple[str, str, Edit, str]] = [
+    ("sidebar", SIDEBAR, _sidebar_in_text, "logical_reading_order.no_disruptions.text_interrupted_candidate"),
 ]
 
 
 def _make(folder: Path) -> None:
     folder.mkdir(parents=True)
-    for name, source, edit, _ in CASES:
+    for name, source, edit, _ in [*CASES, *CANDIDATES]:
         passed = compile_typst(source, folder / f"{name}-pass.pdf")
         if edit is None:
             continue
@@ -174,3 +202,13 @@ def test_the_defective_twin_fails_with_its_rule(name: str, rule_id: str, labels:
     assert result["label"] == "failed", result["issues"]
     assert rule_id in {i.get("rule_id") for i in result["issues"]}, result["issues"]
     assert all(i.get("rule_id") for i in result["issues"])
+
+
+@pytest.mark.parametrize(("name", "rule_id"), [(n, r) for n, _, _, r in CANDIDATES])
+def test_a_candidate_is_listed_on_the_defective_twin_only(name: str, rule_id: str,
+                                                         labels: dict[str, dict[str, Any]]) -> None:
+    passed, failed = labels[f"{name}-pass.pdf"], labels[f"{name}-fail.pdf"]
+    assert rule_id not in {i.get("rule_id") for i in passed["issues"]}, passed["issues"]
+    assert passed["label"] == "passed", passed["issues"]
+    assert rule_id in {i.get("rule_id") for i in failed["issues"]}, failed["issues"]
+    assert failed["label"] == "passed", failed["issues"]  # a candidate fails nothing alone

@@ -220,3 +220,43 @@ def test_every_finding_carries_its_rule_id() -> None:
     units[0] = with_lines(units[0], 5, back=3)
     result = judge_reading_order(tabs_bundle(None, 2, units=units))
     assert result.issues and all(i.rule_id and i.rule_id.startswith("logical_reading_order.") for i in result.issues)
+
+
+# --------------------------------------------------------------------------- asides read inside the text (candidate)
+
+CANDIDATE = "logical_reading_order.no_disruptions.text_interrupted_candidate"
+
+
+def judged(units: list[dict[str, Any]]) -> Any:
+    from judges.rules import apply_catalog
+    return apply_catalog(judge_reading_order(bundle(units)))
+
+
+def test_a_sidebar_read_between_two_paragraphs_that_follow_each_other_is_a_candidate() -> None:
+    first = unit(1, 1, y=60, width=180)
+    box = unit(2, 2, "Box 1. A sidebar printed beside the article.", x=260, width=100, y=70)
+    second = unit(3, 3, y=95, width=180)
+    result = judged([unit(0, 0, "Article", role="title", type_="H1", y=30), first, box, second])
+    issue = next(i for i in result.issues if i.rule_id == CANDIDATE)
+    assert issue.sub_criterion == "no_disruptions" and issue.context and "sidebar" in issue.context["question"]
+    assert result.label is Label.PASSED  # a candidate fails nothing alone: the hybrid judge asks its LLM
+
+
+def test_the_sidebar_read_after_the_article_is_no_candidate() -> None:
+    units = [unit(1, 1, y=60, width=180), unit(3, 2, y=95, width=180),
+             unit(2, 3, "Box 1. A sidebar printed beside the article.", x=260, width=100, y=70)]
+    assert CANDIDATE not in rule_ids(judged(units))
+
+
+def test_a_second_column_then_text_spanning_both_columns_is_no_candidate() -> None:
+    left = unit(1, 1, x=50, width=200, y=60)
+    right = unit(2, 2, x=270, width=200, y=60)
+    wide = unit(3, 3, x=50, width=420, y=100)  # under both columns, spanning the gutter
+    assert CANDIDATE not in rule_ids(judged([left, right, wide]))
+
+
+def test_a_paragraph_going_on_at_the_head_of_the_next_column_is_no_candidate() -> None:
+    foot = unit(1, 1, x=50, width=200, y=600)
+    head = unit(2, 2, x=270, width=200, y=60)  # the paragraph goes on at the top of the next column
+    note = unit(3, 3, "Conflict of interest: none declared by the authors.", x=50, width=200, y=640)
+    assert CANDIDATE not in rule_ids(judged([foot, head, note]))
