@@ -6,7 +6,6 @@ finding that carries the expected rule id, the pass twin must pass it, and every
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,12 +13,9 @@ from typing import Any
 import pikepdf
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
 from tests.extractors.conftest import compile_typst
 from tests.extractors.test_fonts import emptied_cmap, rewrite_tounicode, shifted_cmap, spaced_cmap
-from warehouse import catalog
+from tests.judges.twins import judge_pdfs, remove_sources
 
 pytestmark = pytest.mark.slow
 
@@ -64,33 +60,15 @@ def _make(folder: Path) -> None:
         with pikepdf.open(source) as pdf:
             edit(pdf)
             pdf.save(folder / f"{name}.pdf")
-    for leftover in folder.glob("*-src"):
-        for child in leftover.iterdir():
-            child.unlink()
-        leftover.rmdir()
+    remove_sources(folder)
 
 
 @pytest.fixture(scope="module")
 def labels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     root = tmp_path_factory.mktemp("font-defects")
     _make(root / "pdfs")
-    home = root / "home"
-    cfg = RunConfig(home=home, run_id="fd", source="pdfs", source_path=str(root / "pdfs"), progress=False,
-                    workers=1, criteria=(CRITERION,))
-    for stage in STAGE_LIST:
-        execute(cfg, stage)
-    _, rows = catalog.query(home, ALL_TABLES, """
-        select json_extract_string(d.metadata, '$.path') as file, l.criterion, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id
-                and j.doc_id = l.doc_id and j.criterion = l.criterion) as issues
-        from doc_labels l join documents d using (run_id, doc_id) where l.run_id = 'fd'""")
-    out = {}
-    for file, criterion, label, issues in rows:
-        if criterion != CRITERION:
-            continue
-        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[Path(file).stem] = {"label": label, "issues": found}
-    return out
+    judged = judge_pdfs(root / "pdfs", root / "home", [CRITERION])
+    return {Path(file).stem: result for (file, criterion), result in judged.items() if criterion == CRITERION}
 
 
 def test_the_typst_paper_passes(labels: dict[str, dict[str, Any]]) -> None:

@@ -10,7 +10,6 @@ pass twin must not.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,29 +18,12 @@ import pikepdf
 import pytest
 
 from corpus.mutations.structure import kids, rebuild_parent_tree, set_kids
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
 from tests.extractors.conftest import compile_typst, struct_elements_of
-from warehouse import catalog
+from tests.judges.twins import PREAMBLE, judge_pdfs, prose, remove_sources
 
 pytestmark = pytest.mark.slow
 
 CRITERION = "logical_reading_order"
-PREAMBLE = ('#set document(title: "Case")\n#set text(lang: "en", size: 10pt)\n'
-            "#set page(width: 420pt, height: 595pt)\n")
-SENTENCES = (
-    "Accessible documents let every reader reach the same content in the same order. ",
-    "A screen reader follows the structure tree, so the tree has to follow the page. ",
-    "Each paragraph here is ordinary body text, long enough to wrap over several lines. ",
-    "Nothing in this text is a heading, a caption or a label; it is running prose. ",
-)
-
-
-def _prose(n: int, start: int = 0) -> str:
-    return "".join(SENTENCES[(start + i) % len(SENTENCES)] for i in range(n))
-
-
 def _own_mcids(elem: pikepdf.Dictionary) -> list[int]:
     return [int(k) for k in kids(elem) if isinstance(k, int) and not isinstance(k, bool)]
 
@@ -113,22 +95,22 @@ def _tabs_row_order(pdf: pikepdf.Pdf) -> None:
 
 # --------------------------------------------------------------------------- documents
 
-LINKS = (PREAMBLE + "= Links\n" + _prose(3) + " See #link(\"https://example.org/report\")[the full report] and "
-         "#link(\"https://example.org/data\")[the data set] for the figures.\n\n" + _prose(2, 1) + "\n")
-MCID_ORDER = PREAMBLE + "= Order\n" + _prose(8) + "\n\n" + _prose(4, 2) + "\n"
+LINKS = (PREAMBLE + "= Links\n" + prose(3) + " See #link(\"https://example.org/report\")[the full report] and "
+         "#link(\"https://example.org/data\")[the data set] for the figures.\n\n" + prose(2, 1) + "\n")
+MCID_ORDER = PREAMBLE + "= Order\n" + prose(8) + "\n\n" + prose(4, 2) + "\n"
 COLUMNS = (PREAMBLE.replace("height: 595pt", "height: 340pt") + "#set page(columns: 2)\n#set par(justify: true)\n"
-           + _prose(6) + "\n#colbreak()\n" + _prose(6, 1) + "\n")
+           + prose(6) + "\n#colbreak()\n" + prose(6, 1) + "\n")
 # typst's #outline(): TOC > TOCI > Reference > Link, leader dots and page numbers drawn as artifacts or
 # inside the entry's link.
-TOC = (PREAMBLE + "#outline()\n= Introduction\n" + _prose(3) + "\n= Methods\n" + _prose(3, 1) + "\n= Results\n"
-       + _prose(3, 2) + "\n")
+TOC = (PREAMBLE + "#outline()\n= Introduction\n" + prose(3) + "\n= Methods\n" + prose(3, 1) + "\n= Results\n"
+       + prose(3, 2) + "\n")
 TOC_GAPS = (PREAMBLE + "#set outline.entry(fill: repeat(gap: 12pt)[.])\n#outline()\n"
-            + "".join(f"= Section {i}\n{_prose(2, i)}\n" for i in range(1, 6)))
-SIDEBAR = (PREAMBLE + "= Article\n#grid(columns: (1fr, 120pt), gutter: 16pt, [" + _prose(4) + "\n\n" + _prose(4, 1)
-           + "\n\n" + _prose(4, 2) + "], block(fill: luma(235), inset: 8pt)[#set text(size: 9pt)\n"
+            + "".join(f"= Section {i}\n{prose(2, i)}\n" for i in range(1, 6)))
+SIDEBAR = (PREAMBLE + "= Article\n#grid(columns: (1fr, 120pt), gutter: 16pt, [" + prose(4) + "\n\n" + prose(4, 1)
+           + "\n\n" + prose(4, 2) + "], block(fill: luma(235), inset: 8pt)[#set text(size: 9pt)\n"
            + "Box 1. A sidebar printed beside the article, in a box of its own, with a few words about colour "
            "and contrast: readers meet it after the article, not in the middle of it.])\n")
-LONG_TOC = (PREAMBLE + "#outline()\n" + "".join(f"= Section {i}\n{_prose(2, i)}\n== Part {i}.1\n{_prose(1, i)}\n"
+LONG_TOC = (PREAMBLE + "#outline()\n" + "".join(f"= Section {i}\n{prose(2, i)}\n== Part {i}.1\n{prose(1, i)}\n"
                                                  for i in range(1, 9)))
 
 Edit = Callable[[pikepdf.Pdf], None]
@@ -158,31 +140,14 @@ def _make(folder: Path) -> None:
         with pikepdf.open(passed) as pdf:
             edit(pdf)
             pdf.save(folder / f"{name}-fail.pdf")
-    for leftover in folder.glob("*-src"):
-        for child in leftover.iterdir():
-            child.unlink()
-        leftover.rmdir()
+    remove_sources(folder)
 
 
 def judge_folder(root: Path) -> dict[str, dict[str, Any]]:
     """file name → {"label", "issues"} of logical_reading_order, judged by the rules judge."""
     _make(root / "pdfs")
-    home = root / "home"
-    cfg = RunConfig(home=home, run_id="ro", source="pdfs", source_path=str(root / "pdfs"), progress=False,
-                    workers=1, crop_dpi=36, criteria=(CRITERION,))
-    for stage in STAGE_LIST:
-        execute(cfg, stage)
-    _, rows = catalog.query(home, ALL_TABLES, """
-        select json_extract_string(d.metadata, '$.path') as file, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id
-                and j.doc_id = l.doc_id and j.criterion = l.criterion) as issues
-        from doc_labels l join documents d using (run_id, doc_id)
-        where l.run_id = 'ro' and l.criterion = 'logical_reading_order'""")
-    out = {}
-    for file, label, issues in rows:
-        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[file] = {"label": label, "issues": found}
-    return out
+    judged = judge_pdfs(root / "pdfs", root / "home", [CRITERION])
+    return {file: result for (file, criterion), result in judged.items() if criterion == CRITERION}
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ no pdfuaid claim unless compiled with `pdf_standards=["ua-1"]`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +23,8 @@ import pytest
 import typst
 
 from corpus.mutations.structure import kids, rebuild_parent_tree, set_kids, stype
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
 from tests.extractors.conftest import struct_elements_of
-from warehouse import catalog
+from tests.judges.twins import judge_pdfs
 
 pytestmark = pytest.mark.slow
 
@@ -171,21 +167,7 @@ def judge_folder(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
             with pikepdf.open(passed) as pdf:
                 case.edit(pdf)
                 pdf.save(folder / f"{case.name}-fail.pdf")
-    home = root / "home"
-    cfg = RunConfig(home=home, run_id="dc", source="pdfs", source_path=str(folder), progress=False, workers=1,
-                    crop_dpi=36, criteria=sorted({c.criterion for c in CASES}))
-    for stage in STAGE_LIST:
-        execute(cfg, stage)
-    _, rows = catalog.query(home, ALL_TABLES, """
-        select json_extract_string(d.metadata, '$.path') as file, l.criterion, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id
-                and j.doc_id = l.doc_id and j.criterion = l.criterion) as issues
-        from doc_labels l join documents d using (run_id, doc_id) where l.run_id = 'dc'""")
-    out = {}
-    for file, criterion, label, issues in rows:
-        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[(Path(file).name, criterion)] = {"label": label, "issues": found}
-    return out
+    return judge_pdfs(folder, root / "home", [c.criterion for c in CASES])
 
 
 @pytest.fixture(scope="module")

@@ -40,6 +40,15 @@ def _retype(kind: str, new: str, index: int = 0) -> Any:
     return edit
 
 
+def _insert_after(pdf: pikepdf.Pdf, element: pikepdf.Dictionary, new: pikepdf.Dictionary) -> None:
+    """Put `new` right after `element` among its parent's kids, and rebuild the parent tree."""
+    siblings = kids(element.P)
+    at = next(i for i, k in enumerate(siblings) if isinstance(k, pikepdf.Dictionary) and k.objgen == element.objgen)
+    siblings.insert(at + 1, new)
+    set_kids(element.P, siblings)
+    rebuild_parent_tree(pdf)
+
+
 def _split_heading(pdf: pikepdf.Pdf) -> None:
     """The two-line H2 becomes two H2 elements, one per line."""
     heading = _elements(pdf, "/H2")[0]
@@ -51,11 +60,7 @@ def _split_heading(pdf: pikepdf.Pdf) -> None:
     if "/Pg" in heading:
         second.Pg = heading.Pg
     set_kids(heading, [mcids[0]])
-    siblings = kids(parent)
-    at = next(i for i, k in enumerate(siblings) if isinstance(k, pikepdf.Dictionary) and k.objgen == heading.objgen)
-    siblings.insert(at + 1, second)
-    set_kids(parent, siblings)
-    rebuild_parent_tree(pdf)
+    _insert_after(pdf, heading, second)
 
 
 def _list_numbering(pdf: pikepdf.Pdf) -> None:
@@ -76,11 +81,7 @@ def _split_list(pdf: pikepdf.Pdf) -> None:
     for item in items[2:]:
         item.P = rest
     set_kids(numbered, items[:2])
-    siblings = kids(parent)
-    at = next(i for i, k in enumerate(siblings) if isinstance(k, pikepdf.Dictionary) and k.objgen == numbered.objgen)
-    siblings.insert(at + 1, rest)
-    set_kids(parent, siblings)
-    rebuild_parent_tree(pdf)
+    _insert_after(pdf, numbered, rest)
 
 
 def _headings_in_header_row(pdf: pikepdf.Pdf) -> None:

@@ -53,6 +53,14 @@ class Case:
         return f"{self.name}-{'fail' if defective else 'pass'}.pdf"
 
 
+def remove_sources(folder: Path) -> None:
+    """Drop the typst sources `compile_typst` leaves beside the PDFs (the pipeline reads the folder)."""
+    for leftover in folder.glob("*-src"):
+        for child in leftover.iterdir():
+            child.unlink()
+        leftover.rmdir()
+
+
 def write_twins(folder: Path, cases: Sequence[Case]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for case in cases:
@@ -61,18 +69,14 @@ def write_twins(folder: Path, cases: Sequence[Case]) -> None:
             with pikepdf.open(passed) as pdf:
                 case.edit(pdf)
                 pdf.save(folder / case.file(True))
-    for leftover in folder.glob("*-src"):
-        for child in leftover.iterdir():
-            child.unlink()
-        leftover.rmdir()
+    remove_sources(folder)
 
 
-def judge_twins(root: Path, cases: Sequence[Case]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(file name, criterion) → {"label", "issues"} for the twins of `cases`, judged by the rules judge."""
-    write_twins(root / "pdfs", cases)
-    home = root / "home"
-    cfg = RunConfig(home=home, run_id="twins", source="pdfs", source_path=str(root / "pdfs"), progress=False,
-                    workers=1, crop_dpi=36, criteria=tuple(sorted({c.criterion for c in cases})))
+def judge_pdfs(folder: Path, home: Path, criteria: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(file name, criterion) → {"label", "issues"} for every PDF in `folder`, judged by the rules judge
+    through the whole pipeline (one run in `home`)."""
+    cfg = RunConfig(home=home, run_id="twins", source="pdfs", source_path=str(folder), progress=False,
+                    workers=1, crop_dpi=36, criteria=tuple(sorted(set(criteria))))
     for stage in STAGE_LIST:
         execute(cfg, stage)
     _, rows = catalog.query(home, ALL_TABLES, """
@@ -83,5 +87,11 @@ def judge_twins(root: Path, cases: Sequence[Case]) -> dict[tuple[str, str], dict
     out = {}
     for file, criterion, label, issues in rows:
         found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[(file, criterion)] = {"label": label, "issues": found}
+        out[(Path(file).name, criterion)] = {"label": label, "issues": found}
     return out
+
+
+def judge_twins(root: Path, cases: Sequence[Case]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(file name, criterion) → {"label", "issues"} for the twins of `cases`, judged by the rules judge."""
+    write_twins(root / "pdfs", cases)
+    return judge_pdfs(root / "pdfs", root / "home", [c.criterion for c in cases])
