@@ -17,7 +17,7 @@ from tasks.context import new_run_id
 from tasks.registry import ALL_TABLES
 from tasks.runner import execute
 from warehouse import catalog
-from warehouse.store import StageRun
+from warehouse.store import StageRun, run_lock
 
 DONE = {"completed", "reused", "skipped"}
 
@@ -29,6 +29,13 @@ def run_audit_stage(cfg: AuditConfig, stage_name: str, force: bool = False) -> S
 
 
 def _run_stages(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
+    """`_run_stages_held` while this process holds the run: a second process on the same run is
+    refused (RunBusy) before it records anything of that run, so the live run's status stays its own."""
+    with run_lock(cfg.home, cfg.run_id):
+        return _run_stages_held(cfg, names, force)
+
+
+def _run_stages_held(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
     """Run `names` (forced when asked) after any earlier audit stage that never completed."""
     cfg.judge = cfg.judge or ",".join(cfg.audit_judges)
     _record_run(cfg, "running")

@@ -117,7 +117,9 @@ def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> in
 
 def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = None, downstream: bool = False) -> int:
     from flows.cli import EXIT_FAILED, EXIT_OK, _error, _prepare_prefect, _print_stage_results
+    from warehouse.store import check_run_free
 
+    check_run_free(home, cfg.run_id)  # a run another process is running: refused before Prefect starts
     _prepare_prefect(home, args.verbose)
     from flows.audit import audit_flow, audit_flow_parameters, audit_rerun_flow
     from flows.audit_report import render_audit_report

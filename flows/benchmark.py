@@ -27,7 +27,7 @@ from tasks.prefect_tasks import run_stage
 from tasks.registry import ALL_TABLES, STAGE_LIST, STAGES, check_stages, downstream_of, upstream_closure
 from warehouse import catalog
 from warehouse.home import resolve_home
-from warehouse.store import now
+from warehouse.store import now, run_lock
 
 # Stages whose per-document work runs in worker processes (tasks.runner StageIO.per_key isolated=True).
 PER_DOCUMENT_STAGES = frozenset({"render", "layout", "extract", "transcript"})
@@ -76,6 +76,13 @@ def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
 
 
 def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
+    """`_run_stages_held` while this process holds the run: a second process on the same run is
+    refused (RunBusy) before it records anything of that run, so the live run's status stays its own."""
+    with run_lock(cfg.home, cfg.run_id):
+        return _run_stages_held(cfg, names, force)
+
+
+def _run_stages_held(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
     """Run `names` (forced when asked) after any upstream stage they need that never completed.
 
     Upstream stages that completed are used as persisted, even if their code changed since:

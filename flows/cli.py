@@ -214,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from warehouse.artifact_roots import ArtifactRootError
-    from warehouse.store import UnsafePathError, check_run_id
+    from warehouse.store import RunBusy, UnsafePathError, check_run_id
 
     try:
         # The local Prefect server never reads the tables: stopping it needs no S3 credentials or network.
@@ -249,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy,
                    "model": cmd_model, "rules": cmd_rules}
         return int(handler[args.command](home, args))
+    except RunBusy as exc:  # refused before it wrote anything: the other process's run is left as it is
+        return _error(str(exc), EXIT_FAILED)
     except (ServerError, ArtifactRootError) as exc:
         return _error(str(exc), EXIT_FAILED)
     except KeyboardInterrupt:
@@ -444,6 +446,9 @@ def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: An
 
 
 def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
+    from warehouse.store import check_run_free
+
+    check_run_free(home, cfg.run_id)  # a run another process is running: refused before Prefect starts
     _prepare_prefect(home, args.verbose)
     _start_prefect_server()
     if getattr(cfg, "runner", "local") == "dask":

@@ -111,14 +111,17 @@ class StageBusy(RuntimeError):
     """Another process is writing the same stage of the same run."""
 
 
-@contextmanager
-def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
-    """Hold an exclusive lock on (run, stage) for this process, or raise StageBusy at once.
+class RunBusy(StageBusy):
+    """Another process is running the same run: this one must leave the run's state alone."""
 
-    An flock on `artifacts/_locks/<stage>/run=<id>.lock`: the kernel drops it when the holder
-    exits, so a killed run never leaves a stale lock behind.
+
+@contextmanager
+def _exclusive(home: Path, path: Path, busy: type[StageBusy], what: str) -> Iterator[None]:
+    """An flock on `path` held for the block, or `busy` at once naming the holder's pid.
+
+    The kernel drops the lock when the holder exits, so a killed process never leaves a stale lock.
     """
-    path = inside(home, Path(home) / "artifacts" / "_locks" / stage / f"run={check_run_id(run_id)}.lock")
+    path = inside(home, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
@@ -126,13 +129,44 @@ def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "another process"
-            raise StageBusy(f"stage {stage!r} of run {run_id} is being written by process {holder}; wait for it "
-                            "to finish, or start a separate run with another --run-id") from None
+            raise busy(f"{what} is being written by process {holder}; wait for it to finish, or start a "
+                       "separate run with another --run-id") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+@contextmanager
+def stage_lock(home: Path, stage: str, run_id: str) -> Iterator[None]:
+    """Hold an exclusive lock on (run, stage) for this process, or raise StageBusy at once.
+
+    An flock on `artifacts/_locks/<stage>/run=<id>.lock`.
+    """
+    path = Path(home) / "artifacts" / "_locks" / stage / f"run={check_run_id(run_id)}.lock"
+    with _exclusive(home, path, StageBusy, f"stage {stage!r} of run {run_id}"):
+        yield
+
+
+@contextmanager
+def run_lock(home: Path, run_id: str) -> Iterator[None]:
+    """Hold an exclusive lock on a whole run while this process runs (and records the state of) it, or
+    raise RunBusy at once, before the refused process writes anything of that run.
+
+    An flock on `artifacts/_locks/_runs/run=<id>.lock` (no stage is named `_runs`); a stage's own lock
+    is taken inside it.
+    """
+    path = Path(home) / "artifacts" / "_locks" / "_runs" / f"run={check_run_id(run_id)}.lock"
+    with _exclusive(home, path, RunBusy, f"run {run_id}"):
+        yield
+
+
+def check_run_free(home: Path, run_id: str) -> None:
+    """RunBusy now when another process holds the run (the command ends before it starts anything);
+    `run_lock` itself stays the guard, taken where the run's state is written."""
+    with run_lock(home, run_id):
+        pass
 
 
 def now() -> datetime:
