@@ -52,7 +52,10 @@ def run_model(home: Path, args: argparse.Namespace) -> int:
               f"  gguf: {state.gguf}\n  pid {state.pid}, {state.threads} thread(s), {state.ctx} tokens of context, "
               f"up {time.time() - state.started:.0f} s\n  log: {local.log_file(home)}")
         return 0
-    state = local.stop(home)
-    print(f"stopped the local model {state.name} (pid {state.pid})" if state else "no local model was running",
+    try:
+        stopped = local.stop(home)
+    except local.LocalModelError as exc:  # still there after SIGKILL: never reported as stopped
+        return _error(str(exc), EXIT_FAILED)
+    print(f"stopped the local model {stopped.name} (pid {stopped.pid})" if stopped else "no local model was running",
           file=sys.stderr)
-    return 0 if state or local.read_state(home) is None else EXIT_FAILED
+    return 0 if stopped or local.read_state(home) is None else EXIT_FAILED

