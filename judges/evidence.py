@@ -144,7 +144,32 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "body_size": body_size(ev.text_spans),
         "heading_styles": _heading_styles(ev),
         "elements": compact,
-    }
+    } | ({"document": document_facts(ev)} if page == _first_page(ev) else {})
+
+
+def _first_page(ev: DocEvidence) -> int:
+    return min((int(p["page"]) for p in ev.pages), default=1)
+
+
+def _all(values: list[Any]) -> bool | None:
+    """False if any file says False, True if all say True, None (not recorded) otherwise."""
+    return False if False in values else True if values and all(v is True for v in values) else None
+
+
+def document_facts(ev: DocEvidence) -> dict[str, Any]:
+    """What PAC and veraPDF check once per document (PDF/UA-1 5, 7.1, 7.2, 7.16), over the document's tagged
+    files: the catalog's /Lang, XMP dc:title present, /DisplayDocTitle, the PDF/UA claim, and whether the
+    encryption permits content extraction for accessibility. Presence only for the title (its value can
+    identify a benchmark item); no dates or producer."""
+    rows = [s for s in ev.doc_structure if s.get("tagged")] or ev.doc_structure
+    langs = [str(s.get("lang") or "").strip() for s in rows]
+    return {"lang": langs[0] if langs and all(langs) else None,
+            "xmp_title": _all([s.get("xmp_title") for s in rows]),
+            # None here is the key's absence from ViewerPreferences (always recorded), not an unknown
+            "display_doc_title": True if rows and all(s.get("display_doc_title") is True for s in rows)
+            else False if any(s.get("display_doc_title") is False for s in rows) else None,
+            "pdfua_part": next((s["pdfua_part"] for s in rows if s.get("pdfua_part")), None),
+            "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows])}
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
@@ -535,7 +560,8 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 # than extracted facts. The rules judge reads them; the paper gave its models raw evidence only, so
 # the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
 FINDINGS: dict[str, frozenset[str]] = {
-    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox"}),
+    # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
+    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates

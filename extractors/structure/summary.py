@@ -29,6 +29,8 @@ STRUCT_SUMMARY_SCHEMA = pa.schema(  # one row per PDF file; callers add doc_id
         pa.field("display_doc_title", pa.bool_()),  # ViewerPreferences; null when absent
         pa.field("pages", pa.int32()),
         pa.field("pdfua_part", pa.int32()),  # XMP pdfuaid:part (the PDF/UA conformance claim); null when absent
+        pa.field("xmp_title", pa.bool_()),  # XMP dc:title present (PDF/UA-1 7.1 asks for it there, not in Info)
+        pa.field("accessibility_permitted", pa.bool_()),  # permission bit 10 (PDF/UA-1 7.16); True unencrypted
         pa.field("error", pa.string()),  # "kind: message" when the file is unreadable
     ]
 )
@@ -42,7 +44,7 @@ def struct_summary(pdf: str | Path | PdfSource) -> dict:
         "tagged": False, "marked": None, "has_rolemap": False,
         "element_count": 0, "truncated": False, "repeated_refs": 0, "orphan_mcids": None,
         "lang": None, "has_title": False, "display_doc_title": None, "pages": None, "pdfua_part": None,
-        "error": None,
+        "xmp_title": None, "accessibility_permitted": None, "error": None,
     }
     try:
         with pdf_source(pdf) as source:
@@ -75,6 +77,10 @@ def _summarise(qpdf: pikepdf.Pdf, tree: StructTree) -> dict[str, Any]:
         "display_doc_title": display_title if isinstance(display_title, bool) else None,
         "pages": len(qpdf.pages),
         "pdfua_part": _pdfua_part(qpdf),
+        "xmp_title": _xmp_title(qpdf),
+        # Bit 10 of the encryption's /P (qpdf's reading; an unencrypted file permits everything). PDF 2.0
+        # deprecates the bit, but PDF/UA-1 7.16 requires it set, and screen readers still honour it.
+        "accessibility_permitted": bool(qpdf.allow.accessibility),
     }
 
 
@@ -90,6 +96,22 @@ def _has_title(qpdf: pikepdf.Pdf) -> bool:
         except pikepdf.PdfError:
             return False
     return False
+
+
+_XMP_TITLE = re.compile(rb"""<dc:title\b[^>]*>(.*?)</dc:title>|\bdc:title\s*=\s*["']([^"']*)["']""", re.DOTALL)
+_TAG = re.compile(rb"<[^>]*>")
+
+
+def _xmp_title(qpdf: pikepdf.Pdf) -> bool:
+    """Whether the XMP metadata has a non-empty dc:title (only presence: the value can identify an item)."""
+    metadata = qpdf.Root.get("/Metadata")
+    if not isinstance(metadata, pikepdf.Stream):
+        return False
+    try:
+        data = metadata.read_bytes()
+    except pikepdf.PdfError:
+        return False
+    return any(_TAG.sub(b"", m.group(1) or m.group(2) or b"").strip() for m in _XMP_TITLE.finditer(data))
 
 
 _PDFUA_NS = re.compile(rb"""xmlns:([\w.-]+)\s*=\s*["']http://www\.aiim\.org/pdfua/ns/id/?["']""")

@@ -12,6 +12,7 @@ from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.catalog import finding
 from judges.rules.common import FAILED, NA, PASSED, cannot_tell, verdict
+from judges.rules.document import document_checks
 from judges.rules.thresholds import HEADING_SIZE_RATIO, MAX_BARE_SPAN_SHARE, MAX_HEADING_WORDS
 
 SUBS = SPEC["semantic_tagging"].sub_names
@@ -509,9 +510,13 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     issues += _misplaced_captions(page_elements, by_id, body, where)
 
     headings = [e for e in page_elements if is_heading_type(e["type"])]
+    document = document_checks(tags, where)  # Lang, title, PDF/UA claim, permissions: the first page only
     if not page_elements:
-        subs = {s: NA for s in SUBS}
+        subs = {s: NA for s in SUBS} | {i.sub_criterion: FAILED for i in document}
+        if document:
+            return verdict(bundle, subs, document, "no tagged content on this page to misuse")
         return PageJudgment(Label.PASSED, subs, [], f"{where}: no tagged content on this page to misuse")
+    issues += document
     subs = {s: PASSED for s in SUBS}
     subs["artifacts"] = NA  # artifact marking is judged from content, which the tag tree alone does not show
     for issue in issues:

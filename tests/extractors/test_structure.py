@@ -201,7 +201,7 @@ def test_summary_of_a_tagged_pdf(tagged_pdf: Path) -> None:
     assert summary == {
         "tagged": True, "marked": True, "has_rolemap": True, "element_count": 32, "truncated": False,
         "repeated_refs": 0, "orphan_mcids": 0, "lang": "en", "has_title": True, "display_doc_title": None,
-        "pages": 2, "pdfua_part": None, "error": None,
+        "pages": 2, "pdfua_part": None, "xmp_title": True, "accessibility_permitted": True, "error": None,
     }
 
 
