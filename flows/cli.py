@@ -238,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 check_run_id(run_id)
             except UnsafePathError as exc:
                 return _error(str(exc))
+    missing = _missing_home(home, args)
+    if missing:
+        return _error(missing, EXIT_NOT_FOUND)
     from flows.server import ServerError
     from flows.server_cli import cmd_deploy, cmd_server
 
@@ -267,6 +270,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class _HomeIsAFile(ValueError):
     pass
+
+
+# Commands that only read a data home: on a home that does not exist (a typo in --home) they say so and
+# create nothing, instead of answering "no runs" from a folder they made.
+READ_ONLY_COMMANDS = frozenset({"runs", "report", "sql"})
+
+
+def _missing_home(home: Path, args: argparse.Namespace) -> str | None:
+    from warehouse.home import ARTIFACTS_ENV, HOME_ENV, is_url
+
+    remote = is_url(args.home) or args.artifacts or os.environ.get(ARTIFACTS_ENV)  # the tables are elsewhere
+    if args.command not in READ_ONLY_COMMANDS or remote or home.exists():
+        return None
+    named = "--home" if args.home else f"${HOME_ENV}" if os.environ.get(HOME_ENV) else "the default home"
+    return (f"the data home {home} does not exist (from {named}): check it for a typo, or start a run there "
+            "first: accessbench --home PATH run")
 
 
 def _open_home(home_option: str | None, artifacts_option: str | None, tables: bool = True) -> Path:

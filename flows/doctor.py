@@ -104,7 +104,8 @@ def report(home: Path) -> list[tuple[str, str]]:
     keys = provider_keys()
     extras = installed_extras()
     rows: list[tuple[str, str]] = [
-        ("data home", f"{home}" + ("" if home.exists() else " (not created yet)")),
+        ("data home", f"{home}" + ("" if home.exists() else " (does not exist, not created yet: the first run "
+                                   "creates it; check --home / $ACCESSBENCH_HOME for a typo)")),
         ("free disk", free_disk(home)),
         ("prefect server", prefect_server(home)),
         ("provider keys", "; ".join(f"{p}: {', '.join(n)}" for p, n in keys.items()) or

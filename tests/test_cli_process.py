@@ -27,7 +27,7 @@ def test_a_forked_command_exits_prints_and_reads_its_environment_as_a_new_interp
     assert forked.returncode == 0 and "accessbench" in forked.stdout
     # The working directory is the command's: without ACCESSBENCH_HOME the home is ./.accessbench there.
     env.pop("ACCESSBENCH_HOME")
-    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / ".accessbench").mkdir(parents=True)  # `runs` on a home that does not exist says so
     forked, fresh = _both(["runs"], env, tmp_path / "work")
     assert forked.returncode == fresh.returncode == 0 and forked.stdout == fresh.stdout
     assert str(tmp_path / "work" / ".accessbench") in forked.stdout

@@ -48,6 +48,7 @@ def test_a_home_that_is_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.C
 
 
 def test_global_options_work_after_the_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "home").mkdir()  # `runs` on a home that does not exist says so (tests/flows/test_read_only_home.py)
     code, text = run(capsys, "runs", "--home", str(tmp_path / "home"))
     assert code == 0 and "no runs in" in text and str(tmp_path / "home") in text
 
@@ -66,6 +67,7 @@ def test_sql_cells_are_data_not_markup() -> None:
 def test_library_caches_stay_inside_the_data_home(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "outside"))
+    (tmp_path / "home").mkdir()
     code, _ = run(capsys, "--home", str(tmp_path / "home"), "runs")
     import os
 
