@@ -89,6 +89,7 @@ def audit_flow(
     max_tokens: int = 512,
     repeats: int = 1,
     limit: int | None = None,
+    max_error_rate: float = 0.2,
 ) -> list[dict[str, Any]]:
     """Run every audit stage of one run; stages with unchanged inputs are skipped.
 
@@ -96,6 +97,8 @@ def audit_flow(
     judges: lexicon | embedding | llm:<litellm model id>. An empty run id starts a new run.
     temperature, max_tokens: the audited models' sampling (the study's protocol: 0.1 and 512 tokens);
     repeats: answers per model, variant and question; limit: only the first N questions.
+    max_error_rate: the share of a model's answers (or of the responses an llm: judge could not judge) above
+    which its stage fails, as the benchmark's judge stage does.
     """
     if repeats < 1 or max_tokens < 1 or not 0 <= temperature <= 2 or (limit is not None and limit < 1):
         raise ValueError("repeats and max_tokens must be ≥ 1, temperature within 0–2, limit ≥ 1")
@@ -110,7 +113,8 @@ def audit_flow(
                       questions_path=resolve_path(questions, "questions"),
                       responses_path=resolve_path(responses, "responses"), api_base=api_base,
                       judge_api_base=judge_api_base, concurrency=concurrency, timeout_s=timeout_s, progress=progress,
-                      temperature=temperature, max_tokens=max_tokens, repeats=repeats, question_limit=limit)
+                      temperature=temperature, max_tokens=max_tokens, repeats=repeats, question_limit=limit,
+                      max_error_rate=max_error_rate)
     name_this_flow_run(cfg.run_id)
     return _run_stages(cfg, [s.name for s in AUDIT_STAGE_LIST], force=False)
 
@@ -121,7 +125,8 @@ def audit_flow_parameters(cfg: AuditConfig) -> dict[str, Any]:
             "questions": cfg.questions_path, "responses": cfg.responses_path, "api_base": cfg.api_base,
             "judge_api_base": cfg.judge_api_base, "concurrency": cfg.concurrency, "timeout_s": cfg.timeout_s,
             "run_id": cfg.run_id, "home": str(cfg.home), "progress": cfg.progress, "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens, "repeats": cfg.repeats, "limit": cfg.question_limit}
+            "max_tokens": cfg.max_tokens, "repeats": cfg.repeats, "limit": cfg.question_limit,
+            "max_error_rate": cfg.max_error_rate}
 
 
 @flow(name="accessbench-audit-rerun", flow_run_name=run_name_from_parameters, log_prints=True)

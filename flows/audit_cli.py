@@ -44,6 +44,10 @@ def add_parser(sub: Any) -> None:
     audit.add_argument("--repeats", type=int, default=1,
                        help="answers per model, variant and question (default 1); metrics pool them")
     audit.add_argument("--limit", type=int, metavar="N", help="only the first N questions (to try a model quickly)")
+    audit.add_argument("--max-error-rate", type=float, default=None,
+                       help="fail the responses stage when more than this share of a model's answers fail, and the "
+                            "judgments stage when an llm: judge cannot judge more than this share of the responses "
+                            "(default 0.2; 0.5 for the local model)")
     audit.add_argument("--run-id", help="name the run; an existing run id resumes that run "
                                         "(re-run a stage with: accessbench rerun --run ID --stage STAGE)")
 
@@ -60,6 +64,8 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
         if existing.get("source") != "audit":
             return _error(f"run {args.run_id!r} is a benchmark run, not an audit; choose another --run-id")
         cfg = AuditConfig.from_audit_record(json.loads(existing["config"]), home=home, progress=True)
+        if problem := _before_any_call(cfg):
+            return _error(problem)
         print(f"resuming audit run {cfg.run_id} with its recorded settings", file=sys.stderr)
         return _run(home, args, cfg)
     for path, what in ((args.questions, "--questions"), (args.responses, "--responses")):
@@ -78,8 +84,12 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
             return _error(str(exc))
     args.concurrency = args.concurrency or (1 if local else 8)
     args.timeout = args.timeout or (600.0 if local else 60.0)
+    if args.max_error_rate is None:  # as `accessbench run`: a small local model misreads more
+        args.max_error_rate = 0.5 if local else 0.2
     if args.concurrency < 1 or args.timeout <= 0:
         return _error("--concurrency must be ≥ 1 and --timeout > 0")
+    if not 0 <= args.max_error_rate <= 1:
+        return _error("--max-error-rate is a share between 0 and 1")
     if args.repeats < 1 or args.max_tokens < 1 or not 0 <= args.temperature <= 2 or (
             args.limit is not None and args.limit < 1):
         return _error("--repeats, --max-tokens and --limit must be ≥ 1, --temperature within 0–2")
@@ -96,12 +106,35 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
                       responses_path=str(Path(args.responses).resolve()) if args.responses else None,
                       api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
                       timeout_s=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens,
-                      repeats=args.repeats, question_limit=args.limit)
+                      repeats=args.repeats, question_limit=args.limit, max_error_rate=args.max_error_rate)
+    if problem := _before_any_call(cfg):
+        return _error(problem)
     what = ", ".join(cfg.models) if cfg.models else (f"responses from {cfg.responses_path}" if cfg.responses_path
                                                       else "the shipped fixture responses")
     print(f"audit run {cfg.run_id}: {what}; variants: {', '.join(cfg.variants)}; judges: {', '.join(cfg.audit_judges)};"
           f" data home: {home}", file=sys.stderr)
     return _run(home, args, cfg)
+
+
+def _before_any_call(cfg: Any) -> str | None:
+    """What stops this audit before any model is called, or None: each stage's own config check (missing
+    provider credentials of the audited models and llm: judges, as `accessbench run` checks its judges), and
+    a questions file that neither a model nor imported answers will answer."""
+    from judges.inclusivity.questions import load_questions
+    from tasks.audit import AUDIT_STAGE_LIST, fixture_gap
+    from tasks.registry import check_stages
+    from tasks.runner import ConfigError
+
+    try:
+        check_stages(cfg, AUDIT_STAGE_LIST)
+    except ConfigError as exc:
+        return f"cannot start the audit: {exc}"
+    if not cfg.models and not cfg.responses_path and cfg.questions_path:
+        questions, _ = load_questions(cfg.questions_path)
+        ids = [q.question_id for q in questions[: cfg.question_limit]]
+        if ids and (gap := fixture_gap(ids, cfg.questions_path)):
+            return gap
+    return None
 
 
 def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> int:

@@ -90,13 +90,20 @@ def _qlcs(out: Console, run_id: str, rows: list[dict[str, Any]], con: Any) -> No
     for r in rows:
         delta = effect.get((r["judge"], r["model"])) if r["variant"] == "aware" else None
         table.add_row("ours", escape(r["judge"]), escape(r["model"]), r["variant"], _f(r["qlcs"]),
-                      _f(delta["delta"], sign=True) if delta else "", str(r["responses"]))
+                      _delta(delta) if delta else "", str(r["responses"]))
     aware = {p["model"]: p for p in published("table7_aware_prompt_qlcs")}
     for p in published("table3_qlcs"):
         table.add_row(PUBLISHED, "GPT-4.1 judge", p["model"], "base", p["qlcs"], "", "35")
     for model, p in aware.items():
         table.add_row(PUBLISHED, "GPT-4.1 judge", model, "aware", p["qlcs_aware"], p["delta"], "35")
     out.print(table)
+
+
+def _delta(effect: dict[str, Any]) -> str:
+    """The aware prompt's effect, with the paired questions it is computed over (and those left out)."""
+    unpaired = effect.get("unpaired") or 0
+    return (f"{_f(effect['delta'], sign=True)} over {effect['pairs']} paired question(s)"
+            + (f"; {unpaired} with one variant only left out" if unpaired else ""))
 
 
 def _agreement(out: Console, run_id: str, con: Any) -> None:

@@ -18,10 +18,11 @@ import pyarrow as pa
 from judges.inclusivity.base import DEFAULT_JUDGES, CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
 from judges.inclusivity.prompts import VARIANTS, response_messages
 from judges.inclusivity.questions import load_questions, questions_digest
-from judges.inclusivity.respond import ask_many, read_responses_jsonl
+from judges.inclusivity.respond import ask_many, not_sent, read_responses_jsonl
 from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
 from tasks.context import RunConfig
+from tasks.failures import Incomplete
 from tasks.judge import LLM_CALLS_SCHEMA, call_id
 from tasks.runner import Stage, StageIO
 from warehouse import catalog
@@ -55,6 +56,11 @@ class AuditConfig(RunConfig):
         cfg = cls.from_record(record, **overrides)
         assert isinstance(cfg, AuditConfig)
         return cfg
+
+    @property
+    def judge_label(self) -> str:
+        """The audit's category judges, for `runs` (not the PDF study's judges, which it has none of)."""
+        return ", ".join(self.audit_judges)
 
     def model_options(self, judge: bool = False) -> dict[str, Any]:
         """Client options for the audited models or (`judge`) the LLM judges; never API keys."""
@@ -145,6 +151,19 @@ def _responses_inputs(cfg: RunConfig) -> str:
     return "" if getattr(cfg, "models", None) else "fixtures:" + json.dumps([f.__dict__ for f in load_validation()])
 
 
+def fixture_gap(question_ids: list[str], source: str | None) -> str | None:
+    """Why the shipped fixture responses leave `question_ids` (from `source`) without an answer, or None
+    when they answer at least one of them."""
+    answered = {f.question_id for f in load_validation()}
+    if any(q in answered for q in question_ids):
+        return None
+    return (f"no --models and no --responses: the shipped hand-written fixture responses answer the shipped "
+            f"questions only ({min(answered)}–{max(answered)}), and none of the {len(question_ids)} questions in "
+            f"{source or 'the questions file'} is one of them. To audit these questions, ask a model "
+            "(accessbench audit --questions FILE --models openai/gpt-4.1, or a local server with --api-base) or "
+            "import answers run elsewhere (--responses FILE.jsonl)")
+
+
 def _keys(cfg: AuditConfig, model: str, variant: str, question_id: str, repeat: int = 0) -> dict[str, Any]:
     return {"run_id": cfg.run_id, "response_id": response_id(model, variant, question_id, repeat), "model": model,
             "variant": variant, "question_id": question_id, "repeat": repeat}
@@ -156,32 +175,83 @@ def responses_body(io: StageIO) -> dict[str, Any]:
     if cfg.responses_path:
         return {"responses": _imported(io, cfg, questions)}
     if not cfg.models:
-        return {"responses": [{**_keys(cfg, FIXTURE_MODEL, f.variant, f.question_id), "text": f.text,
-                               "source": "fixture"}
-                              for f in load_validation() if f.variant in cfg.variants and f.question_id in questions]}
+        rows = [{**_keys(cfg, FIXTURE_MODEL, f.variant, f.question_id), "text": f.text, "source": "fixture"}
+                for f in load_validation() if f.variant in cfg.variants and f.question_id in questions]
+        if not rows and (gap := fixture_gap(list(questions), cfg.questions_path)):
+            raise ValueError(gap)
+        return {"responses": rows}
     from judges.inclusivity.llm_judge import make_client
 
     units = [(f"{model}|{variant}" + (f"|{repeat}" if repeat else ""), (model, variant, repeat))
              for model in cfg.models for variant in cfg.variants for repeat in range(cfg.repeats)]
     order = list(questions)
     params = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+    probed: set[str] = set()
+    down: dict[str, dict[str, Any]] = {}  # model → the transient failure of its probe: the rest are not sent
 
-    def work(unit: tuple[str, str, int]) -> dict[str, list[dict[str, Any]]]:
+    def work(unit: tuple[str, str, int]) -> dict[str, list[dict[str, Any]]] | Incomplete:
         model, variant, repeat = unit
-        answers = ask_many(make_client(model, cfg.model_options()), [(questions[q], variant) for q in order], params,
-                           repeat)
-        rows, calls = [], []
+        client = make_client(model, cfg.model_options())
+        prompts = [(questions[q], variant) for q in order]
+        if model in down:
+            answers = [not_sent(client, q, v, params, down[model]) for q, v in prompts]
+        else:
+            answers = ask_many(client, prompts, params, repeat, probe=model not in probed)
+            probed.add(model)
+            if answers and all(a.get("transient") for a in answers):
+                down[model] = answers[0]
+        rows, calls, errors = [], [], []
+        transient = False
         for q, answer in zip(order, answers, strict=True):
             row = {**_keys(cfg, model, variant, q, repeat), **answer, "source": "model"}
+            kind, retry = row.pop("kind", None), bool(row.pop("transient", False))
             calls += audit_call_rows(cfg.run_id, row.pop("calls"), judge=model, model=model,
                                      doc_id=row["response_id"], repeat=repeat, prompt_version=row["prompt_version"])
             rows.append(row)
-        errors = [{"run_id": cfg.run_id, "stage": "responses", "doc_id": r["response_id"],
-                   "kind": str(r["error"]).split(":")[0], "message": f"{model} {variant} {r['question_id']}: "
-                   f"{r['error']}"} for r in rows if r.get("error")]
-        return {"responses": rows, "llm_calls": calls, "errors": errors}
+            if row.get("error"):
+                transient = transient or retry
+                errors.append({"run_id": cfg.run_id, "stage": "responses", "doc_id": row["response_id"],
+                               "kind": kind or str(row["error"]).split(":")[0], "retryable": retry,
+                               "message": f"{model} {variant} {q}: {row['error']}"})
+        tables = {"responses": rows, "llm_calls": calls, "errors": errors}
+        return Incomplete(tables) if transient else tables  # a resumed run asks the failed ones again
 
-    return io.per_key(units, work, "responses")
+    tables = io.per_key(units, work, "responses")
+    io.failure = _answer_failure(cfg, tables["responses"].to_pylist())
+    return tables
+
+
+def _over(failed: int, total: int, limit: float) -> bool:
+    return total > 0 and failed / total > limit
+
+
+def _answer_failure(cfg: AuditConfig, rows: list[dict[str, Any]]) -> str | None:
+    """A message when any audited model's share of failed answers is above --max-error-rate, else None."""
+    problems = []
+    for model in cfg.models:
+        mine = [r for r in rows if r["model"] == model]
+        failed = [r for r in mine if r.get("error")]
+        if _over(len(failed), len(mine), cfg.max_error_rate):
+            problems.append(f"{model}: {len(failed)} of {len(mine)} answers failed ({len(failed) / len(mine):.0%} > "
+                            f"--max-error-rate {cfg.max_error_rate:.0%}); first: {(failed[0]['error'] or '')[:300]}")
+    if not problems:
+        return None
+    return ("; ".join(problems) + f". The rows are kept (accessbench sql \"select model, error from responses where "
+            f"run_id = '{cfg.run_id}' and error is not null\"); fix the cause (the key, --api-base, the model id), "
+            f"then: accessbench rerun --run {cfg.run_id} --stage responses --downstream (answered calls come from "
+            "the cache)")
+
+
+def check_models(cfg: RunConfig) -> None:
+    """Before any call: the audited models' provider credentials are in the environment (the same check
+    `accessbench run` makes for its llm: judges), and --max-error-rate is a share."""
+    from judges.inclusivity.llm_judge import make_client
+
+    if not 0 <= cfg.max_error_rate <= 1:
+        raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
+    if isinstance(cfg, AuditConfig):
+        for model in cfg.models:
+            make_client(model, {**cfg.model_options(), "cache": False}).check_credentials()
 
 
 def _imported(io: StageIO, cfg: AuditConfig, questions: dict[str, str]) -> list[dict[str, Any]]:
@@ -202,9 +272,10 @@ def _imported(io: StageIO, cfg: AuditConfig, questions: dict[str, str]) -> list[
 
 RESPONSES_STAGE = Stage(
     name="responses", upstream=("questions",),
-    config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens", "repeats"),
+    config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens", "repeats",
+                 "max_error_rate"),
     tables=(RESPONSES, RESPONSE_CALLS), body=responses_body, external_inputs=_responses_inputs,
-    code=("judges.inclusivity",),
+    code=("judges.inclusivity",), validate=check_models,
 )
 
 # -- category judgments -----------------------------------------------------------------------------
@@ -266,20 +337,43 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
     questions = {row["question_id"]: row["text"] for row in io.read("questions", "questions")}
     responses = [r for r in io.read("responses", "responses") if not r.get("error") and (r.get("text") or "").strip()]
     judges: dict[str, CategoryJudge] = {}
+    unavailable = []
     for spec in cfg.audit_judges:
         try:
             judges[spec] = get_category_judge(spec, cfg.model_options(judge=True))
         except (ValueError, ImportError) as exc:
             io.error(None, "judge_unavailable", f"judge {spec!r}: {exc}")
+            unavailable.append(f"{spec}: {exc}")
+    if responses and not judges:
+        raise ValueError(f"no category judge could be used ({'; '.join(unavailable)}); fix --judges")
     units = [(f"{spec}|{batch[0]['response_id']}+{len(batch)}", (spec, batch))
              for spec in judges
              for batch in (responses[i:i + JUDGE_BATCH] for i in range(0, len(responses), JUDGE_BATCH))]
+    probed: set[str] = set()
+    down: dict[str, ResponseJudgment] = {}  # LLM judge → the transient failure of its probe
 
-    def work(unit: tuple[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    def judged(spec: str, judge: CategoryJudge, items: list[JudgeItem]) -> list[ResponseJudgment]:
+        """The judge's results; an LLM judge's first call goes alone, and when it fails transiently (the
+        endpoint is down) the other responses are not sent."""
+        if getattr(judge, "client", None) is None or not items:
+            return judge.judge_many(items)
+        if spec in down:
+            return [_not_sent(judge, down[spec]) for _ in items]
+        first: list[ResponseJudgment] = []
+        if spec not in probed:
+            probed.add(spec)
+            first = judge.judge_many(items[:1])
+            if first[0].transient:
+                down[spec] = first[0]
+                return first + [_not_sent(judge, first[0]) for _ in items[1:]]
+            items = items[1:]
+        return first + (judge.judge_many(items) if items else [])
+
+    def work(unit: tuple[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]] | Incomplete:
         spec, batch = unit
         judge = judges[spec]
         items = [_judge_item(questions.get(r["question_id"], ""), r) for r in batch]
-        results = judge.judge_many([item for item, _ in items])
+        results = judged(spec, judge, [item for item, _ in items])
         for (_, echoed), result in zip(items, results, strict=True):
             if echoed:  # sentences copied from the prompt were not judged: say so on every verdict
                 for v in result.verdicts:
@@ -287,16 +381,74 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
         calls = [call for r, result in zip(batch, results, strict=True)
                  for call in audit_call_rows(cfg.run_id, result.calls, judge=judge.name, model=judge.model,
                                              doc_id=r["response_id"], repeat=0, prompt_version=judge.prompt_version)]
-        return {"category_judgments": [row for r, result in zip(batch, results, strict=True)
-                                       for row in judgment_rows(cfg.run_id, judge, r, result)],
-                "llm_calls": calls}
+        # One error row per response a judge could not judge at all (not one per category).
+        errors = [{"run_id": cfg.run_id, "stage": "category_judgments", "doc_id": r["response_id"],
+                   "kind": result.error_kind, "retryable": result.transient,
+                   "message": f"{spec} on {r['model']} {r['variant']} {r['question_id']}: {result.verdicts[0].error}"}
+                  for r, result in zip(batch, results, strict=True) if result.error_kind]
+        tables = {"category_judgments": [row for r, result in zip(batch, results, strict=True)
+                                         for row in judgment_rows(cfg.run_id, judge, r, result)],
+                  "llm_calls": calls, "errors": errors}
+        return Incomplete(tables) if any(e["retryable"] for e in errors) else tables
 
-    return io.per_key(units, work, "category judgments")
+    tables = io.per_key(units, work, "category judgments")
+    io.failure = _judgment_failure(cfg, list(judges), tables["category_judgments"].to_pylist(), len(responses))
+    return tables
+
+
+def _not_sent(judge: CategoryJudge, cause: ResponseJudgment) -> ResponseJudgment:
+    kind = cause.error_kind or "connection"
+    reason = (cause.verdicts[0].error or "").removeprefix("model_call: ")
+    return ResponseJudgment.failed(f"model_call: not sent, as the first call to {judge.model} failed: {reason}",
+                                   kind=kind, transient=True)
+
+
+def _judgment_failure(cfg: AuditConfig, specs: list[str], rows: list[dict[str, Any]], responses: int) -> str | None:
+    """A message when any judge could not judge more than --max-error-rate of the responses, else None."""
+    problems = []
+    for spec in specs:
+        verdicts: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            if row["judge"] == spec:
+                verdicts.setdefault(row["response_id"], []).append(row)
+        failed = [v for v in verdicts.values() if all(r.get("error") for r in v)]
+        if _over(len(failed), responses, cfg.max_error_rate):
+            problems.append(f"{spec}: {len(failed)} of {responses} responses could not be judged "
+                            f"({len(failed) / responses:.0%} > --max-error-rate {cfg.max_error_rate:.0%}); first: "
+                            f"{(failed[0][0]['error'] or '')[:300]}")
+    if not problems:
+        return None
+    return ("; ".join(problems) + f". The rows are kept (accessbench sql \"select judge, error, count(*) from "
+            f"category_judgments where run_id = '{cfg.run_id}' group by all\"); fix the cause (the key, "
+            f"--judge-api-base, the judge model), then: accessbench rerun --run {cfg.run_id} --stage "
+            "category_judgments --downstream (answered calls come from the cache)")
+
+
+def check_judges(cfg: RunConfig) -> None:
+    """Before any call: each llm: judge's provider credentials are in the environment. A judge that cannot be
+    built is left to the stage (an error row), as is the embedding judge (its model loads there)."""
+    if not isinstance(cfg, AuditConfig):
+        return
+    for spec in cfg.audit_judges:
+        if not spec.startswith("llm:"):
+            continue
+        try:
+            judge = get_category_judge(spec, {**cfg.model_options(judge=True), "cache": False})
+        except (ValueError, ImportError):
+            continue
+        check = getattr(judge, "check", None)
+        if check is not None:
+            try:
+                check()
+            except ValueError as exc:
+                raise ValueError(f"category judge {spec}: {exc}") from exc
 
 
 JUDGMENTS_STAGE = Stage(
-    name="category_judgments", upstream=("questions", "responses"), config_keys=("audit_judges", "judge_api_base"),
+    name="category_judgments", upstream=("questions", "responses"),
+    config_keys=("audit_judges", "judge_api_base", "max_error_rate"),
     tables=(CATEGORY_JUDGMENTS, JUDGE_CALLS), body=judgments_body, code=("judges.inclusivity",),
+    validate=check_judges,
 )
 
 # -- metrics ----------------------------------------------------------------------------------------
@@ -324,7 +476,7 @@ UNION ALL
 SELECT run_id, 'depth_at_k', judge, NULL, model, variant, category, k, share, responses
 FROM depth_at_k WHERE run_id = $run
 UNION ALL
-SELECT run_id, 'prompt_delta', judge, NULL, model, NULL, NULL, NULL, delta, responses_aware
+SELECT run_id, 'prompt_delta', judge, NULL, model, NULL, NULL, NULL, delta, pairs
 FROM prompt_effect WHERE run_id = $run
 UNION ALL
 SELECT run_id, 'coverage_kappa', judge_a, judge_b, NULL, NULL, NULL, NULL, coverage_kappa, n

@@ -45,11 +45,30 @@ LEFT JOIN counts c ON c.run_id = g.run_id AND c.judge = g.judge AND c.model = g.
 ORDER BY ALL
 """
 
+# The aware prompt's effect over *paired* questions: those a judge has judged in both variants for the model
+# (repeats averaged per question first). A question with one variant only (a failed call, an import with
+# gaps) is left out of qlcs_base, qlcs_aware and delta alike, and counted in `unpaired`; `pairs` is the n.
 PROMPT_EFFECT = """
-SELECT b.run_id, b.judge, b.model, b.qlcs AS qlcs_base, a.qlcs AS qlcs_aware, a.qlcs - b.qlcs AS delta,
-       b.responses AS responses_base, a.responses AS responses_aware
-FROM qlcs b JOIN qlcs a ON a.run_id = b.run_id AND a.judge = b.judge AND a.model = b.model
-WHERE b.variant = 'base' AND a.variant = 'aware'
+WITH per_response AS (
+    SELECT run_id, judge, model, variant, question_id, response_id, avg(covered::INT) AS share
+    FROM audit_verdicts GROUP BY ALL
+), per_question AS (
+    SELECT run_id, judge, model, variant, question_id, avg(share) AS share, count(*) AS responses
+    FROM per_response GROUP BY ALL
+), paired AS (
+    SELECT b.run_id, b.judge, b.model, b.question_id, b.share AS base, a.share AS aware,
+           b.responses AS responses_base, a.responses AS responses_aware
+    FROM per_question b JOIN per_question a ON a.run_id = b.run_id AND a.judge = b.judge AND a.model = b.model
+        AND a.question_id = b.question_id
+    WHERE b.variant = 'base' AND a.variant = 'aware'
+), asked AS (
+    SELECT run_id, judge, model, count(DISTINCT question_id) AS questions FROM per_question GROUP BY ALL
+)
+SELECT p.run_id, p.judge, p.model, avg(p.base) AS qlcs_base, avg(p.aware) AS qlcs_aware,
+       avg(p.aware - p.base) AS delta, count(*) AS pairs, any_value(q.questions) - count(*) AS unpaired,
+       sum(p.responses_base) AS responses_base, sum(p.responses_aware) AS responses_aware
+FROM paired p JOIN asked q ON q.run_id = p.run_id AND q.judge = p.judge AND q.model = p.model
+GROUP BY p.run_id, p.judge, p.model
 ORDER BY ALL
 """
 

@@ -40,11 +40,17 @@ class ResponseJudgment:
     cost_usd: float | None = None
     latency_s: float | None = None
     calls: list[dict[str, Any]] = field(default_factory=list)  # the call log's records (LLM judges): llm_calls
+    # A judgment that failed as a whole (every category voided by one error): its error kind, and whether
+    # a retry may help (a refused connection, a timeout, throttling), so a resumed run judges it again.
+    error_kind: str | None = None
+    transient: bool = False
 
     @classmethod
-    def failed(cls, message: str, **accounting: Any) -> ResponseJudgment:
+    def failed(cls, message: str, *, kind: str | None = None, transient: bool = False,
+               **accounting: Any) -> ResponseJudgment:
         """Every category voided by one error (a failed call, an unusable reply)."""
-        return cls([CategoryVerdict(c, None, None, error=message) for c in CATEGORY_NAMES], **accounting)
+        return cls([CategoryVerdict(c, None, None, error=message) for c in CATEGORY_NAMES], **accounting,
+                   error_kind=kind or message.split(":", 1)[0], transient=transient)
 
 
 @dataclass(frozen=True)

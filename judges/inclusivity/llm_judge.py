@@ -24,6 +24,7 @@ from judges.inclusivity.prompts import (
     judge_user_prompt,
     prompt_hash,
 )
+from judges.inclusivity.respond import call_error
 from judges.inclusivity.text import normalise_ws, snippet_in
 from judges.model.cache import ResponseCache
 from judges.model.calllog import CallLog
@@ -143,6 +144,10 @@ class LLMCategoryJudge:
         self.name = f"llm:{client.model}"
         self.request = dict(JUDGE_PARAMS if params is None else params)
 
+    def check(self) -> None:
+        """Fail before any call when the provider's credentials are missing (CredentialsMissing)."""
+        self.client.check_credentials()
+
     def params(self) -> dict[str, Any]:
         described = self.client.describe_params(self.request)
         if "response_format" in described:
@@ -179,7 +184,11 @@ class LLMCategoryJudge:
             return ResponseJudgment.failed(f"invalid_response: {exc} (after one repair request)",
                                            **_accounting(calls, phash), calls=log.records)
         except ModelCallError as exc:
-            return ResponseJudgment.failed(f"model_call: {exc}", **_accounting(calls, phash), calls=log.records)
+            kind, message, transient = call_error(exc, "category_judgments")
+            if log.records:  # the call log says what the judgment says
+                log.records[-1]["error"] = redact(message)
+            return ResponseJudgment.failed(f"model_call: {message}", kind=kind, transient=transient,
+                                           **_accounting(calls, phash), calls=log.records)
         verdicts = [verdict(name, parsed.get(name), item.response) for name in CATEGORY_NAMES]
         return ResponseJudgment(verdicts, **_accounting(calls, phash), calls=log.records)
 

@@ -94,8 +94,10 @@ def test_llm_judge_in_the_flow_and_cached_reruns(server: ScriptedServer, home: P
     assert server.calls == calls
 
 
-def test_failing_model_calls_are_error_rows_and_the_run_completes(server: ScriptedServer, home: Path,
-                                                                 tmp_path: Path) -> None:
+def test_failing_model_calls_are_error_rows_and_a_run_allowing_them_completes(server: ScriptedServer, home: Path,
+                                                                              tmp_path: Path) -> None:
+    """With --max-error-rate 1 a model that fails every call is error rows, not a failed stage (the default
+    fails the stage: tests/audit/test_honest_outcomes.py)."""
     def responder(body: dict[str, Any]) -> Reply:
         return error(401, "no access") if body["model"] == "broken-model" else answer_responder(body)
 
@@ -103,7 +105,7 @@ def test_failing_model_calls_are_error_rows_and_the_run_completes(server: Script
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps([{"question_id": "t1", "text": "How can parks be accessible?"}]))
     cfg = config(home, server, models=["openai/test-model", "openai/broken-model"], questions_path=str(questions),
-                 audit_judges=["lexicon"])
+                 audit_judges=["lexicon"], max_error_rate=1.0)
     states = run_all(cfg)
     assert states["responses"].status == "completed" and states["responses"].error_count == 2
     failed = query(home, "select * from responses where error is not null")
@@ -164,11 +166,11 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
     real = tasks.audit.ask_many
     asked: list[str] = []
 
-    def killed_on_the_second_model(client: Any, prompts: Any, params: Any, *rest: Any) -> Any:
+    def killed_on_the_second_model(client: Any, prompts: Any, params: Any, *rest: Any, **options: Any) -> Any:
         asked.append(client.model)
         if len(asked) == 2:
             raise KeyboardInterrupt  # the process is stopped between two models
-        return real(client, prompts, params, *rest)
+        return real(client, prompts, params, *rest, **options)
 
     monkeypatch.setattr(tasks.audit, "ask_many", killed_on_the_second_model)
     with pytest.raises(KeyboardInterrupt):
@@ -176,9 +178,9 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
     assert server.calls == 1
     resumed: list[str] = []
 
-    def tracked(client: Any, prompts: Any, params: Any, *rest: Any) -> Any:
+    def tracked(client: Any, prompts: Any, params: Any, *rest: Any, **options: Any) -> Any:
         resumed.append(client.model)
-        return real(client, prompts, params, *rest)
+        return real(client, prompts, params, *rest, **options)
 
     monkeypatch.setattr(tasks.audit, "ask_many", tracked)
     state = execute(cfg, AUDIT_STAGES["responses"])
