@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as metadata
+import json
 import os
 import re
 import shutil
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,11 @@ PROVIDER_KEYS = {
     "bedrock / aws": ("AWS_ACCESS_KEY_ID", "AWS_PROFILE"),
 }
 _KEY_NAME = re.compile(r"(_API_KEY|_API_TOKEN|_ACCESS_KEY_ID)$")
-EXTRAS = ("llm", "aws", "pdfix", "layout", "layoutparser", "dev")
+# What an extra needs beyond its packages, where `pip install` of the extra alone does not make it work.
+EXTRA_NOTES = {
+    "layoutparser": "and detectron2, which is not on PyPI: build it from source first",
+}
+DISTRIBUTION = "accessbench"
 
 
 def provider_keys(environ: dict[str, str] | None = None) -> dict[str, list[str]]:
@@ -47,19 +53,50 @@ def provider_keys(environ: dict[str, str] | None = None) -> dict[str, list[str]]
     return {provider: names for provider, names in found.items() if names}
 
 
-def installed_extras(distribution: str = "accessbench") -> dict[str, bool]:
+def extras(distribution: str = DISTRIBUTION) -> list[str]:
+    """The distribution's extras, as its metadata declares them (pyproject's optional-dependencies)."""
+    try:
+        return list(dict.fromkeys(metadata.metadata(distribution).get_all("Provides-Extra") or []))
+    except metadata.PackageNotFoundError:
+        return []
+
+
+def installed_extras(distribution: str = DISTRIBUTION) -> dict[str, bool]:
     """Extra → whether every package it needs is installed."""
     try:
         requires = metadata.requires(distribution) or []
     except metadata.PackageNotFoundError:
         return {}
-    needs: dict[str, list[Requirement]] = {extra: [] for extra in EXTRAS}
+    needs: dict[str, list[Requirement]] = {extra: [] for extra in extras(distribution)}
     for line in requires:
         req = Requirement(line)
-        for extra in EXTRAS:
+        for extra in needs:
             if req.marker is not None and req.marker.evaluate({"extra": extra}):
                 needs[extra].append(req)
     return {extra: all(_installed(r) for r in reqs) for extra, reqs in needs.items() if reqs}
+
+
+def source_folder(distribution: str = DISTRIBUTION) -> str | None:
+    """The folder AccessBench is installed from in development mode (`pip install -e`), else None."""
+    try:
+        direct = json.loads(metadata.distribution(distribution).read_text("direct_url.json") or "null")
+    except (metadata.PackageNotFoundError, ValueError):
+        return None
+    url = direct.get("url", "") if isinstance(direct, dict) else ""
+    return urllib.parse.unquote(url.removeprefix("file://")) if url.startswith("file://") else None
+
+
+def install_hint(extra: str, distribution: str = DISTRIBUTION) -> str:
+    """How to install `extra`: AccessBench is installed from its source folder (it is not on PyPI)."""
+    if extra == "local":
+        from judges.model.local import INSTALL_HINT
+
+        return INSTALL_HINT
+    folder = source_folder(distribution)
+    command = (f"pip install -e '{folder}[{extra}]'" if folder
+               else f"pip install -e '.[{extra}]' in the AccessBench source folder")
+    note = EXTRA_NOTES.get(extra)
+    return f"{command}, {note}" if note else command
 
 
 def _installed(req: Requirement) -> bool:
@@ -70,11 +107,23 @@ def _installed(req: Requirement) -> bool:
 
 
 def prefect_server(home: Path) -> str:
+    """Where runs go: PREFECT_API_URL, else this home's own server, as it is now (running or not)."""
+    from flows import server
+
     url = os.environ.get("PREFECT_API_URL")
     if url:
         return f"{url} (from PREFECT_API_URL)"
-    prefect_home = os.environ.get("PREFECT_HOME") or str(home / "prefect")
-    return f"local, started on first use (PREFECT_HOME={prefect_home})"
+    prefect_home = os.environ.get("PREFECT_HOME") or str(server.prefect_home(home))
+    state = server.running(home)
+    if state is not None:
+        return f"local, running: dashboard {state.ui_url} (pid {state.pid}; PREFECT_HOME={prefect_home})"
+    if os.environ.get("ACCESSBENCH_PREFECT") == "ephemeral":
+        return f"ephemeral: a throwaway server in each command (ACCESSBENCH_PREFECT; PREFECT_HOME={prefect_home})"
+    stale = server.read_state(home)
+    if stale is not None and server._alive(stale.pid):
+        return (f"local, not answering (pid {stale.pid}, port {stale.port}): see {server.log_file(home)}; "
+                f"restart it: accessbench server stop; accessbench server start (PREFECT_HOME={prefect_home})")
+    return f"local, not running: the first run starts it, or accessbench server start (PREFECT_HOME={prefect_home})"
 
 
 def free_disk(home: Path) -> str:
@@ -102,7 +151,7 @@ def local_model(home: Path) -> tuple[str, bool]:
 
 def report(home: Path) -> list[tuple[str, str]]:
     keys = provider_keys()
-    extras = installed_extras()
+    found = installed_extras()
     rows: list[tuple[str, str]] = [
         ("data home", f"{home}" + ("" if home.exists() else " (does not exist, not created yet: the first run "
                                    "creates it; check --home / $ACCESSBENCH_HOME for a typo)")),
@@ -110,10 +159,9 @@ def report(home: Path) -> list[tuple[str, str]]:
         ("prefect server", prefect_server(home)),
         ("provider keys", "; ".join(f"{p}: {', '.join(n)}" for p, n in keys.items()) or
          "none set (the rules judge needs none; LLM judges read e.g. OPENAI_API_KEY)"),
-        ("extras installed", ", ".join(e for e, ok in extras.items() if ok) or "none"),
+        ("extras installed", ", ".join(e for e, ok in found.items() if ok) or "none"),
         ("local model", local_model(home)[0]),
-        ("extras missing", ", ".join(f"{e} (pip install 'accessbench[{e}]')" for e, ok in extras.items() if not ok)
-         or "none"),
+        ("extras missing", "; ".join(f"{e} ({install_hint(e)})" for e, ok in found.items() if not ok) or "none"),
     ]
     return rows
 

