@@ -121,6 +121,7 @@ def _before_any_call(cfg: Any) -> str | None:
     provider credentials of the audited models and llm: judges, as `accessbench run` checks its judges), and
     a questions file that neither a model nor imported answers will answer."""
     from judges.inclusivity.questions import load_questions
+    from judges.inclusivity.validation import load_validation
     from tasks.audit import AUDIT_STAGE_LIST, fixture_gap
     from tasks.registry import check_stages
     from tasks.runner import ConfigError
@@ -134,6 +135,12 @@ def _before_any_call(cfg: Any) -> str | None:
         ids = [q.question_id for q in questions[: cfg.question_limit]]
         if ids and (gap := fixture_gap(ids, cfg.questions_path)):
             return gap
+        answered = {f.question_id for f in load_validation()}
+        if missing := [q for q in ids if q not in answered]:
+            print(f"note: the shipped fixture responses answer {len(ids) - len(missing)} of the {len(ids)} questions "
+                  f"in {cfg.questions_path}; {len(missing)} ({', '.join(missing[:5])}"
+                  f"{', …' if len(missing) > 5 else ''}) get no response and are not in the metrics. To audit "
+                  "them, ask a model (--models MODEL) or import answers (--responses FILE.jsonl)", file=sys.stderr)
     return None
 
 

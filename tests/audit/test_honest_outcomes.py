@@ -225,3 +225,35 @@ def test_audit_questions_without_a_model_says_why_there_are_no_responses(tmp_pat
     assert result.returncode == 2, result.stderr
     assert "fixture" in result.stderr and "--models" in result.stderr and "--responses" in result.stderr
     assert "none of the 2 questions" in result.stderr
+
+
+def test_a_refused_judge_api_base_fails_the_judgments_stage_quickly_with_retryable_rows(
+        home: Path, tmp_path: Path, server: ScriptedServer) -> None:
+    server.responder = answer_responder
+    cfg = AuditConfig(home=home, run_id="judgedown", models=["openai/test-model"],
+                      questions_path=str(questions_file(tmp_path, 3)), api_base=server.api_base,
+                      judge_api_base=f"http://127.0.0.1:{closed_port()}/v1", audit_judges=["llm:openai/judge-model"],
+                      backoff_base_s=0.05, timeout_s=5, progress=False)
+    for name in ("questions", "responses"):
+        execute(cfg, AUDIT_STAGES[name])
+    with pytest.raises(StageFailed) as caught:
+        execute(cfg, AUDIT_STAGES["category_judgments"])
+    assert "6 of 6 responses could not be judged" in str(caught.value)
+    assert "--stage category_judgments" in str(caught.value)
+    errors = query(home, "select kind, message, retryable from errors where run_id = 'judgedown' "
+                         "and stage = 'category_judgments'")
+    assert len(errors) == 6 and all(e["retryable"] and e["kind"] == "connection" for e in errors), errors
+    assert not any("judge stage" in e["message"] for e in errors)
+    calls = query(home, "select count(*) n from llm_calls where run_id = 'judgedown' and purpose = 'judge_categories'")
+    assert calls[0]["n"] == 1  # the probe; the other responses were not sent to a refused port
+
+
+@pytest.mark.slow
+def test_fixture_responses_answering_some_questions_say_which_are_left_unanswered(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps([{"question_id": "q01", "text": "How can a city be accessible?"},
+                                {"question_id": "new1", "text": "How can a bus be accessible?"}]))
+    result = cli(home, "audit", "--questions", str(path), "--judges", "lexicon", "--run-id", "part", cwd=tmp_path)
+    assert "1 of the 2 questions" in result.stderr and "--models" in result.stderr
+    assert {r["question_id"] for r in sql(home, "select distinct question_id from responses")} == {"q01"}
