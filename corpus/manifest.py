@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from corpus.unreadable import unreadable_reason
 from extractors.errors import scrub_paths
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
@@ -228,6 +229,7 @@ def describe_files(root: Path, files: list[str], limits: FileLimits | None = Non
     pages = 0
     repaired = False
     metadata: list[dict[str, Any]] = []
+    data = b""
     try:
         for rel in files:
             data = read_bounded(root / rel, limits.max_bytes, follow_symlinks=follow_symlinks)
@@ -246,8 +248,9 @@ def describe_files(root: Path, files: list[str], limits: FileLimits | None = Non
     except CorpusError as exc:
         return {"files": files, "error": str(exc), "error_kind": "corpus"}
     except Exception as exc:  # noqa: BLE001 - any parser failure is this document's error row
+        what = "" if isinstance(exc, OSError) else f"{unreadable_reason(data)}: "  # said first: the verdict's reason
         return {"files": files, "error_kind": "corpus",
-                "error": scrub_paths(f"unreadable PDF ({type(exc).__name__}: {exc}); replace or remove the file")}
+                "error": scrub_paths(f"{what}unreadable PDF ({type(exc).__name__}: {exc}); replace or remove the file")}
     return {
         "files": files,
         "pages": pages,

@@ -485,8 +485,15 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
                       "--stage <stage> --downstream", EXIT_FAILED)
     _print_stage_results(results)
     errors = sum(r["errors"] or 0 for r in results)
-    print(f"run {cfg.run_id} finished" + (f" with {errors} error rows (accessbench sql \"select * from errors "
-          f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
+    if errors and kind == "benchmark":  # counted in files, as a user reads them, not file × criterion
+        from flows.report import error_files
+
+        files = error_files(home, cfg.run_id)
+        print(f"run {cfg.run_id} finished with errors in {files} file(s) ({errors} error rows: accessbench sql "
+              f"\"select * from errors where run_id='{cfg.run_id}'\")", file=sys.stderr)
+    else:
+        print(f"run {cfg.run_id} finished" + (f" with {errors} error rows (accessbench sql \"select * from errors "
+              f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
     if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
         _print_report(home, cfg.run_id, brief=True)
         _print_next_steps(home, cfg.run_id)

@@ -9,11 +9,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from flows import paper_numbers as paper
 from judges.criteria import labels_for
 from judges.labels import Label
+from tasks.failures import WARNING_KINDS
 from tasks.registry import ALL_TABLES
+from tasks.screening import FAILS, NOT_CHECKED, PASSES, screening_rows
 from warehouse import catalog
 
 SHORT = {"passed": "P", "failed": "F", "not_present": "NP", "cannot_tell": "CT"}
@@ -184,6 +187,20 @@ def _confusion(con: Any, out: Console, run_id: str) -> None:
         out.print(table)
 
 
+def error_files(home: Path, run_id: str) -> int:
+    """How many files (not file × criterion documents) of the run have error rows; rows without a document
+    (a stage-wide error) count as one."""
+    con = catalog.connect(home, ALL_TABLES)
+    try:
+        (count,) = con.execute("""
+            SELECT count(DISTINCT coalesce(array_to_string(d.files, ' + '), e.doc_id, '')) FROM errors e
+            LEFT JOIN documents d ON d.run_id = e.run_id AND d.doc_id = e.doc_id WHERE e.run_id = $run""",
+                               {"run": run_id}).fetchone()
+    finally:
+        con.close()
+    return int(count)
+
+
 def _unlabelled(con: Any, out: Console, run_id: str) -> None:
     rows = _rows(con, """
         SELECT criterion, label, count(*) AS documents FROM doc_labels WHERE run_id = $run
@@ -195,13 +212,29 @@ def _unlabelled(con: Any, out: Console, run_id: str) -> None:
     for row in rows:
         table.add_row(row["criterion"], row["label"], str(row["documents"]))
     out.print(table)
-    missing = _rows(con, """
-        SELECT d.doc_id, d.criterion FROM documents d
-        WHERE d.run_id = $run AND NOT EXISTS (SELECT 1 FROM doc_labels l WHERE l.run_id = d.run_id
-                                             AND l.doc_id = d.doc_id AND l.label <> 'unjudged')""", run_id)
-    if missing:
-        out.print(f"{len(missing)} document(s) got no label (see: accessbench sql \"select * from errors where "
-                  f"run_id='{run_id}'\")", markup=False)
+    _verdicts(con, out, run_id)
+
+
+def _verdicts(con: Any, out: Console, run_id: str) -> None:
+    """Each file's overall verdict, most urgent first, and how many files could not be checked: counted in
+    files (a run holds one document per file and criterion), never in file × criterion."""
+    files = screening_rows(
+        run_id, _rows(con, "SELECT doc_id, criterion, files, pages FROM documents WHERE run_id = $run", run_id),
+        _rows(con, "SELECT doc_id, criterion, repeat, label FROM doc_labels WHERE run_id = $run", run_id),
+        _rows(con, "SELECT doc_id, kind, message FROM errors WHERE run_id = $run", run_id), WARNING_KINDS)
+    if not files:
+        return
+    table = Table("file", "verdict", "reason", "pages", title=f"run {run_id}: files, could not be checked and "
+                                                                "failing first")
+    for row in files:  # as Text: a file name or an error message is never read as markup
+        table.add_row(Text(row["file"]), Text(row["verdict"], style="bold red" if row["verdict"] != PASSES else ""),
+                      Text(row["reason"] or ""), str(row["pages"] or ""))
+    out.print(table)
+    unchecked = sum(1 for row in files if row["verdict"] == NOT_CHECKED)
+    failing = sum(1 for row in files if row["verdict"] == FAILS)
+    out.print(f"{unchecked} of {len(files)} file(s) could not be checked, {failing} fail"
+              + (f" (why: accessbench sql \"select * from errors where run_id='{run_id}'\")" if unchecked else ""),
+              markup=False)
 
 
 def _normalisations(con: Any, out: Console, run_id: str) -> None:

@@ -19,7 +19,9 @@ from typing import Any
 from flows import paper_numbers as paper
 from judges.criteria import CRITERIA
 from judges.labels import Label
+from tasks.failures import WARNING_KINDS
 from tasks.registry import ALL_TABLES
+from tasks.screening import VERDICT_ORDER, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
 
@@ -171,13 +173,9 @@ def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
         FROM remediation_scores WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
 
 
-def _file_key(files: list[str] | None, doc_id: str) -> str:
-    """A screened file as the user named it: its path under the screened folder (several: joined)."""
-    return " + ".join(files) if files else doc_id
-
-
 def _screening(con: Any, run_id: str) -> dict[str, Any]:
-    """One entry per screened file (a run holds one document per file and criterion), worst first."""
+    """One entry per screened file (a run holds one document per file and criterion), most urgent first, with
+its overall verdict (`tasks.screening`: fails, passes, could not be checked) and the verdict's reason."""
     p = {"run": run_id}
     docs = _rows(con, "SELECT doc_id, any_value(files) AS files, max(pages) AS pages FROM documents "
                       "WHERE run_id = $run GROUP BY doc_id", p)
@@ -189,13 +187,14 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
         SELECT doc_id, criterion, judge, model, page, label, issues, remediation, summary, error FROM judgments
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
         ORDER BY doc_id, criterion, judge, page""", p)
-    errors = _rows(con, "SELECT DISTINCT doc_id, stage, message FROM errors WHERE run_id = $run", p)
-    key_of = {d["doc_id"]: _file_key(d["files"], d["doc_id"]) for d in docs}
+    errors = _rows(con, "SELECT DISTINCT doc_id, stage, kind, message FROM errors WHERE run_id = $run", p)
+    key_of = {d["doc_id"]: file_key(d["files"], d["doc_id"]) for d in docs}
     by_file: dict[str, dict[str, Any]] = {}
 
     def entry(doc_id: str) -> dict[str, Any]:
         key = key_of.get(doc_id, doc_id)
-        return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": []})
+        return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": [],
+                                        "error_kinds": []})
 
     for doc in docs:
         found = entry(doc["doc_id"])
@@ -219,6 +218,8 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
         message = f"{row['stage']}: {row['message']}"
         if message not in entry(row["doc_id"])["errors"]:
             entry(row["doc_id"])["errors"].append(message)
+        if row["kind"] not in WARNING_KINDS:
+            entry(row["doc_id"])["error_kinds"].append((row["kind"], row["message"] or ""))
     regions = _regions(con, run_id)
     pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
         SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
@@ -227,6 +228,8 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
         found["doc_id"] = found["doc_ids"][0] if found["doc_ids"] else key
         found["failed"] = sorted(c for c, j in found["criteria"].items()
                                  if any(lab["label"] == Label.FAILED for lab in j["labels"]))
+        found["verdict"], found["reason"] = verdict_of(
+            {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"))
         found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
                                      for i in found["criteria"].get(c, {}).get("issues", [])), None)
         # One image per failed page, outlining the regions of every criterion that failed there.
@@ -241,7 +244,8 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
         found["page_images"] = [by_page[page] for page in sorted(by_page)][:MAX_PAGE_IMAGES]
         found["pages_not_shown"] = max(0, len(by_page) - MAX_PAGE_IMAGES)
         files.append(found)
-    files.sort(key=lambda e: (-len(e["failed"]), -len(e["errors"]), e["file"]))
+    # Most urgent first: files that could not be checked, then those that fail, then those that pass.
+    files.sort(key=lambda e: (VERDICT_ORDER[e["verdict"]], -len(e["failed"]), -len(e["errors"]), e["file"]))
     return {"run_id": run_id, "files": files}
 
 

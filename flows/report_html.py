@@ -279,14 +279,21 @@ def _screening(screening: dict[str, Any]) -> str:
     rows = []
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
+        verdict = f'<span class="failed">{_e(f["verdict"])}</span>' if f["verdict"] != "passes" else "passes"
         rows.append(f'<th scope="row"><a href="#{anchor}">{_e(f["file"])}</a></th>'
+                    f'<td>{verdict}</td><td>{_e(f["reason"] or "")}</td>'
                     f'<td class="num">{_e(f["pages"])}</td><td class="num">{len(f["failed"])}</td>'
                     f"<td>{_e(', '.join(f['failed']) or 'none')}</td><td>{_e(f['first_issue'] or '')}</td>")
-    parts = [_table("Files, most criteria failed first", ["file", "pages", "criteria failed", "which",
-                                                          "first issue"], rows)]
+    counts = ", ".join(f"{sum(1 for f in files if f['verdict'] == v)} {v}"
+                       for v in ("could not be checked", "fails", "passes"))
+    parts = [f'<p class="note">{_e(counts)} ({len(files)} file(s)). A file fails when a criterion failed or when '
+             "it is untagged (PDF/UA-1 7.1 requires a structure tree).</p>",
+             _table("Files, could not be checked and failing first",
+                    ["file", "verdict", "reason", "pages", "criteria failed", "which", "first issue"], rows)]
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
         parts.append(f'<h3 id="{anchor}">{_e(f["file"])}</h3>')
+        parts.append(f'<p>Verdict: {_e(f["verdict"])}' + (f" — {_e(f['reason'])}" if f["reason"] else "") + "</p>")
         if f["errors"]:
             parts.append("<ul>" + "".join(f"<li>{_e(err)}</li>" for err in f["errors"]) + "</ul>")
         verdicts = []

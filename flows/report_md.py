@@ -37,16 +37,23 @@ def leaderboard_md(rows: list[dict[str, Any]]) -> str:
                       _f(r["macro_f1"]), _f(r["accuracy_ex_ct"]), r["unjudged"]] for r in rows])
 
 
+def _screening_table(screening: dict[str, Any]) -> str:
+    """Every screened file with its verdict (could not be checked, fails, passes) and why, most urgent first."""
+    files = screening["files"]
+    counts = {v: sum(1 for f in files if f["verdict"] == v) for v in ("could not be checked", "fails", "passes")}
+    return (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
+        ["file", "verdict", "reason", "pages", "criteria failed", "first issue"],
+        [[f["file"], f["verdict"], f["reason"] or "", f["pages"], ", ".join(f["failed"]) or "none",
+          f["first_issue"] or ""] for f in files]))
+
+
 def summary_markdown(data: dict[str, Any]) -> str:
     """The run's summary table (leaderboard, or files screened worst first) and remediation quality."""
     out = []
     if data.get("benchmark"):
         out += ["### Leaderboard\n", leaderboard_md(data["benchmark"]["leaderboard"])]
     for screening in data.get("screening") or []:
-        out += ["### Files screened, most criteria failed first\n", md_table(
-            ["file", "pages", "criteria failed", "first issue"],
-            [[f["file"], f["pages"], ", ".join(f["failed"]) or "none", f["first_issue"] or ""]
-             for f in screening["files"]])]
+        out += ["### Files screened, could not be checked and failing first\n", _screening_table(screening)]
     if data.get("remediation"):
         out += ["### Remediation quality\n", md_table(
             ["judge", "Failed judgments", "specificity", "actionability", "technical validity", "score"],
@@ -77,10 +84,7 @@ def render_markdown(data: dict[str, Any]) -> str:
             [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["failed_judgments"], _f(r["specificity"]),
               _f(r["actionability"]), _f(r["technical_validity"]), _f(r["score"])] for r in data["remediation"]])]
     for screening in data.get("screening") or []:
-        out += [f"## Screening: run {md_cell(screening['run_id'])}\n", md_table(
-            ["file", "pages", "criteria failed", "first issue"],
-            [[f["file"], f["pages"], ", ".join(f["failed"]) or "none", f["first_issue"] or ""]
-             for f in screening["files"]])]
+        out += [f"## Screening: run {md_cell(screening['run_id'])}\n", _screening_table(screening)]
         for f in screening["files"]:
             issues = [[c, i["page"], i["location"], i["problem"], i["remediation"]]
                       for c, judged in f["criteria"].items() for i in judged["issues"]]

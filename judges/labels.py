@@ -25,13 +25,20 @@ def parse_label(text: str) -> Label:
         raise ValueError(f"unknown label {text!r}; expected one of {[label.value for label in Label]}") from exc
 
 
-def aggregate_labels(page_labels: Iterable[Label | str]) -> Label:
+def aggregate_labels(page_labels: Iterable[Label | str], *, untagged: bool = False) -> Label:
     """Document label from page labels, conservatively.
 
     Failed if any page failed; else Cannot Tell if any page could not be told; else Passed if
     any page passed; else Not Present (also for a document with no judged pages).
+
+    `untagged`: the document has no structure tree, as the judge was shown (not withheld), and the
+    criterion evaluates that tree. Its pages that could not be told (a scanned page without text)
+    then do not make it Cannot Tell: there is no tagging to evaluate, which is what Not Present
+    means (PDF/UA-1 7.1), not missing evidence.
     """
     labels = {Label(label) for label in page_labels}
+    if untagged:
+        labels.discard(Label.CANNOT_TELL)
     for label in (Label.FAILED, Label.CANNOT_TELL, Label.PASSED):
         if label in labels:
             return label

@@ -1,4 +1,5 @@
-"""Aggregate stage: page labels → one label per (judge, model, repeat, document, criterion)."""
+"""Aggregate stage: page labels → one label per (judge, model, repeat, document, criterion); for a run
+without expected labels, one screening verdict per file (`tasks.screening`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import Any
 import pyarrow as pa
 
 from judges.labels import Label, aggregate_labels
+from tasks.failures import WARNING_KINDS
 from tasks.judge import review_item_id
 from tasks.runner import Stage, StageIO
+from tasks.screening import SCREENING_VERDICTS, screening_rows
 from warehouse.catalog import TableSpec
 from warehouse.metrics import UNJUDGED
 from warehouse.review import latest_resolutions, resolutions_digest
@@ -34,6 +37,29 @@ DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
 
 HUMAN_TIER = "+human"
 
+# Criteria that evaluate the structure tree, and the evidence through which their judge sees it.
+TAG_TREE_EVIDENCE = {"semantic_tagging": "tag_structure", "table_structure": "table_tags",
+                     "alt_text_quality": "alt_texts"}
+
+
+def untagged_items(doc_structure: pa.Table | None, judge_inputs: pa.Table | None) -> set[tuple[str, str]]:
+    """(doc_id, criterion) of documents without a structure tree, for the criteria that evaluate it, where
+    the judge was shown the tree's evidence (the Cannot Tell protocol's withheld evidence never counts)."""
+    if doc_structure is None or judge_inputs is None:
+        return set()
+    tagged: dict[str, bool] = {}
+    for doc_id, is_tagged in zip(doc_structure.column("doc_id").to_pylist(),
+                                 doc_structure.column("tagged").to_pylist(), strict=True):
+        tagged[doc_id] = tagged.get(doc_id, False) or bool(is_tagged)
+    out = set()
+    for doc_id, criterion, available in zip(judge_inputs.column("doc_id").to_pylist(),
+                                            judge_inputs.column("criterion").to_pylist(),
+                                            judge_inputs.column("available").to_pylist(), strict=True):
+        shown = TAG_TREE_EVIDENCE.get(criterion)
+        if shown and shown in (available or ()) and tagged.get(doc_id) is False:
+            out.add((doc_id, criterion))
+    return out
+
 
 def with_resolutions(judgments: list[dict[str, Any]], resolved: dict[str, dict[str, Any]], run_id: str
                      ) -> list[dict[str, Any]]:
@@ -51,6 +77,7 @@ def with_resolutions(judgments: list[dict[str, Any]], resolved: dict[str, dict[s
 def aggregate_body(io: StageIO) -> dict[str, Any]:
     judgments = io.read("judge", "judgments")
     resolved = latest_resolutions(io.cfg.store, io.cfg.run_id)
+    untagged = untagged_items(io.read_table("extract", "doc_structure"), io.read_table("inputs", "judge_inputs"))
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for row in judgments + with_resolutions(judgments, resolved, io.cfg.run_id):
         groups[(row["judge"], row["model"], row["repeat"], row["doc_id"], row["criterion"])].append(row)
@@ -64,16 +91,30 @@ def aggregate_body(io: StageIO) -> dict[str, Any]:
             rows.append({**row, "label": UNJUDGED, "failed_pages": [],
                          "reason": f"no page got a usable judgment: {pages[0]['error']}"})
             continue
-        rows.append({**row, "label": aggregate_labels(p["label"] for p in labelled).value,
+        rows.append({**row, "label": aggregate_labels(
+                         (p["label"] for p in labelled), untagged=(doc_id, criterion) in untagged).value,
                      "failed_pages": sorted(p["page"] for p in labelled if p["label"] == Label.FAILED)})
-    return {"doc_labels": rows}
+    return {"doc_labels": rows, "screening_verdicts": _verdicts(io, rows)}
+
+
+# The stages whose error rows can keep a file from being checked (every stage before this one).
+CHECKING_STAGES = ("corpus", "render", "layout", "extract", "transcript", "inputs", "judge")
+
+
+def _verdicts(io: StageIO, doc_labels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per screened file its overall verdict (`tasks.screening`); none for a run with expected labels."""
+    documents = io.read("corpus", "documents")
+    if not documents or any(d.get("expected_label") for d in documents):
+        return []
+    errors = [e for stage in CHECKING_STAGES for e in io.read(stage, "errors")]
+    return screening_rows(io.cfg.run_id, documents, doc_labels, errors, WARNING_KINDS)
 
 
 AGGREGATE = Stage(
     name="aggregate",
     upstream=("judge",),
     config_keys=(),
-    tables=(DOC_LABELS,),
+    tables=(DOC_LABELS, SCREENING_VERDICTS),
     body=aggregate_body,
     # Human review decisions live outside the stage artifacts; a new one re-aggregates.
     external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),

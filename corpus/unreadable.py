@@ -1,0 +1,18 @@
+"""What is wrong with a file that does not open as a PDF, from its bytes: said first in its error row, and
+the reason a screened file could not be checked (`tasks.screening`)."""
+
+from __future__ import annotations
+
+EMPTY, NOT_A_PDF, TRUNCATED, DAMAGED = "empty file", "not a PDF", "truncated", "damaged"
+REASONS = (EMPTY, NOT_A_PDF, TRUNCATED, DAMAGED)
+
+
+def unreadable_reason(data: bytes) -> str:
+    """Empty, not a PDF at all, cut short, or damaged."""
+    if not data.strip():
+        return EMPTY
+    if b"%PDF-" not in data[:1024]:
+        return f"{NOT_A_PDF} (it does not start with %PDF-)"
+    if b"%%EOF" not in data[-2048:]:
+        return f"{TRUNCATED} (no %%EOF at its end: the file was cut short)"
+    return DAMAGED

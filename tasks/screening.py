@@ -1,0 +1,136 @@
+"""One overall verdict per screened file (`run --pdfs`, or a dataset without expected labels).
+
+A user screening a collection needs to know, per file, whether it `fails`, `passes`, or `could not be
+checked` (and why: not a PDF, encrypted, empty file, truncated, …). The verdict sits on top of the
+benchmark's labels, never instead of them: a file fails when any criterion is Failed, or when its
+semantic tagging is Not Present (an untagged file: PDF/UA-1 7.1 requires a structure tree); it could not
+be checked when no criterion got a label (every one unjudged, or the file never got past an error).
+
+The aggregate stage stores the verdicts in the `screening_verdicts` table; the reports compute them
+with the same function from the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from corpus.unreadable import DAMAGED, EMPTY, REASONS
+from judges.labels import Label
+from warehouse.catalog import TableSpec
+
+FAILS, PASSES, NOT_CHECKED = "fails", "passes", "could not be checked"
+VERDICT_ORDER = {NOT_CHECKED: 0, FAILS: 1, PASSES: 2}  # most urgent first
+UNJUDGED = "unjudged"
+UNTAGGED = "untagged (no structure tree: PDF/UA-1 7.1)"
+
+SCREENING_VERDICTS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("file", pa.string(), nullable=False),  # as the user named it: its path under the screened folder
+        pa.field("verdict", pa.string(), nullable=False),  # fails | passes | could not be checked
+        pa.field("reason", pa.string()),  # why it fails or could not be checked (null: passes)
+        pa.field("failed", pa.list_(pa.string())),  # criteria labelled Failed
+        pa.field("not_present", pa.list_(pa.string())),  # criteria labelled Not Present
+        pa.field("cannot_tell", pa.list_(pa.string())),  # criteria labelled Cannot Tell
+        pa.field("unjudged", pa.list_(pa.string())),  # criteria without a label (see `errors`)
+        pa.field("pages", pa.int32()),
+        pa.field("doc_ids", pa.list_(pa.string())),  # the run's documents of the file (one per criterion)
+    ]
+)
+SCREENING_VERDICTS = TableSpec("screening_verdicts", "aggregate", SCREENING_VERDICTS_SCHEMA)
+
+_OPENING = (*REASONS,)
+
+
+def error_reason(kind: str | None, message: str) -> str:
+    """A short reason, for a person, from an error row that kept a file from being checked."""
+    text = message.strip()
+    low = text.lower()
+    for reason in _OPENING:
+        if low.startswith(reason.lower()):
+            return reason
+    if "encrypted" in low or kind == "encrypted":
+        return "encrypted"
+    if "emptyfileerror" in low or "empty stream" in low:
+        return EMPTY
+    if "no pages" in low or kind == "empty":
+        return "no pages"
+    if "damaged beyond repair" in low:
+        return DAMAGED
+    if kind == "limit":
+        return "over a limit: " + text.removeprefix("limit: ")[:160]
+    if kind == "skipped":
+        return "skipped: " + text.removeprefix("skipped: ")[:160]
+    if kind == "missing":
+        return "missing"
+    if "unreadable pdf" in low:
+        return "unreadable PDF"
+    return (f"{kind}: " if kind else "") + text[:160]
+
+
+def file_key(files: Sequence[str] | None, doc_id: str) -> str:
+    """A screened file as the user named it: its path under the screened folder (several: joined)."""
+    return " + ".join(files) if files else doc_id
+
+
+def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str | None, str]]) -> tuple[str, str | None]:
+    """(verdict, reason) of one file from its labels per criterion (one per judge) and its error rows
+    (kind, message), warnings left out."""
+    judged = {c: [lab for lab in labs if lab != UNJUDGED] for c, labs in labels.items()}
+    if not any(judged.values()):
+        if errors:
+            return NOT_CHECKED, "; ".join(dict.fromkeys(error_reason(kind, message) for kind, message in errors))
+        return NOT_CHECKED, "no criterion got a label"
+    failed = sorted(c for c, labs in judged.items() if Label.FAILED in labs)
+    reasons = []
+    if any(Label.NOT_PRESENT in labs for c, labs in judged.items() if c == "semantic_tagging"):
+        reasons.append(UNTAGGED)
+    if failed:
+        reasons.append("failed: " + ", ".join(failed))
+    if reasons:
+        return FAILS, "; ".join(reasons)
+    return PASSES, None
+
+
+def screening_rows(run_id: str, documents: Iterable[Mapping[str, Any]], doc_labels: Iterable[Mapping[str, Any]],
+                   errors: Iterable[Mapping[str, Any]], warning_kinds: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """One row per screened file (a run holds one document per file and criterion), most urgent first."""
+    warnings = set(warning_kinds)
+    file_of: dict[str, str] = {}
+    files: dict[str, dict[str, Any]] = {}
+    for doc in documents:
+        key = file_key(doc.get("files"), doc["doc_id"])
+        file_of[doc["doc_id"]] = key
+        entry = files.setdefault(key, {"doc_ids": [], "pages": None, "labels": {}, "errors": []})
+        entry["doc_ids"].append(doc["doc_id"])
+        entry["labels"].setdefault(doc["criterion"], [])
+        if doc.get("pages"):
+            entry["pages"] = max(entry["pages"] or 0, int(doc["pages"]))
+    first_repeat: dict[str, int] = {}
+    rows_by_doc = list(doc_labels)
+    for row in rows_by_doc:
+        first_repeat[row["doc_id"]] = min(first_repeat.get(row["doc_id"], row["repeat"]), row["repeat"])
+    for row in rows_by_doc:
+        if row["doc_id"] in file_of and row["repeat"] == first_repeat[row["doc_id"]]:
+            files[file_of[row["doc_id"]]]["labels"].setdefault(row["criterion"], []).append(row["label"])
+    for err in errors:
+        if err.get("doc_id") in file_of and err.get("kind") not in warnings:
+            found = files[file_of[err["doc_id"]]]["errors"]
+            item = (err.get("kind"), str(err.get("message") or ""))
+            if item not in found:
+                found.append(item)
+    out = []
+    for key, entry in files.items():
+        verdict, reason = verdict_of(entry["labels"], entry["errors"])
+        by_label = {label: sorted(c for c, labs in entry["labels"].items() if label in labs)
+                    for label in (*(lab.value for lab in Label), UNJUDGED)}
+        by_label[UNJUDGED] = sorted(c for c, labs in entry["labels"].items() if not labs or UNJUDGED in labs)
+        out.append({"run_id": run_id, "file": key, "verdict": verdict, "reason": reason,
+                    "failed": by_label[Label.FAILED], "not_present": by_label[Label.NOT_PRESENT],
+                    "cannot_tell": by_label[Label.CANNOT_TELL], "unjudged": by_label[UNJUDGED],
+                    "pages": entry["pages"], "doc_ids": sorted(entry["doc_ids"])})
+    out.sort(key=lambda r: (VERDICT_ORDER[r["verdict"]], -len(r["failed"]), r["file"]))
+    return out
