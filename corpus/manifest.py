@@ -71,6 +71,17 @@ class FileLimits:
 _CHUNK = 1 << 20
 
 
+def open_pdf_data(data: bytes) -> pymupdf.Document:
+    """The one way the corpus opens a PDF's bytes: the corpus stage of `run --pdfs` / `--dataset`
+    (`describe_files`) and `corpus sample` (`corpus.screening.screen_pdf`) alike.
+
+    PyMuPDF, as a PDF whatever the file's name; damaged cross-reference data (a broken or missing
+    xref table, truncation, bad offsets) is rebuilt on open (`is_repaired`). What a caller then reads of
+    a repaired file must skip the objects that are still broken, as the pipeline's extractors do.
+    """
+    return pymupdf.open(stream=data, filetype="pdf")
+
+
 def read_bounded(path: Path, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
     """The bytes of the regular file `path`, refusing FIFOs, devices and files over `max_bytes`.
 
@@ -234,7 +245,7 @@ def describe_files(root: Path, files: list[str], limits: FileLimits | None = Non
         for rel in files:
             data = read_bounded(root / rel, limits.max_bytes, follow_symlinks=follow_symlinks)
             digest.update(hashlib.sha256(data).digest())
-            with pymupdf.open(stream=data, filetype="pdf") as pdf:
+            with open_pdf_data(data) as pdf:
                 if pdf.needs_pass:
                     raise CorpusError(f"{rel} is encrypted; supply a decrypted copy")
                 pages += pdf.page_count

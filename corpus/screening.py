@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pymupdf
 
 from common.captions import is_table_caption
-from corpus.manifest import FileLimits, FileRefused, read_bounded, walk_files
+from corpus.manifest import FileLimits, FileRefused, open_pdf_data, read_bounded, walk_files
 from extractors.errors import scrub_paths
 
 SCREENING_SCHEMA = pa.schema(
@@ -66,7 +67,7 @@ def screen_pdf(path: Path | str) -> dict[str, Any]:
     except FileRefused as exc:
         return {**row, "error": str(exc)}
     try:
-        with pymupdf.open(stream=data, filetype="pdf") as doc:
+        with open_pdf_data(data) as doc:  # as `run --pdfs` opens it (and repairs it)
             if doc.needs_pass:
                 return {**row, "error": "encrypted: supply a decrypted copy to screen it"}
             if doc.page_count == 0:
@@ -77,16 +78,41 @@ def screen_pdf(path: Path | str) -> dict[str, Any]:
     return row
 
 
+def _pages(doc: pymupdf.Document, stop: int | None = None) -> Iterator[pymupdf.Page]:
+    """The pages MuPDF can load: a page whose object is still broken after the repair is skipped (the
+    pipeline's extractors read a damaged file the same way: what can be read, is)."""
+    for number in range(doc.page_count if stop is None else min(stop, doc.page_count)):
+        try:
+            yield doc.load_page(number)
+        except Exception:  # noqa: BLE001, S112 - a broken page object: its features are not counted
+            continue
+
+
+def _page_features(page: pymupdf.Page, images: set[int], fonts: dict[tuple[Any, Any], Any]) -> tuple[int, int]:
+    """Links and external links of a page, its images and fonts added; (0, 0) and nothing added for a
+    page whose resources or annotations MuPDF cannot parse."""
+    try:
+        found = {img[0] for img in page.get_images() if min(img[2], img[3]) >= MIN_IMAGE_SIDE}
+        links = len([annot for annot in page.annot_xrefs() if annot[1] == LINK_ANNOTATION])
+        external = len([link for link in page.get_links() if link.get("kind") == pymupdf.LINK_URI])
+        page_fonts = {(f[0], f[3]): f[1] for f in page.get_fonts()}
+    except Exception:  # noqa: BLE001 - a damaged page: the rest of the file is still screened
+        return 0, 0
+    images.update(found)
+    fonts.update(page_fonts)
+    return links, external
+
+
 def _features(doc: pymupdf.Document) -> dict[str, Any]:
     tags = struct_type_counts(doc)
     images: set[int] = set()
+    fonts: dict[tuple[Any, Any], Any] = {}
     links = external = 0
-    for page in doc.pages():
-        images.update(img[0] for img in page.get_images() if min(img[2], img[3]) >= MIN_IMAGE_SIDE)
-        links += len([annot for annot in page.annot_xrefs() if annot[1] == LINK_ANNOTATION])
-        external += len([link for link in page.get_links() if link.get("kind") == pymupdf.LINK_URI])
+    for page in _pages(doc):
+        page_links, page_external = _page_features(page, images, fonts)
+        links += page_links
+        external += page_external
     text = _text_features(doc)
-    fonts = {(f[0], f[3]): f[1] for i in range(doc.page_count) for f in doc.get_page_fonts(i)}
     tagged = tags is not None and sum(tags.values()) > 0
     counts = tags or Counter()
     return {
@@ -120,8 +146,12 @@ def struct_type_counts(doc: pymupdf.Document) -> Counter[str] | None:
     role_map = _role_map(doc.xref_get_key(catalog, "StructTreeRoot/RoleMap")[1])
     counts: Counter[str] = Counter()
     for xref in range(1, doc.xref_length()):
-        kind, value = doc.xref_get_key(xref, "S")
-        if kind == "name" and doc.xref_get_key(xref, "P")[0] == "xref":
+        try:
+            kind, value = doc.xref_get_key(xref, "S")
+            parent = doc.xref_get_key(xref, "P")[0]
+        except Exception:  # noqa: BLE001, S112 - an object MuPDF cannot parse (a damaged file): not counted
+            continue
+        if kind == "name" and parent == "xref":
             counts[_resolve_role(value.lstrip("/"), role_map)] += 1
     return counts
 
@@ -141,8 +171,11 @@ def _resolve_role(name: str, role_map: dict[str, str]) -> str:
 def _text_features(doc: pymupdf.Document) -> dict[str, Any]:
     """Characters, caption and bullet counts, and a two-column guess from text-block x positions."""
     chars = captions = bullets = two_column_pages = text_pages = 0
-    for page in doc.pages(0, min(TEXT_PAGES, doc.page_count)):
-        blocks = [b for b in page.get_text("blocks") if b[6] == 0 and b[4].strip()]
+    for page in _pages(doc, TEXT_PAGES):
+        try:
+            blocks = [b for b in page.get_text("blocks") if b[6] == 0 and b[4].strip()]
+        except Exception:  # noqa: BLE001, S112 - a page whose content MuPDF cannot read: no text counted
+            continue
         chars += sum(len(b[4]) for b in blocks)
         captions += sum(1 for b in blocks if is_table_caption(b[4]))
         bullets += sum(1 for b in blocks if any(_BULLET.match(line) for line in b[4].splitlines()))
