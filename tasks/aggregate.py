@@ -115,6 +115,7 @@ AGGREGATE = Stage(
     upstream=("judge",),
     config_keys=(),
     tables=(DOC_LABELS, SCREENING_VERDICTS),
+    version="2",  # 2: screening_verdicts; Not Present for the tag-tree criteria of an untagged document
     body=aggregate_body,
     # Human review decisions live outside the stage artifacts; a new one re-aggregates.
     external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),

@@ -81,7 +81,8 @@ def test_every_kind_of_bad_pdf_becomes_a_row(tmp_path: Path, synthetic_dataset: 
         assert label or errors, f"{file} has neither a label nor an error row"
     for bad in ("encrypted.pdf", "zero-pages.pdf", "corrupt.pdf"):
         assert outcome[(bad, "semantic_tagging")][1], bad
-    assert outcome[("scanned.pdf", "semantic_tagging")][0] == "cannot_tell"
+    # An untagged scan has no structure tree: Not Present, never Cannot Tell (issue 31).
+    assert outcome[("scanned.pdf", "semantic_tagging")][0] == "not_present"
     for readable in ("good.pdf", "cyclic.pdf", "deep.pdf", "enormous.pdf"):
         assert outcome[(readable, "semantic_tagging")][0], readable
     _, pages = catalog.query(home, ALL_TABLES, """select p.width_px, p.height_px from pages p join documents d
