@@ -168,6 +168,43 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
     return rows
 
 
+LABEL_CONFLICT = "label_conflict"  # the error kind (a warning) of a document in a label conflict
+
+
+def label_conflicts(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Byte-identical documents that the benchmark labels differently for the same criterion.
+
+    One entry per conflict: the criterion, the content hash, and each document as (doc_id, its files,
+    its expected label), sorted by file. Identical bytes give every judge the same evidence, so at most
+    one of the labels can be right: the benchmark's manifest needs fixing, and its accuracy counts one
+    of the two as wrong whatever a judge says.
+
+    Cannot Tell items are left out: the benchmark makes them from unmodified documents, often the very
+    bytes of another label's file, and withholds the evidence at evaluation time (DESIGN.md), so their
+    bytes are meant to equal another item's.
+    """
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        if row.get("error") or not row.get("sha256") or row.get("expected_label") in (None, Label.CANNOT_TELL.value):
+            continue
+        groups.setdefault((row["criterion"], row["sha256"]), []).append(row)
+    conflicts = []
+    for (criterion, sha256), members in sorted(groups.items()):
+        if len({row["expected_label"] for row in members}) < 2:
+            continue
+        docs = sorted(((row["doc_id"], [readable_name(f) for f in row.get("files") or []], row["expected_label"])
+                       for row in members), key=lambda doc: (doc[1], doc[0]))
+        conflicts.append({"criterion": criterion, "sha256": sha256, "documents": docs})
+    return conflicts
+
+
+def label_conflict_message(conflict: dict[str, Any]) -> str:
+    """One line naming the files, their labels and the criterion, and what to do."""
+    files = " and ".join(f"{', '.join(files) or doc_id} ({label})" for doc_id, files, label in conflict["documents"])
+    return (f"{files} are byte-identical (sha256 {conflict['sha256'][:12]}) but carry different expected labels for "
+            f"{conflict['criterion']}: at most one label can be right; fix the dataset's {MANIFEST}")
+
+
 def _expected(label_name: str) -> Label | None:
     """The label a manifest key names; other keys (e.g. a sample's `to_label`) mean unlabelled."""
     try:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from corpus.manifest import (
     DOCUMENTS_SCHEMA,
+    LABEL_CONFLICT,
     MANIFEST,
     CorpusError,
     FileLimits,
+    label_conflict_message,
+    label_conflicts,
     load_dataset,
     load_pdf_folder,
     walk_files,
@@ -79,6 +84,13 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
         rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source, limits=limits)
     if not rows:
         raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
+    for conflict in label_conflicts(rows):
+        # Said in the run's output and its Prefect log, and kept as a warning row of each document.
+        message = label_conflict_message(conflict)
+        print(f"warning: {message}", file=sys.stderr)
+        logging.getLogger("accessbench").warning("%s", message)
+        for doc_id, _, _ in conflict["documents"]:
+            io.error(doc_id, LABEL_CONFLICT, message)
     for row in rows:
         row["files"] = [stored_name(name) for name in row.get("files") or []]
         if row.get("error"):

@@ -45,8 +45,11 @@ KINDS: dict[str, ErrorKind] = {kind.name: kind for kind in (
     ErrorKind("internal", False, "a bug in AccessBench: report it with the message"),
     # A warning, not a failure: the document's rows stand.
     ErrorKind("repaired", False, "the damaged file was read from MuPDF's repair: re-export or fix it"),
+    ErrorKind("label_conflict", False, "byte-identical files carry different expected labels: fix the dataset's "
+                                       "manifest"),
 )}
-WARNING_KINDS = frozenset({"repaired"})  # error rows that leave a document's evidence usable
+# Error rows that leave a document's evidence usable.
+WARNING_KINDS = frozenset({"repaired", "label_conflict"})
 
 
 def kind_of(name: str) -> ErrorKind:
