@@ -192,13 +192,13 @@ def error_files(home: Path, run_id: str) -> int:
     (a stage-wide error) count as one."""
     con = catalog.connect(home, ALL_TABLES)
     try:
-        (count,) = con.execute("""
+        row = con.execute("""
             SELECT count(DISTINCT coalesce(array_to_string(d.files, ' + '), e.doc_id, '')) FROM errors e
             LEFT JOIN documents d ON d.run_id = e.run_id AND d.doc_id = e.doc_id WHERE e.run_id = $run""",
-                               {"run": run_id}).fetchone()
+                          {"run": run_id}).fetchone()
     finally:
         con.close()
-    return int(count)
+    return int(row[0]) if row else 0
 
 
 def _unlabelled(con: Any, out: Console, run_id: str) -> None:
@@ -208,7 +208,9 @@ def _unlabelled(con: Any, out: Console, run_id: str) -> None:
     if not rows:
         out.print(f"run {run_id} has no document labels yet (see: accessbench runs)")
         return
-    table = Table("criterion", "label", "documents", title=f"run {run_id}: labels (no expected labels to score)")
+    source = _rows(con, "SELECT any_value(source) AS source FROM runs WHERE run_id = $run", run_id)
+    unit = "files" if source and source[0]["source"] == "pdfs" else "documents"  # `run --pdfs`: one per file
+    table = Table("criterion", "label", unit, title=f"run {run_id}: labels (no expected labels to score)")
     for row in rows:
         table.add_row(row["criterion"], row["label"], str(row["documents"]))
     out.print(table)

@@ -90,9 +90,10 @@ def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str |
         reasons.append(UNTAGGED)
     if failed:
         reasons.append("failed: " + ", ".join(failed))
-    if reasons:
-        return FAILS, "; ".join(reasons)
-    return PASSES, None
+    unchecked = sorted(c for c, labs in judged.items() if not labs)
+    if unchecked:  # some criteria got no label: the verdict stands on the others, and says so
+        reasons.append("not checked: " + ", ".join(unchecked))
+    return (FAILS if failed or UNTAGGED in reasons else PASSES), "; ".join(reasons) or None
 
 
 def screening_rows(run_id: str, documents: Iterable[Mapping[str, Any]], doc_labels: Iterable[Mapping[str, Any]],

@@ -182,3 +182,14 @@ def test_the_run_summary_counts_files_with_errors(home: Path) -> None:
     _, rows = catalog.query(home, ALL_TABLES, f"SELECT count(*) FROM errors WHERE run_id = '{RUN}'")
     assert rows[0][0] >= 4 * 7  # one error row per file × criterion
     assert error_files(home, RUN) == 4
+
+
+def test_a_verdict_says_which_criteria_it_could_not_check() -> None:
+    from tasks.screening import verdict_of
+
+    labels = {"semantic_tagging": ["passed"], "color_contrast": ["unjudged"], "table_structure": []}
+    assert verdict_of(labels, []) == ("passes", "not checked: color_contrast, table_structure")
+    assert verdict_of({"semantic_tagging": ["not_present"], "fonts_readability": ["failed"]}, []) == (
+        "fails", "untagged (no structure tree: PDF/UA-1 7.1); failed: fonts_readability")
+    assert verdict_of({"semantic_tagging": ["unjudged"]}, [("corpus", "encrypted.pdf is encrypted")]) == (
+        "could not be checked", "encrypted")
