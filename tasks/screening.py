@@ -42,14 +42,11 @@ SCREENING_VERDICTS_SCHEMA = pa.schema(
 )
 SCREENING_VERDICTS = TableSpec("screening_verdicts", "aggregate", SCREENING_VERDICTS_SCHEMA)
 
-_OPENING = (*REASONS,)
-
-
 def error_reason(kind: str | None, message: str) -> str:
     """A short reason, for a person, from an error row that kept a file from being checked."""
     text = message.strip()
     low = text.lower()
-    for reason in _OPENING:
+    for reason in REASONS:  # said first by the corpus stage (corpus.unreadable)
         if low.startswith(reason.lower()):
             return reason
     if "encrypted" in low or kind == "encrypted":
