@@ -119,6 +119,7 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         if e.get("page") is not None and e["page"] < page and _heading_level(e["type"]) is not None
     ]
     compact = []
+    siblings = {(e.get("parent_id"), e.get("order")): e for e in elements}
     for element in elements:
         if element["elem_id"] not in keep:
             continue
@@ -133,6 +134,8 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         if element.get("page") == page and element.get("text"):
             item.update(text_style(element.get("bbox"), page_spans))
         item.update(_layout_facts(element, page))
+        if _continues_previous(element, siblings, page_spans, page):
+            item["continues_previous"] = True
         compact.append({k: v for k, v in item.items() if v is not None})
     return {
         "tagged": tagged,
@@ -145,6 +148,39 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "heading_styles": _heading_styles(ev),
         "elements": compact,
     } | ({"document": document_facts(ev)} if page == _first_page(ev) else {})
+
+
+# A sentence or clause ends here: the next block may start a new paragraph.
+_CLOSED = (".", "!", "?", ":", ";", "…", '"', "”", "’", ")", "]")
+
+
+def _continues_previous(element: dict[str, Any], siblings: dict[tuple[Any, Any], dict[str, Any]],
+                        page_spans: list[dict[str, Any]], page: int) -> bool:
+    """One paragraph tagged as two (PDF/UA-1 7.1, Matterhorn 01-006): this P and the P just before it
+    among the same parent's kids are on this page, in one column, the earlier one's last line directly
+    above this one's first (a line gap, not a paragraph gap), set in the same type, and the text runs on:
+    the earlier one stops mid-sentence and this one starts in lower case."""
+    if element.get("type") != "P" or element.get("page") != page or not element.get("order"):
+        return False
+    before = siblings.get((element.get("parent_id"), element["order"] - 1))
+    if not before or before.get("type") != "P" or before.get("page") != page:
+        return False
+    first, last = (element.get("text") or "").strip(), (before.get("text") or "").strip()
+    if not first or not last or not first[0].islower() or last.endswith(_CLOSED) or len(last.split()) < 4:
+        return False
+    word = first.split()[0].rstrip(",;:.")
+    if len(word) < 2 or not word.isalpha():  # a symbol or abbreviation after a formula ("k.", "e.g."), not prose
+        return False
+    box, prior = element.get("bbox"), before.get("bbox")
+    if not box or not prior:
+        return False
+    style, prior_style = text_style(box, page_spans), text_style(prior, page_spans)
+    size = style.get("size")
+    if not size or size != prior_style.get("size") or abs(style.get("bold", 0) - prior_style.get("bold", 0)) > 0.3:
+        return False
+    overlap = min(box[2], prior[2]) - max(box[0], prior[0])
+    gap = box[1] - prior[3]
+    return overlap > 0.5 * min(box[2] - box[0], prior[2] - prior[0]) and -0.2 * size <= gap <= 0.6 * size
 
 
 def _first_page(ev: DocEvidence) -> int:
@@ -561,7 +597,7 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 # the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
 FINDINGS: dict[str, frozenset[str]] = {
     # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
-    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document"}),
+    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates

@@ -71,11 +71,13 @@ def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] 
             subs[sub] = PASSED
     if kept == judgment.issues and subs == judgment.sub_criteria:
         return judgment
+    switched_off = len(kept) < len(judgment.issues)
     judgment.issues, judgment.sub_criteria = kept, subs
     if judgment.label is Label.FAILED and FAILED not in subs.values():
         judgment.label = Label.PASSED
         dropped = len(judgment.summary) and judgment.summary.split(":", 1)[0]
-        judgment.summary = f"{dropped or 'Page'}: passed once disabled rules and warnings are set aside" + (
+        why = "passed once disabled rules and warnings are set aside" if switched_off else "passed; warnings only"
+        judgment.summary = f"{dropped or 'Page'}: {why}" + (
             f" ({len(kept)} warning(s): {'; '.join(i.problem for i in kept[:2])})" if kept else "")
     return judgment
 

@@ -422,6 +422,40 @@ def _split_lists(elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]
     return issues
 
 
+def _split_paragraphs(page_elements: list[dict[str, Any]], where: str) -> list[Issue]:
+    """One semantic unit split across containers: a P that carries on the sentence of the P right before
+    it, a line below it in the same column and type (the evidence's `continues_previous`), is one
+    paragraph tagged as two; a screen reader pauses and announces a new paragraph mid-sentence."""
+    ordered = sorted(page_elements, key=lambda e: e["id"])
+    split = [e for e in ordered if e.get("continues_previous")]
+    if not split:
+        return []
+    first = split[0]
+    return [finding("semantic_tagging.structural_hierarchy.paragraph_split",
+                    f"{where}, P “{_clip(first.get('text'))}”", text=_clip(first.get("text"), 60), count=len(split))]
+
+
+RUNNING_TEXT = re.compile(r"[a-z][.!?;,] [A-Za-z]")
+
+
+def _paragraph_figures(page_elements: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    """Real content tagged with the wrong type: a Figure whose own marked content is running text at the
+    body size (words and sentences, not a chart's labels and numbers). A screen reader replaces a Figure by
+    its alternative text or skips it, so the paragraph is lost to the reader."""
+    issues = []
+    for element in page_elements:
+        text = " ".join((element.get("text") or "").split())
+        if element["type"] != "Figure" or not body or not text or not element.get("size"):
+            continue
+        words = text.rstrip("…").split()
+        wordy = [w for w in words if len(w) >= 2 and sum(c.isalpha() for c in w) >= 0.8 * len(w)]
+        if len(words) >= FIGURE_TEXT_WORDS and len(wordy) >= 0.85 * len(words) and RUNNING_TEXT.search(text) \
+                and abs(float(element["size"]) - body) <= 0.1 * body and not MATH.search(text):
+            issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_figure",
+                                  f"{where}, Figure “{_clip(text)}”", text=_clip(text, 60)))
+    return issues[:3]
+
+
 def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
     """A Figure one text line tall whose alternative is running text: text drawn as a graphic."""
     issues = []
@@ -487,6 +521,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
                                   f"{where}, {element['type']} “{element.get('text') or ''}”", kind=element["type"]))
     issues += _numbering_checks(page_elements, by_id, where)
     issues += _split_lists(elements, by_id, where)
+    issues += _split_paragraphs(page_elements, where)
 
     # Every type must be standard, directly or through the RoleMap (PDF/UA-1 7.1; Matterhorn 02-001):
     # assistive technology cannot interpret a private type.
@@ -506,6 +541,7 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
                               f"{where}, {len(bare)} text blocks (“{bare[0]['text'][:40]}” …)"))
     issues += _heading_usage(page_elements, elements, by_id, body, where)
     issues += _figure_text(page_elements, body, where)
+    issues += _paragraph_figures(page_elements, body, where)
     issues += _inconsistent_headings(tags, page_elements, by_id, body, where)
     issues += _misplaced_captions(page_elements, by_id, body, where)
 

@@ -63,6 +63,19 @@ def _split_heading(pdf: pikepdf.Pdf) -> None:
     _insert_after(pdf, heading, second)
 
 
+def _split_paragraph(pdf: pikepdf.Pdf) -> None:
+    """The first paragraph becomes two P elements after its first line, which stops mid-sentence."""
+    paragraph = _elements(pdf, "/P")[0]
+    mcids = [k for k in kids(paragraph) if isinstance(k, int)]
+    assert len(mcids) >= 3, mcids
+    rest = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.P, P=paragraph.P,
+                                                K=pikepdf.Array(mcids[1:])))
+    if "/Pg" in paragraph:
+        rest.Pg = paragraph.Pg
+    set_kids(paragraph, mcids[:1])
+    _insert_after(pdf, paragraph, rest)
+
+
 def _list_numbering(pdf: pikepdf.Pdf) -> None:
     """The bulleted list declares itself numbered (ListNumbering Decimal)."""
     bullets = _elements(pdf, "/L")[0]
@@ -130,6 +143,10 @@ CASES = [
          "semantic_tagging.proper_tag_usage.heading_as_table_header"),
     Case("list_numbering", LISTS, _list_numbering, CRITERION, "semantic_tagging.list_structure.numbering_mismatch"),
     Case("list_split", LISTS, _split_list, CRITERION, "semantic_tagging.list_structure.list_split"),
+    Case("paragraph_split", ARTICLE, _split_paragraph, CRITERION,
+         "semantic_tagging.structural_hierarchy.paragraph_split"),
+    Case("paragraph_figure", ARTICLE, _retype("/P", "/Figure", 1), CRITERION,
+         "semantic_tagging.proper_tag_usage.paragraph_as_figure"),
     Case("inconsistent_heading", ARTICLE, _retype("/H1", "/P", 1), CRITERION,
          "semantic_tagging.structural_hierarchy.inconsistent_heading"),
     Case("figure", FIGURES, None, CRITERION, None, files=FILES),

@@ -76,7 +76,7 @@ def judge_pdfs(folder: Path, home: Path, criteria: Sequence[str]) -> dict[tuple[
     """(file name, criterion) → {"label", "issues"} for every PDF in `folder`, judged by the rules judge
     through the whole pipeline (one run in `home`)."""
     cfg = RunConfig(home=home, run_id="twins", source="pdfs", source_path=str(folder), progress=False,
-                    workers=1, crop_dpi=36, criteria=tuple(sorted(set(criteria))))
+                    workers=1, crop_dpi=36, criteria=sorted(set(criteria)))
     for stage in STAGE_LIST:
         execute(cfg, stage)
     _, rows = catalog.query(home, ALL_TABLES, """
