@@ -74,7 +74,7 @@ def _sample(home: Path, args: argparse.Namespace) -> int:
         return 2
     sample_id = "sample-" + new_run_id()
     store = ArtifactStore(home)
-    store.write_table("sample", sample_id, "screening", [{"run_id": sample_id, **r} for r in screened],
+    store.write_table("sample", sample_id, "sample_screening", [{"run_id": sample_id, **r} for r in screened],
                       _with_run(SCREENING_SCHEMA))
     store.write_table("sample", sample_id, "samples", [{"run_id": sample_id, **r} for r in rows],
                       _with_run(SAMPLES_SCHEMA))

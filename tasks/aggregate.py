@@ -94,7 +94,7 @@ def aggregate_body(io: StageIO) -> dict[str, Any]:
         rows.append({**row, "label": aggregate_labels(
                          (p["label"] for p in labelled), untagged=(doc_id, criterion) in untagged).value,
                      "failed_pages": sorted(p["page"] for p in labelled if p["label"] == Label.FAILED)})
-    return {"doc_labels": rows, "screening_verdicts": _verdicts(io, rows)}
+    return {"doc_labels": rows, "screening": _verdicts(io, rows)}
 
 
 # The stages whose error rows can keep a file from being checked (every stage before this one).
@@ -115,7 +115,7 @@ AGGREGATE = Stage(
     upstream=("judge",),
     config_keys=(),
     tables=(DOC_LABELS, SCREENING_VERDICTS),
-    version="2",  # 2: screening_verdicts; Not Present for the tag-tree criteria of an untagged document
+    version="2",  # 2: screening; Not Present for the tag-tree criteria of an untagged document
     body=aggregate_body,
     # Human review decisions live outside the stage artifacts; a new one re-aggregates.
     external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),

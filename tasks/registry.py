@@ -33,7 +33,7 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     TableSpec("errors", "*", ERRORS_SCHEMA),
     TableSpec("llm_calls", "*", LLM_CALLS_SCHEMA),
     TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
-    TableSpec("screening", "sample", with_run_id(SCREENING_SCHEMA)),
+    TableSpec("sample_screening", "sample", with_run_id(SCREENING_SCHEMA)),
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
     *(spec for spec in AUDIT_TABLES if spec.name not in _SHARED),  # the inclusivity audit's stages, run by flows.audit
 )

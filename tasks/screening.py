@@ -6,7 +6,7 @@ benchmark's labels, never instead of them: a file fails when any criterion is Fa
 semantic tagging is Not Present (an untagged file: PDF/UA-1 7.1 requires a structure tree); it could not
 be checked when no criterion got a label (every one unjudged, or the file never got past an error).
 
-The aggregate stage stores the verdicts in the `screening_verdicts` table; the reports compute them
+The aggregate stage stores the verdicts in the `screening` table; the reports compute them
 with the same function from the same rows.
 """
 
@@ -40,7 +40,7 @@ SCREENING_VERDICTS_SCHEMA = pa.schema(
         pa.field("doc_ids", pa.list_(pa.string())),  # the run's documents of the file (one per criterion)
     ]
 )
-SCREENING_VERDICTS = TableSpec("screening_verdicts", "aggregate", SCREENING_VERDICTS_SCHEMA)
+SCREENING_VERDICTS = TableSpec("screening", "aggregate", SCREENING_VERDICTS_SCHEMA)
 
 def error_reason(kind: str | None, message: str) -> str:
     """A short reason, for a person, from an error row that kept a file from being checked."""

@@ -31,7 +31,7 @@ def test_synth_then_sample_writes_manifests_and_tables(tmp_path: Path, capsys) -
     manifest = json.loads((tmp_path / "sample/data/dataset.json").read_text())
     items = manifest["tasks"]["semantic_tagging"]["to_label"]
     assert len(items) == 2 and {i["field"] for i in items} == {"biology", "physics"}  # stratified
-    _, rows = catalog.query(home, ALL_TABLES, "select count(*) from screening where error is not null")
+    _, rows = catalog.query(home, ALL_TABLES, "select count(*) from sample_screening where error is not null")
     assert rows == [(1,)]
 
 

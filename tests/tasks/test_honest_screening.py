@@ -1,6 +1,6 @@
 """Issue 31, points 3–5: untagged documents are Not Present for tagging (never Cannot Tell), every screened file
 gets an overall verdict (fails / passes / could not be checked, with its reason) in every report format and in
-the `screening_verdicts` table, and counts a user reads are counts of files, not of file × criterion."""
+the `screening` table, and counts a user reads are counts of files, not of file × criterion."""
 
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def test_the_verdict_shows_in_markdown_html_and_text(home: Path) -> None:
 
 
 def test_the_verdicts_are_a_warehouse_table(home: Path) -> None:
-    _, rows = catalog.query(home, ALL_TABLES, f"SELECT file, verdict, reason FROM screening_verdicts "
+    _, rows = catalog.query(home, ALL_TABLES, f"SELECT file, verdict, reason FROM screening "
                                               f"WHERE run_id = '{RUN}'")
     stored = {file: (verdict, reason) for file, verdict, reason in rows}
     assert len(stored) == 7
