@@ -27,6 +27,7 @@ from pathlib import Path
 import pikepdf
 import typst
 
+from common.thresholds import BODY_FLOOR_PT
 from corpus import doc_blocks as blocks
 from corpus import doc_images as images
 from corpus.doc_vocab import (
@@ -55,7 +56,7 @@ ALL_FONTS = ("Libertinus Serif", "New Computer Modern", "DejaVu Sans Mono")  # t
 HEADING_COLOURS = ("#000000", "#1b365d", "#3b1f5c", "#0f4d3a")
 LINK_COLOURS = ("#1a4d8f", "#004f6e", "#6b1d1d")
 CALLOUT_FILLS = ("#eef4fb", "#fdf3d0", "#eaf5ea")
-MIN_BODY_SIZE = 9.0  # the fonts criterion's floor; base documents stay above it everywhere
+MIN_BODY_SIZE = BODY_FLOOR_PT  # the fonts criterion's floor; base documents stay above it everywhere
 MAX_PAGES = 3
 
 

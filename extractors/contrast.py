@@ -33,6 +33,7 @@ import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
+from common.thresholds import LARGE_TEXT_RATIO, NORMAL_TEXT_RATIO, is_large_text
 from extractors.errors import open_pdf
 from extractors.source import PdfSource, pdf_source
 
@@ -49,8 +50,8 @@ CONTRAST_SCHEMA = pa.schema(
         pa.field("fill_color", pa.string()),  # '#rrggbb' as drawn (opacity applied)
         pa.field("background_color", pa.string()),  # '#rrggbb'; null when the span is off the page
         pa.field("contrast_ratio", pa.float64()),  # WCAG 2.2, 1..21
-        pa.field("large_text", pa.bool_()),  # >= 18 pt, or >= 14 pt bold
-        pa.field("threshold", pa.float64()),  # 3.0 for large text, else 4.5
+        pa.field("large_text", pa.bool_()),  # common.thresholds.is_large_text
+        pa.field("threshold", pa.float64()),  # LARGE_TEXT_RATIO for large text, else NORMAL_TEXT_RATIO
         pa.field("passes", pa.bool_()),  # null for invisible spans
         pa.field("char_count", pa.int32()),  # non-whitespace characters
         pa.field("invisible", pa.bool_()),
@@ -60,8 +61,6 @@ CONTRAST_SCHEMA = pa.schema(
 )
 
 DEFAULT_DPI = 72
-NORMAL_THRESHOLD = 4.5  # WCAG 1.4.3, normal text
-LARGE_THRESHOLD = 3.0  # WCAG 1.4.3, large text
 MAX_TEXT_CHARS = 200
 
 # No ligature expansion or image blocks (images are not needed and make extraction slower);
@@ -115,11 +114,6 @@ def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """WCAG contrast ratio (1..21) between colours ``a`` and ``b`` (0..255, last axis RGB)."""
     la, lb = relative_luminance(a), relative_luminance(b)
     return (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
-
-
-def is_large_text(size: float, bold: bool) -> bool:
-    """WCAG large text: at least 18 pt, or at least 14 pt and bold."""
-    return size >= 18.0 or (bold and size >= 14.0)
 
 
 def extract_contrast(
@@ -423,7 +417,7 @@ def _page_records(
         on_page = on_pages[i]
         reason = _invisible_reason(span, on_page, drawn[i])
         large = is_large_text(span.size, span.bold)
-        threshold = LARGE_THRESHOLD if large else NORMAL_THRESHOLD
+        threshold = LARGE_TEXT_RATIO if large else NORMAL_TEXT_RATIO
         ratio = ratios[i] if on_page else None
         records.append({
             "doc_id": doc_id,

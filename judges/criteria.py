@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.thresholds import BODY_FLOOR_PT, LARGE_BOLD_TEXT_PT, LARGE_TEXT_PT, LARGE_TEXT_RATIO, NORMAL_TEXT_RATIO
 from judges.labels import Label
 
 
@@ -153,8 +154,9 @@ SPECS: tuple[CriterionSpec, ...] = (
     CriterionSpec(
         "color_contrast", "colour contrast",
         _subs(
-            ("small_text", "normal-size text reaches 4.5:1"),
-            ("large_text", "large text (18 pt or larger, or 14 pt bold) reaches 3:1"),
+            ("small_text", f"normal-size text reaches {NORMAL_TEXT_RATIO:g}:1"),
+            ("large_text", f"large text ({LARGE_TEXT_PT:g} pt or larger, or {LARGE_BOLD_TEXT_PT:g} pt bold) reaches "
+                           f"{LARGE_TEXT_RATIO:g}:1"),
             ("graphics", "informative graphical elements reach 3:1"),
             ("decorative_exempt", "low-contrast content is only decorative or an artifact"),
             ("text_in_images", "text rendered inside images reaches the same ratios"),
@@ -169,7 +171,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ("embedding", "all fonts are embedded"),
             ("legibility", "typefaces are readable for running text"),
             ("typography", "spacing, weight and style support reading"),
-            ("size", "body text is at least 9 pt"),
+            ("size", f"body text is at least {BODY_FLOOR_PT:g} pt"),
             ("unicode_mapping", "glyphs map to Unicode so text can be extracted"),
             ("meaningful_font_changes", "font changes that carry meaning are consistent and sparing"),
             ("consistency", "each role (body, headings, captions) keeps one font and size"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from common import geometry
+from common.thresholds import BODY_FLOOR_PT
 from judges.criteria import SPEC
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
@@ -283,9 +284,6 @@ def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
             "pdfua_part": next((s["pdfua_part"] for s in ev.doc_structure if s.get("pdfua_part")), None)}
 
 
-SMALL_TEXT_PT = 9.0  # the body-text floor the benchmark's font criterion uses
-
-
 def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
@@ -307,7 +305,7 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "chars_by_font": dict(sorted(by_font.items(), key=lambda kv: -kv[1])),
         "body_size": body_size(ev.text_spans),
         "page_chars": total,
-        "small_chars": sum(n for size, n in sizes.items() if size < SMALL_TEXT_PT),
+        "small_chars": sum(n for size, n in sizes.items() if size < BODY_FLOOR_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
         "blocks": _font_blocks(spans),
         # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).

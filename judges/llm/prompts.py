@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from common.thresholds import BODY_FLOOR_PT, contrast_rule
 from judges.criteria import CRITERIA, SPEC, labels_for
 from judges.labels import Label
 
@@ -104,8 +105,7 @@ TEMPLATES: dict[str, CriterionPrompt] = {
         task="Decide whether text and informative graphics on this page have enough contrast against their "
              "background to be read by people with low vision or colour deficiencies.",
         guidelines=(
-            "WCAG 2.2 SC 1.4.3 (Contrast, Minimum): at least 4.5:1 for normal text and 3:1 for large text "
-            "(18 pt or larger, or 14 pt or larger in bold).",
+            f"WCAG 2.2 SC 1.4.3 (Contrast, Minimum): {contrast_rule()}.",
             "WCAG 2.2 SC 1.4.11 (Non-text Contrast): lines, markers and legend keys needed to understand a "
             "graphic reach 3:1 against adjacent colours.",
             "Decorative text, logos and content marked as artifacts are exempt; text inside images is held "
@@ -120,8 +120,8 @@ TEMPLATES: dict[str, CriterionPrompt] = {
         guidelines=(
             "PDF/UA-1 §7.21: every font used to render text is embedded, and every glyph maps to a Unicode "
             "value (ToUnicode or a standard encoding) so text can be read aloud, searched and copied.",
-            "Body text is at least 9 pt (AccessBench's floor); footnotes and captions may be smaller but stay "
-            "legible.",
+            f"Body text is at least {BODY_FLOOR_PT:g} pt (AccessBench's floor); footnotes and captions may be "
+            "smaller but stay legible.",
             "WCAG 2.2 SC 1.4.12 and 1.4.8: typefaces, spacing and styling support reading; decorative or "
             "condensed faces are not used for running text.",
             "Changes of font that carry meaning (bold warnings, italic terms, code) are consistent, and the "

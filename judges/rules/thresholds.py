@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from common.thresholds import BODY_FLOOR_PT, GRAPHIC_RATIO, LARGE_TEXT_RATIO, NORMAL_TEXT_RATIO
+
 # Semantic tagging (WCAG 1.3.1; PDF/UA-1 §7.1-7.6)
 # Text at least this many times the body size reads as a heading (typical H1/H2 are 1.4-2.5×).
 HEADING_SIZE_RATIO = 1.4
@@ -116,7 +118,8 @@ class ContrastThresholds:
     """Where the rules draw their lines, and why.
 
     - ``normal_ratio`` 4.5 and ``large_ratio`` 3.0: WCAG 2.2 SC 1.4.3 (large text: ≥ 18 pt, or
-      ≥ 14 pt bold); the extractor applies them per span, these are quoted in reports.
+      ≥ 14 pt bold); the extractor applies them per span, these are quoted in reports. Declared in
+      ``common.thresholds``, which the extractor reads too.
     - ``graphic_ratio`` 3.0: WCAG 2.2 SC 1.4.11, graphical objects needed to understand content.
     - ``min_run_chars`` 20: failing small text is judged by *runs* — spans read one after another,
       all failing. A run shorter than this (a one-word section label in a brand colour, a stray
@@ -134,9 +137,9 @@ class ContrastThresholds:
       do not set it.
     """
 
-    normal_ratio: float = 4.5
-    large_ratio: float = 3.0
-    graphic_ratio: float = 3.0
+    normal_ratio: float = NORMAL_TEXT_RATIO
+    large_ratio: float = LARGE_TEXT_RATIO
+    graphic_ratio: float = GRAPHIC_RATIO
     min_run_chars: int = 20
     min_large_run_chars: int = 4
     max_speck_share: float = 0.05
@@ -152,7 +155,7 @@ CONTRAST = ContrastThresholds()
 class FontThresholds:
     """Where the rules draw their lines, and why.
 
-    - ``body_floor_pt`` 9.0: the benchmark's floor for body text. ``size_tolerance_pt`` 0.25:
+    - ``body_floor_pt`` 9.0: the benchmark's floor for body text (``common.thresholds``). ``size_tolerance_pt`` 0.25:
       sizes are measured after the text matrix, and a nominal 9 pt face scaled by a layout tool
       measures 8.8–8.9 pt; below 8.75 pt the text is set smaller than the floor.
     - ``max_small_share`` 0.20: footnotes, superscripts, captions, affiliations and figure labels
@@ -174,7 +177,7 @@ class FontThresholds:
       change typeface without a meaning a reader could follow (math and symbol fonts excluded).
     """
 
-    body_floor_pt: float = 9.0
+    body_floor_pt: float = BODY_FLOOR_PT
     size_tolerance_pt: float = 0.25
     max_small_share: float = 0.20
     min_page_chars: int = 300
