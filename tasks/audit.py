@@ -25,6 +25,7 @@ from tasks.context import RunConfig
 from tasks.failures import Incomplete
 from tasks.judge import LLM_CALLS_SCHEMA, call_id
 from tasks.runner import Stage, StageIO
+from tasks.tables import tables_of
 from warehouse import catalog
 from warehouse.catalog import TableSpec
 
@@ -488,9 +489,8 @@ FROM judge_agreement WHERE run_id = $run
 
 
 def audit_metrics_body(io: StageIO) -> dict[str, Any]:
-    from tasks.registry import ALL_TABLES
-
-    rows = catalog.rows(io.cfg.home, ALL_TABLES, SNAPSHOT, {"run": io.cfg.run_id})
+    # the audit's metric views read its own stages' tables only (warehouse.audit_metrics.AUDIT_METRIC_INPUTS)
+    rows = catalog.rows(io.cfg.home, tables_of(AUDIT_STAGE_LIST), SNAPSHOT, {"run": io.cfg.run_id})
     return {"audit_run_metrics": rows}
 
 
@@ -501,7 +501,6 @@ AUDIT_METRICS_STAGE = Stage(
 
 AUDIT_STAGE_LIST: tuple[Stage, ...] = (QUESTIONS_STAGE, RESPONSES_STAGE, JUDGMENTS_STAGE, AUDIT_METRICS_STAGE)
 AUDIT_STAGES: dict[str, Stage] = {stage.name: stage for stage in AUDIT_STAGE_LIST}
-AUDIT_TABLES: tuple[TableSpec, ...] = tuple(spec for stage in AUDIT_STAGE_LIST for spec in stage.tables)
 
 
 def audit_downstream_of(name: str) -> list[Stage]:

@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tasks.warm_up import WARM_UP_WAIT_S, submit_warm_up
+
 log = logging.getLogger("accessbench")
 
 START_WAIT_S = 300.0  # the longest a flow waits for a cluster started ahead of it
@@ -42,8 +44,6 @@ def _start_warm_cluster(workers: int, scratch: Path) -> Any:
     """A LocalCluster whose workers have imported Prefect's task engine and started their child
     processes (which import the stages)."""
     from distributed import Client, LocalCluster, wait
-
-    from tasks.fanout import WARM_UP_WAIT_S, submit_warm_up
 
     cluster = LocalCluster(**cluster_kwargs(workers, scratch))
     try:

@@ -12,11 +12,9 @@ outside `--runner dask`, documents run unlimited in the worker).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import math
 import pickle
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from functools import partial
@@ -30,6 +28,7 @@ from prefect.futures import as_completed
 from tasks.cluster import cluster_kwargs, configure, take_prestarted
 from tasks.context import check_runner
 from tasks.isolation import kept_workers, run_isolated, run_pickled
+from tasks.warm_up import WARM_UP_WAIT_S, submit_warm_up
 
 log = logging.getLogger("accessbench")
 
@@ -37,7 +36,6 @@ log = logging.getLogger("accessbench")
 # possible, of at most MAX_BATCH documents (which bounds what a killed run recomputes). Four batches a
 # worker, to overlap the flow's persisting with work, measured no better (benchmarks.scale).
 MAX_BATCH = 64
-WARM_UP_WAIT_S = 120.0
 
 
 def batch_sizes(documents: int, workers: int) -> list[int]:
@@ -87,12 +85,6 @@ def process_batch(payload: bytes, stage: str, index: int, timeout_s: float | Non
     return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def submit_warm_up(client: Any) -> list[Any]:
-    """`warm_worker` on every worker of `client`'s cluster, once each: the futures to wait for."""
-    return [client.submit(warm_worker, pure=False, workers=[address], allow_other_workers=False)
-            for address in client.scheduler_info()["workers"]]
-
-
 def batch_payload(fn: Callable[[Any], Any], items: Sequence[Any]) -> bytes:
     """`process_batch`'s payload: `fn` and each item pickled on their own, inside one pickled pair."""
     return pickle.dumps((pickle.dumps(fn, protocol=pickle.HIGHEST_PROTOCOL),
@@ -104,19 +96,6 @@ def batch_results(reply: bytes) -> list[Any]:
     """`process_batch`'s reply: each document's result, or the exception it raised or was stopped with."""
     results = pickle.loads(reply)  # noqa: S301 - pickled by this run's own task
     return [pickle.loads(r) if isinstance(r, bytes) else r for r in results]  # noqa: S301 - as above
-
-
-def warm_worker() -> bool:
-    """Runs once on each Dask worker when the run starts (`DaskFanOut.warm_up`, `tasks.cluster`): the
-    worker imports Prefect's task engine while its child process, which imports the stages, starts beside it."""
-    pool = kept_workers(1)
-    starting = threading.Thread(target=pool.get, daemon=True) if pool is not None else None
-    if starting is not None:
-        starting.start()
-    importlib.import_module("prefect.task_engine")
-    if starting is not None:
-        starting.join()
-    return True
 
 
 class DaskFanOut:

@@ -8,7 +8,11 @@ import pyarrow as pa
 
 from judges.labels import Label
 from judges.remediation_quality import score_judgment
+from tasks.aggregate import AGGREGATE
+from tasks.corpus import CORPUS
+from tasks.judge import JUDGE
 from tasks.runner import ERRORS_SCHEMA, Stage, StageIO
+from tasks.tables import tables_of
 from warehouse import catalog
 from warehouse.catalog import TableSpec
 
@@ -61,9 +65,8 @@ ORDER BY ALL
 
 
 def metrics_body(io: StageIO) -> dict[str, Any]:
-    from tasks.registry import ALL_TABLES
-
-    rows = catalog.rows(io.cfg.home, ALL_TABLES, SNAPSHOT, {"run": io.cfg.run_id})
+    # the metric views read the upstream stages' tables only (warehouse.metrics.METRIC_INPUTS)
+    rows = catalog.rows(io.cfg.home, tables_of((CORPUS, JUDGE, AGGREGATE)), SNAPSHOT, {"run": io.cfg.run_id})
     scores = [
         {"run_id": io.cfg.run_id, "judge": j["judge"], "model": j["model"], "repeat": j["repeat"],
          "doc_id": j["doc_id"], "criterion": j["criterion"], "page": j["page"],

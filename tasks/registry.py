@@ -5,17 +5,18 @@ from __future__ import annotations
 from corpus.sampling import SAMPLES_SCHEMA
 from corpus.screening import SCREENING_SCHEMA
 from tasks.aggregate import AGGREGATE
-from tasks.audit import AUDIT_TABLES
+from tasks.audit import AUDIT_STAGE_LIST
 from tasks.common import with_run_id
 from tasks.context import RunConfig
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
 from tasks.inputs import INPUTS
-from tasks.judge import JUDGE, LLM_CALLS_SCHEMA
+from tasks.judge import JUDGE
 from tasks.layout import LAYOUT
 from tasks.metrics import METRICS
 from tasks.render import RENDER
-from tasks.runner import ERRORS_SCHEMA, Stage
+from tasks.runner import Stage
+from tasks.tables import stage_tables, tables_of
 from tasks.transcript import TRANSCRIPT
 from warehouse.catalog import TableSpec
 from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA
@@ -24,18 +25,13 @@ STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, IN
                                     METRICS)
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 
-# Tables more than one stage writes are one view over every stage's files ("*"): errors, and the call log
-# (the PDF judges, the audit's respondents and its LLM category judge all write `llm_calls`).
-_SHARED = {"llm_calls": LLM_CALLS_SCHEMA}
-
+# Every stage's tables, the shared ones (errors, llm_calls: tasks.tables), and the tables written outside the stages
 ALL_TABLES: tuple[TableSpec, ...] = (
-    *(spec for stage in STAGE_LIST for spec in stage.tables if spec.name not in _SHARED),
-    TableSpec("errors", "*", ERRORS_SCHEMA),
-    TableSpec("llm_calls", "*", LLM_CALLS_SCHEMA),
+    *tables_of(STAGE_LIST),
     TableSpec("review_resolutions", "review", RESOLUTIONS_SCHEMA, pattern=RESOLUTIONS_PATTERN),
     TableSpec("sample_screening", "sample", with_run_id(SCREENING_SCHEMA)),
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
-    *(spec for spec in AUDIT_TABLES if spec.name not in _SHARED),  # the inclusivity audit's stages, run by flows.audit
+    *stage_tables(AUDIT_STAGE_LIST),  # the inclusivity audit's stages, run by flows.audit
 )
 
 
