@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 
 from corpus.screening import SCREENING_SCHEMA, screen_folder, screen_pdf, screening_table
+from judges.criteria import SPECS
 
 # Screening is re-exported so the whole stage has one import site.
 __all__ = ["METADATA_FIELDS", "SAMPLES_SCHEMA", "SCREENING_SCHEMA", "UNLABELLED", "load_metadata", "sample",
@@ -57,20 +58,16 @@ UNLABELLED = "to_label"
 Row = dict[str, Any]
 
 
-def _has_text(row: Row) -> bool:
-    return (row.get("text_chars") or 0) > 0
+def _has(feature: str) -> Callable[[Row], bool]:
+    """Whether a screened document has `feature` (a count above zero, or a true flag)."""
+    return lambda row: bool(row.get(feature))
 
 
-ELIGIBLE: dict[str, Callable[[Row], bool]] = {
-    "alt_text_quality": lambda r: (r.get("figures") or 0) > 0,
-    "semantic_tagging": lambda r: bool(r.get("tagged")),
-    "logical_reading_order": _has_text,
-    "table_structure": lambda r: (r.get("tables") or 0) > 0,
-    "functional_hyperlinks": lambda r: (r.get("links") or 0) > 0,
-    "color_contrast": _has_text,
-    "fonts_readability": _has_text,
-}
-PREFERRED: dict[str, Callable[[Row], bool]] = {"logical_reading_order": lambda r: bool(r.get("two_column"))}
+# Each criterion's spec (judges.criteria) names the screening feature that makes a document eligible for it,
+# and the one that makes it preferred.
+ELIGIBLE: dict[str, Callable[[Row], bool]] = {spec.name: _has(spec.sample_when) for spec in SPECS}
+PREFERRED: dict[str, Callable[[Row], bool]] = {spec.name: _has(spec.sample_prefers) for spec in SPECS
+                                               if spec.sample_prefers}
 
 
 # --------------------------------------------------------------------------- metadata

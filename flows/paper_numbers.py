@@ -11,15 +11,13 @@ import csv
 from functools import cache
 from pathlib import Path
 
+from judges.criteria import SPECS
+
 PUBLISHED = Path(__file__).parent / "published"
 CITATION = "Kumar et al. 2025"
 PAPER_MODELS: tuple[str, ...] = ("GPT-4 Turbo", "GPT-4o Vision", "Claude 3.5", "Gemini 1.5", "Llama 3.2")
-CRITERION_NAMES = {
-    "Alt Text Quality": "alt_text_quality", "Semantic Tagging": "semantic_tagging",
-    "Logical Reading Order": "logical_reading_order", "Table Structure": "table_structure",
-    "Functional Hyperlinks": "functional_hyperlinks", "Color Contrast": "color_contrast",
-    "Font Readability": "fonts_readability", "Average": "average",
-}
+# The paper's criterion names → ours, from each criterion's spec; its tables add an "Average" row.
+CRITERION_NAMES = {**{spec.paper_name: spec.name for spec in SPECS}, "Average": "average"}
 LABEL_NAMES = {"Passed": "passed", "Failed": "failed", "Not Present": "not_present", "Cannot Tell": "cannot_tell"}
 # Our litellm model ids → the paper's model names (matched on the part after the provider).
 PAPER_MODEL_IDS = (("gpt-4-turbo", "GPT-4 Turbo"), ("gpt-4o", "GPT-4o Vision"), ("claude-3-5-sonnet", "Claude 3.5"),

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import paper_numbers as paper
-from judges.criteria import CRITERIA
+from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
 from tasks.registry import ALL_TABLES
@@ -263,29 +263,10 @@ def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-# Per criterion: the evidence rows whose boxes show where a Failed page fails (PDF points, top-left).
-REGION_SQL: dict[str, str] = {
-    "table_structure": "SELECT doc_id, page, bbox, 'table ' || (row_number() OVER (PARTITION BY doc_id, page "
-                       "ORDER BY table_id)) AS what FROM tables WHERE run_id = $run AND bbox IS NOT NULL",
-    "alt_text_quality": "SELECT doc_id, page, bbox, 'figure ' || (figure_index + 1) || CASE WHEN is_artifact THEN "
-                        "' (marked as an artifact)' WHEN alt IS NULL OR trim(alt) = '' THEN ' (no alt text)' "
-                        "ELSE '' END AS what FROM figures WHERE run_id = $run AND bbox IS NOT NULL AND NOT small",
-    "functional_hyperlinks": "SELECT doc_id, page, rect AS bbox, 'link ' || CASE WHEN NOT has_link_element THEN "
-                             "'without a Link element' WHEN dest_valid = false THEN 'to a missing destination' "
-                             "WHEN uri_well_formed = false THEN 'with a malformed URI' ELSE '' END AS what "
-                             "FROM links WHERE run_id = $run AND rect IS NOT NULL AND (NOT has_link_element OR "
-                             "dest_valid = false OR uri_well_formed = false)",
-    "color_contrast": "SELECT doc_id, page, bbox, 'text at ' || round(contrast_ratio, 2) || ':1 (needs ' || "
-                      "threshold || ':1)' AS what FROM text_spans WHERE run_id = $run AND passes = false",
-    "logical_reading_order": "SELECT doc_id, page, bbox, 'block read ' || (coalesce(struct_rank, content_rank) + 1) "
-                             "|| ' but printed ' || (visual_rank + 1) AS what FROM reading_order WHERE run_id = $run "
-                             "AND coalesce(struct_rank, content_rank) <> visual_rank",
-    "fonts_readability": "SELECT s.doc_id, s.page, s.bbox, 'font ' || s.font_name || CASE WHEN NOT f.embedded THEN "
-                         "' not embedded' WHEN NOT f.has_tounicode THEN ' without Unicode mapping' ELSE ' at ' || "
-                         "round(s.size, 1) || ' pt' END AS what FROM text_spans s JOIN fonts f ON f.run_id = "
-                         "s.run_id AND f.doc_id = s.doc_id AND f.font_name = s.font_name WHERE s.run_id = $run AND "
-                         "(NOT f.embedded OR NOT f.has_tounicode OR s.size < 9)",
-}
+# Per criterion: the evidence rows whose boxes show where a Failed page fails (PDF points, top-left), from
+# each criterion's spec (judges.criteria).
+REGION_SQL: dict[str, str] = {spec.name: spec.outline_sql
+                              for spec in sorted(SPECS, key=lambda spec: spec.outline_rank) if spec.outline_sql}
 
 
 def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]]]:

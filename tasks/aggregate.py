@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from judges.criteria import SPECS
 from judges.labels import Label, aggregate_labels
 from tasks.failures import WARNING_KINDS
 from tasks.judge import review_item_id
@@ -38,8 +39,7 @@ DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
 HUMAN_TIER = "+human"
 
 # Criteria that evaluate the structure tree, and the evidence through which their judge sees it.
-TAG_TREE_EVIDENCE = {"semantic_tagging": "tag_structure", "table_structure": "table_tags",
-                     "alt_text_quality": "alt_texts"}
+TAG_TREE_EVIDENCE = {spec.name: spec.tree_evidence for spec in SPECS if spec.tree_evidence}
 
 
 def untagged_items(doc_structure: pa.Table | None, judge_inputs: pa.Table | None) -> set[tuple[str, str]]:

@@ -11,11 +11,9 @@ replies and stored judgments are traceable to it (and the prompt hash changes an
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Any
 
-from common.thresholds import BODY_FLOOR_PT, contrast_rule
-from judges.criteria import CRITERIA, SPEC, labels_for
+from judges.criteria import SPEC, SPECS, CriterionPrompt, labels_for
 from judges.labels import Label
 
 PROMPT_VERSION = "llm-2"  # llm-2: paper mode — raw evidence, nothing added for Cannot Tell items
@@ -23,113 +21,8 @@ VERDICTS = ("passed", "failed", "not_applicable", "cannot_tell")
 DATA_OPEN, DATA_CLOSE = "<pdf_data", "</pdf_data>"
 
 
-@dataclass(frozen=True)
-class CriterionPrompt:
-    """The prose of one criterion's prompt; its checklist and label meanings come from the spec."""
-
-    task: str
-    guidelines: tuple[str, ...]
-
-
-TEMPLATES: dict[str, CriterionPrompt] = {
-    "alt_text_quality": CriterionPrompt(
-        task="Decide whether each meaningful image on this page (figure, chart, diagram, photo, formula "
-             "rendered as an image) has a text alternative that gives a screen-reader user the information "
-             "a sighted reader takes from it.",
-        guidelines=(
-            "WCAG 2.2 SC 1.1.1 (Non-text Content): informative images need a text alternative that serves "
-            "the same purpose as the image.",
-            "PDF/UA-1 §7.3: a Figure structure element carries its description in /Alt (or /ActualText); "
-            "images that carry no meaning are marked as artifacts rather than tagged as figures.",
-            "Charts, plots and diagrams need more than a name: the alt text (or adjacent text it points "
-            "to) should state the key trend, comparison or structure.",
-            "File names, 'image', 'figure', 'picture 3' or a caption repeated word for word are "
-            "placeholders, not descriptions.",
-        ),
-    ),
-    "semantic_tagging": CriterionPrompt(
-        task="Decide whether the content of this page is tagged with structure types that convey what each "
-             "part is (heading, paragraph, list, table, figure…), so assistive technology can present it.",
-        guidelines=(
-            "WCAG 2.2 SC 1.3.1 (Info and Relationships): structure shown visually is also available "
-            "programmatically.",
-            "PDF/UA-1 §7.1: all real content is inside the structure tree; running heads, page numbers and "
-            "decorative rules are artifacts.",
-            "PDF/UA-1 §7.4: headings use H1–H6 (or H) in a logical order; levels are not skipped going "
-            "deeper (H1 → H3 without H2).",
-            "PDF/UA-1 §7.6: a list is L containing LI elements, each with LBody (and optionally Lbl).",
-            "Tags match the content: a visual heading is not tagged P, body text is not tagged as a heading, "
-            "and non-standard types are role-mapped to standard ones.",
-        ),
-    ),
-    "logical_reading_order": CriterionPrompt(
-        task="Decide whether the order in which assistive technology reads this page (the structure order) "
-             "matches the order a sighted reader would follow.",
-        guidelines=(
-            "WCAG 2.2 SC 1.3.2 (Meaningful Sequence): when order affects meaning, the programmatic order "
-            "preserves it.",
-            "PDF/UA-1 §7.2: the logical structure order is the reading order; content stream order does not "
-            "matter when the page is tagged.",
-            "Multi-column text is read one column at a time; captions, footnotes and sidebars sit next to "
-            "what they refer to without cutting sentences apart.",
-            "Running heads and page numbers are artifacts; hidden or off-page text is not read out.",
-        ),
-    ),
-    "table_structure": CriterionPrompt(
-        task="Decide whether the data tables on this page are tagged so that a screen-reader user can move "
-             "through cells and hear the headers that apply to each one.",
-        guidelines=(
-            "WCAG 2.2 SC 1.3.1 (Info and Relationships): row and column relationships are programmatic.",
-            "PDF/UA-1 §7.5: a table is Table → TR → TH/TD (THead/TBody/TFoot allowed); header cells are TH "
-            "with /Scope (Row, Column, Both), or cells reference headers with /Headers and /ID.",
-            "Merged cells declare /RowSpan or /ColSpan so every row has the same number of columns.",
-            "A table has a caption or a nearby title; tables are not used only to lay out text.",
-        ),
-    ),
-    "functional_hyperlinks": CriterionPrompt(
-        task="Decide whether the links on this page work, are tagged so assistive technology announces them, "
-             "and tell the user where they go.",
-        guidelines=(
-            "WCAG 2.2 SC 2.4.4 (Link Purpose in Context): the purpose of a link can be told from its text "
-            "together with its context; in scholarly text, citation links ('[12]', 'Smith et al., 2020') and "
-            "URLs in the reference list are acceptable.",
-            "PDF/UA-1 §7.18.5: every link annotation belongs to a Link structure element that references it "
-            "through an OBJR, and has a /Contents description.",
-            "Internal links point to destinations that exist; external links are well-formed URIs "
-            "(scheme and host).",
-            "WCAG 2.2 SC 1.4.1 (Use of Color): links can be told apart from surrounding text by more than "
-            "colour alone, or are otherwise perceivable.",
-        ),
-    ),
-    "color_contrast": CriterionPrompt(
-        task="Decide whether text and informative graphics on this page have enough contrast against their "
-             "background to be read by people with low vision or colour deficiencies.",
-        guidelines=(
-            f"WCAG 2.2 SC 1.4.3 (Contrast, Minimum): {contrast_rule()}.",
-            "WCAG 2.2 SC 1.4.11 (Non-text Contrast): lines, markers and legend keys needed to understand a "
-            "graphic reach 3:1 against adjacent colours.",
-            "Decorative text, logos and content marked as artifacts are exempt; text inside images is held "
-            "to the same ratios as other text.",
-            "The ratio is (L1 + 0.05) / (L2 + 0.05) from the relative luminance of the lighter (L1) and darker "
-            "(L2) colour; use the ratios given in the evidence rather than estimating from the image.",
-        ),
-    ),
-    "fonts_readability": CriterionPrompt(
-        task="Decide whether the fonts on this page are embedded, map to Unicode and are set at sizes and "
-             "styles that people can read and assistive technology can extract.",
-        guidelines=(
-            "PDF/UA-1 §7.21: every font used to render text is embedded, and every glyph maps to a Unicode "
-            "value (ToUnicode or a standard encoding) so text can be read aloud, searched and copied.",
-            f"Body text is at least {BODY_FLOOR_PT:g} pt (AccessBench's floor); footnotes and captions may be "
-            "smaller but stay legible.",
-            "WCAG 2.2 SC 1.4.12 and 1.4.8: typefaces, spacing and styling support reading; decorative or "
-            "condensed faces are not used for running text.",
-            "Changes of font that carry meaning (bold warnings, italic terms, code) are consistent, and the "
-            "same role uses the same font and size throughout.",
-        ),
-    ),
-}
-assert set(TEMPLATES) == set(CRITERIA)
+# Each criterion's prose (task and guidelines) is declared with the rest of it, in judges.criteria.
+TEMPLATES: dict[str, CriterionPrompt] = {spec.name: spec.prompt for spec in SPECS}
 
 _LABEL_TEXT = {
     Label.PASSED: "every sub-criterion that applies to this page is met (the others are not_applicable).",

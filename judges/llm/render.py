@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.criteria import SPEC
+from judges.criteria import SPEC, SPECS
 from judges.evidence import PageBundle, view
 from judges.llm.prompts import DATA_CLOSE, DATA_OPEN
 
@@ -174,11 +174,7 @@ def _generic_lines(value: Any, limit: int) -> list[str]:
 
 
 # When a tag tree must lose lines, these element types go last: the ones the criterion is about.
-FOCUS: dict[str, frozenset[str]] = {
-    "alt_text_quality": frozenset({"Figure", "Formula", "Caption", "Artifact"}),
-    "table_structure": frozenset({"Table", "THead", "TBody", "TFoot", "TR", "TH", "TD", "Caption"}),
-    "functional_hyperlinks": frozenset({"Link", "Annot", "Reference", "Note", "BibEntry"}),
-}
+FOCUS: dict[str, frozenset[str]] = {spec.name: spec.focus_tags for spec in SPECS}
 
 
 def _kind(line: str) -> str:

@@ -2,33 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from judges.base import PageJudgment, register_judge
+from judges.criteria import SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
-from judges.rules.alt_text import judge_alt_text
 from judges.rules.catalog import catalog, check_patterns, matches
 from judges.rules.common import FAILED, PASSED
-from judges.rules.contrast import judge_contrast
-from judges.rules.fonts import judge_fonts
-from judges.rules.links import judge_links
-from judges.rules.reading_order import judge_reading_order
-from judges.rules.tables import judge_tables
-from judges.rules.tagging import judge_tagging
 
 PROMPT_VERSION = "rules-1"
 
-RULES: dict[str, Callable[[PageBundle], PageJudgment]] = {
-    "semantic_tagging": judge_tagging,
-    "functional_hyperlinks": judge_links,
-    "logical_reading_order": judge_reading_order,
-    "color_contrast": judge_contrast,
-    "fonts_readability": judge_fonts,
-    "alt_text_quality": judge_alt_text,
-    "table_structure": judge_tables,
-}
+
+
+def _rule(reference: str) -> Callable[[PageBundle], PageJudgment]:
+    """The rule function a criterion's spec names as "module:function"."""
+    module, _, function = reference.partition(":")
+    rule: Callable[[PageBundle], PageJudgment] = getattr(importlib.import_module(module), function)
+    return rule
+
+
+# Each criterion names its rule function in its spec (judges.criteria).
+RULES: dict[str, Callable[[PageBundle], PageJudgment]] = {spec.name: _rule(spec.rule) for spec in SPECS}
 
 
 class RulesJudge:
