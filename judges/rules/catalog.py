@@ -13,6 +13,7 @@ Each check is declared once, in `judges/rules/catalog/<criterion>.toml`:
                                #   judge asks its LLM `question` about it and fails it if confirmed
     message = "heading level jumps from H{previous} to H{level}"
     remediation = "retag it as H{expected} so levels never skip"
+    remedy = "heading_levels"  # optional: the mechanical repair `accessbench fix` applies (tasks/remedies.py)
 
 A rule function reports a finding with `finding(rule_id, location, **values)`: the catalog's
 templates are filled with `values`, and the Issue carries the rule's id, so every issue row in
@@ -38,7 +39,8 @@ from judges.criteria import SPEC
 
 CATALOG_DIR = Path(__file__).with_name("catalog")
 SEVERITIES = ("error", "warning", "candidate")
-FIELDS = {"id", "title", "pdfua", "matterhorn", "wcag", "severity", "message", "remediation", "note", "question"}
+FIELDS = {"id", "title", "pdfua", "matterhorn", "wcag", "severity", "message", "remediation", "note", "question",
+          "remedy"}
 
 
 class CatalogError(ValueError):
@@ -59,6 +61,7 @@ class Rule:
     wcag: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
     question: str = ""
+    remedy: str = ""  # the registered remedy that repairs a finding of this rule (tasks/remedies.py), if any
 
     @property
     def placeholders(self) -> set[str]:
@@ -95,7 +98,7 @@ def _rule(raw: dict[str, Any], source: Path) -> Rule:
                 message=raw["message"].strip(), remediation=raw["remediation"].strip(), severity=severity,
                 pdfua=str(raw.get("pdfua", "")), matterhorn=str(raw.get("matterhorn", "")),
                 wcag=tuple(str(w) for w in wcag), note=str(raw.get("note", "")).strip(),
-                question=str(raw.get("question", "")).strip())
+                question=str(raw.get("question", "")).strip(), remedy=str(raw.get("remedy", "")).strip())
 
 
 def load(directory: Path = CATALOG_DIR) -> dict[str, Rule]:
