@@ -11,18 +11,16 @@ import csv
 from functools import cache
 from pathlib import Path
 
+from judges import paper_models
 from judges.criteria import SPECS
 
 PUBLISHED = Path(__file__).parent / "published"
 CITATION = "Kumar et al. 2025"
-PAPER_MODELS: tuple[str, ...] = ("GPT-4 Turbo", "GPT-4o Vision", "Claude 3.5", "Gemini 1.5", "Llama 3.2")
+# The paper's five models, as its tables name them (declared with their model ids in judges.paper_models).
+PAPER_MODELS: tuple[str, ...] = tuple(model.name for model in paper_models.PAPER_MODELS)
 # The paper's criterion names → ours, from each criterion's spec; its tables add an "Average" row.
 CRITERION_NAMES = {**{spec.paper_name: spec.name for spec in SPECS}, "Average": "average"}
 LABEL_NAMES = {"Passed": "passed", "Failed": "failed", "Not Present": "not_present", "Cannot Tell": "cannot_tell"}
-# Our litellm model ids → the paper's model names (matched on the part after the provider).
-PAPER_MODEL_IDS = (("gpt-4-turbo", "GPT-4 Turbo"), ("gpt-4o", "GPT-4o Vision"), ("claude-3-5-sonnet", "Claude 3.5"),
-                   ("claude-3.5-sonnet", "Claude 3.5"), ("gemini-1.5-pro", "Gemini 1.5"),
-                   ("llama3.2", "Llama 3.2"), ("llama-3.2", "Llama 3.2"))
 
 
 def _rows(name: str) -> list[dict[str, str]]:
@@ -53,10 +51,5 @@ def accuracy_by_label() -> dict[tuple[str, str], tuple[float, float]]:
 
 def paper_model(model: str | None) -> str | None:
     """The paper's name for one of our model ids (e.g. openai/gpt-4o → GPT-4o Vision), if it is one of its five."""
-    name = (model or "").rsplit("/", 1)[-1].lower()
-    for prefix, paper in PAPER_MODEL_IDS:
-        # the id itself or a dated snapshot of it (gpt-4o-2024-05-13), never a sibling (gpt-4o-mini)
-        if name == prefix or name.startswith(prefix + "-20") or (prefix.startswith("llama") and name.startswith(prefix)
-                                                                  and "vision" in name):
-            return paper
-    return None
+    paper = paper_models.paper_model(model)
+    return paper.name if paper is not None else None

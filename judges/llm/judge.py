@@ -32,18 +32,14 @@ from judges.model.calllog import bounded as _bounded
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.model.local import client_options, is_local
 from judges.model.redact import redact, redact_exact
+from judges.paper_models import paper_family
 
 DEFAULT_TEMPERATURE = 0.7
 DEFAULT_MAX_TOKENS = 1500
 VISION_CHOICES = ("auto", "on", "off")
 
-# `--vision auto`: the paper's five models as the paper ran them (GPT-4 Turbo on text; the others
-# with page, figure and table images), then other common multimodal families, then litellm's table.
-PAPER_VISION: tuple[tuple[str, bool], ...] = (
-    ("gpt-4-turbo", False), ("gpt-4o", True), ("claude-3-5-sonnet", True), ("claude-3.5-sonnet", True),
-    ("gemini-1.5-pro", True), ("llama3.2-vision", True), ("llama-3.2-11b-vision", True),
-    ("llama-3.2-90b-vision", True),
-)
+# `--vision auto`: the paper's five models as the paper ran them (judges.paper_models: GPT-4 Turbo on text;
+# the others with page, figure and table images), then other common multimodal families, then litellm's table.
 MULTIMODAL = re.compile(
     r"gpt-4o|gpt-4\.1|gpt-5|^o[134](?:-|$)|claude-3|claude-(?:sonnet|opus|haiku)-4|claude-[a-z]+-4|gemini|"
     r"vision|llava|bakllava|-vl\b|-vl-|qwen2?\.?5?-?vl|pixtral|gemma-?3|minicpm-v|moondream|llama-?4|"
@@ -59,10 +55,10 @@ def vision_for(model: str, choice: str | bool | None, client: ModelClient | None
         raise ValueError(f"unknown --vision {choice!r}; choose one of {', '.join(VISION_CHOICES)}")
     if choice != "auto":
         return choice == "on"
+    paper = paper_family(model)
+    if paper is not None:
+        return paper.vision
     name = model.rsplit("/", 1)[-1].lower()
-    for pattern, vision in PAPER_VISION:
-        if pattern in name:
-            return vision
     if MULTIMODAL.search(name):
         return True
     return client.supports_vision() if client is not None else False
