@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from common.redact import redact_exact
 from judges.base import Issue, Judge, PageJudgment, get_judge, is_deterministic, register_judge
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
-from judges.model.redact import redact_exact
 from judges.rules.catalog import is_candidate
 
 MAX_CANDIDATES = 3  # focused questions per page; the rest of a page's candidates stay listed, unasked

@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
+from common.redact import REDACTED, redact
 from warehouse.paths import UnsafePathError, atomic_write_parquet, inside
 from warehouse.schema import read_as
 
@@ -208,7 +209,6 @@ class LocalRoot(ArtifactRoot):
 # S3's bucket naming rules (MinIO and other S3-compatible stores follow them).
 BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 PREFIX_SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=-]{0,254}")
-SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY_ID")
 # Where AWS's own credential chain finds credentials without keys in the environment.
 CHAIN_ENV = ("AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
              "AWS_CONTAINER_CREDENTIALS_FULL_URI")
@@ -235,7 +235,7 @@ def _shown(url: str) -> str:
     scheme, sep, rest = url.partition("://")
     authority, slash, path = rest.partition("/")
     if "@" in authority:
-        authority = "***@" + authority.rpartition("@")[2]
+        authority = f"{REDACTED}@" + authority.rpartition("@")[2]
     return f"{scheme}{sep}{authority}{slash}{path}" if sep else url
 
 
@@ -261,16 +261,6 @@ def parse_s3_url(url: str) -> S3Location:
                                     "letters, digits, '.', '_', '-' or '=', starting with a letter or digit, "
                                     "with single slashes between segments")
     return S3Location(bucket, prefix)
-
-
-def redact(text: str, env: Mapping[str, str] | None = None) -> str:
-    """`text` with every credential value found in the environment replaced by ***."""
-    env = os.environ if env is None else env
-    for name in SECRET_ENV:
-        value = env.get(name) or ""
-        if len(value) >= 4:
-            text = text.replace(value, "***")
-    return text
 
 
 def s3_options(env: Mapping[str, str], bucket: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from common.redact import redact, redact_exact
 from judges.inclusivity.base import CategoryVerdict, JudgeItem, ResponseJudgment, register_category_judge
 from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
 from judges.inclusivity.prompts import (
@@ -30,7 +31,6 @@ from judges.model.cache import ResponseCache
 from judges.model.calllog import CallLog
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.model.local import client_options, is_local
-from judges.model.redact import redact, redact_exact
 from judges.model.replies import ReplyError, key_lookup, read_json, repair_request
 
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}

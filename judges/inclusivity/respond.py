@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from common.redact import redact, redact_exact
 from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
 from judges.model.calllog import CallLog
 from judges.model.client import ModelCallError, ModelClient
-from judges.model.redact import redact, redact_exact
 
 MAX_RESPONSE_CHARS = 20_000  # imported texts are bounded like model replies (512 tokens is ~2,500 chars)
 # The model client's advice on a call that kept failing names the PDF study's stage; the audit's is its own.

@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.redact import redact, redact_exact
 from judges.base import Issue
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.model.calllog import CallLog
 from judges.model.client import ModelCallError, ModelResponse
-from judges.model.redact import redact, redact_exact
 from judges.model.replies import ReplyError, key_lookup, read_json
 from judges.rules.catalog import rule
 

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from common.redact import redact, redact_exact
 from judges.base import Issue, PageJudgment, register_judge
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE_MODES, PageBundle
@@ -31,7 +32,6 @@ from judges.model.calllog import CallLog, ImageStore
 from judges.model.calllog import bounded as _bounded
 from judges.model.client import ModelCallError, ModelClient, ModelResponse
 from judges.model.local import client_options, is_local
-from judges.model.redact import redact, redact_exact
 from judges.paper_models import paper_family
 
 DEFAULT_TEMPERATURE = 0.7

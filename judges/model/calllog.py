@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from common.redact import redact, redact_exact
 from judges.model.client import ModelResponse
-from judges.model.redact import redact, redact_exact
 from judges.model.replies import ReplyError, extract_json
 
 MAX_STORED_REPLY = 100_000  # characters of a reply kept in judgments and the call log

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from common.redact import redact, redact_exact
 from judges.model.cache import ResponseCache, cache_key
-from judges.model.redact import redact, redact_exact
 
 INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
 MAX_RETRY_AFTER_S = 120.0  # a provider asking for longer is treated as an outage: the call fails now

@@ -1,0 +1,48 @@
+"""One redaction, one marker: model errors, replies and S3 errors hide secrets the same way."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from common.redact import REDACTED, env_secrets, redact, redact_exact
+from warehouse import artifact_roots
+
+REPO = Path(__file__).resolve().parents[2]
+SECRET = "test-secret-7f3c9a1e-never-written"
+
+
+def test_known_and_key_shaped_secrets_are_hidden_behind_one_marker() -> None:
+    env = {"AWS_SECRET_ACCESS_KEY": SECRET, "AWS_REGION": "us-east-1-long", "API_TOKEN": "short"}
+    text = f"denied for {SECRET} in us-east-1-long; key sk-abcdef123456 and AKIAABCDEFGHIJKLMNOP"
+    assert redact(text, env) == (f"denied for {REDACTED} in us-east-1-long; key {REDACTED} and {REDACTED}")
+    assert env_secrets(env) == [SECRET]  # a region is no secret; a 5-character value is too short to be one
+
+
+def test_model_output_keeps_key_shaped_prose() -> None:
+    env = {"OPENAI_API_KEY": SECRET}
+    assert redact_exact(f"use sk-your-key-here, not {SECRET}", env) == f"use sk-your-key-here, not {REDACTED}"
+    assert redact_exact(None) is None and redact("") == ""
+
+
+def test_the_process_environment_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_PASSWORD", SECRET)
+    assert redact(f"x {SECRET}") == f"x {REDACTED}"
+
+
+def test_s3_messages_use_the_same_marker(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(artifact_roots.ArtifactRootError) as caught:
+        artifact_roots.parse_s3_url(f"s3://AKIAABCDEFGHIJKLMNOP:{SECRET}@bucket/prefix")
+    message = str(caught.value)
+    assert SECRET not in message and f"{REDACTED}@bucket" in message
+
+
+def test_there_is_one_redaction_function() -> None:
+    found = {str(path.relative_to(REPO)) for top in ("common", "warehouse", "judges", "extractors", "corpus",
+                                                    "tasks", "flows", "deployments")
+             for path in (REPO / top).rglob("*.py")
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.FunctionDef) and node.name == "redact"}
+    assert found == {"common/redact.py"}
