@@ -177,6 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_doctor_parser(sub)
     add_model_parser(sub)
     add_rules_parser(sub)
+    from flows.fix_cli import add_parser as add_fix_parser
+
+    add_fix_parser(sub)
 
     from flows.report_cli import add_parser as add_report_parser
 
@@ -250,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
                    "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy,
-                   "model": cmd_model, "rules": cmd_rules}
+                   "model": cmd_model, "rules": cmd_rules, "fix": cmd_fix}
         return int(handler[args.command](home, args))
     except RunBusy as exc:  # refused before it wrote anything: the other process's run is left as it is
         return _error(str(exc), EXIT_FAILED)
@@ -637,6 +640,12 @@ def cmd_rules(home: Path, args: argparse.Namespace) -> int:
     from flows.rules_cli import run_rules
 
     return run_rules(home, args)
+
+
+def cmd_fix(home: Path, args: argparse.Namespace) -> int:
+    from flows.fix_cli import run_fix
+
+    return run_fix(home, args)
 
 
 def cmd_audit(home: Path, args: argparse.Namespace) -> int:

@@ -122,6 +122,19 @@ def run_findings(home: Path, run_id: str) -> dict[Path, tuple[dict[str, str], li
     return out
 
 
+def run_documents(home: Path, run_id: str) -> dict[Path, set[str]]:
+    """file → its doc ids, for every document of a run the rules judge labelled."""
+    _, rows = warehouse.query(home, ALL_TABLES, f"""
+        select distinct d.root, d.files, d.metadata, d.doc_id from doc_labels l join documents d
+        using (run_id, doc_id) where l.run_id = '{run_id}' and l.judge = 'rules'""")
+    out: dict[Path, set[str]] = {}
+    for root, files, metadata, doc_id in rows:
+        path = _document_path(root, files, metadata)
+        if path is not None:
+            out.setdefault(path, set()).add(doc_id)
+    return out
+
+
 def check_output(original: Path, fixed: Path) -> None:
     if fixed.resolve() == original.resolve():
         raise FixError(f"--out {fixed} is the original file: the original is never overwritten; name a new file")

@@ -1,0 +1,174 @@
+"""`accessbench fix`: repair what the rules judge's findings say can be repaired mechanically, re-judge the
+repaired copies, and list what remains for a person.
+
+    accessbench fix FILE.pdf --out FIXED.pdf [--lang en]
+    accessbench fix --run ID [--doc DOC …] --out DIR [--lang en]
+
+A single file is judged first (in the data home given by --home or $ACCESSBENCH_HOME, else in a scratch
+home removed afterwards); a finished run's documents are repaired from that run's findings. Originals are
+never written; the repaired files go under --out only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+EXIT_USAGE, EXIT_NOT_FOUND = 2, 3  # the CLI's exit codes (README: 2 bad usage, 3 input not found)
+
+
+def _error(message: str, code: int = EXIT_USAGE) -> int:
+    # the CLI's own error line; kept here so flows.cli (which registers this command) is not imported back
+    print(f"accessbench: error: {message}", file=sys.stderr)
+    return code
+
+
+def add_parser(sub: Any) -> None:
+    fix = sub.add_parser("fix", help="repair what can be repaired mechanically (a copy; never the original), "
+                                     "re-judge it, and list what a person must still do")
+    fix.add_argument("file", nargs="?", help="the PDF to repair (or give --run)")
+    fix.add_argument("--run", metavar="ID", help="repair the documents of this finished run")
+    fix.add_argument("--doc", action="append", default=[], metavar="DOC",
+                     help="with --run: only this document (doc id or file name; repeatable)")
+    fix.add_argument("--out", required=True, help="the repaired file (FILE.pdf) or folder (--run)")
+    fix.add_argument("--lang", help="the document language (BCP 47, e.g. en) for files without /Lang, where no "
+                                    "language detector is installed")
+    fix.add_argument("--criteria", nargs="+", help="criteria to judge (default: all)")
+    fix.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run_fix(home: Path, args: argparse.Namespace) -> int:
+    from flows.console import EXIT_NOT_FOUND
+    from flows.console import error as _error
+    from judges.criteria import CRITERIA
+    from tasks.fix import FixError, check_output, run_documents
+    from warehouse.store import ArtifactStore
+
+    if bool(args.file) == bool(args.run):
+        return _error("give one PDF (accessbench fix FILE.pdf --out FIXED.pdf) or a run (accessbench fix --run ID "
+                      "--out DIR)")
+    if args.doc and not args.run:
+        return _error("--doc picks documents of a --run")
+    unknown = [c for c in args.criteria or [] if c not in CRITERIA]
+    if unknown:
+        return _error(f"unknown criterion {unknown[0]!r}; criteria: {', '.join(CRITERIA)}")
+    out = Path(args.out).expanduser()
+    scratch: Path | None = None
+    try:
+        if args.file:
+            original = Path(args.file).expanduser()
+            if not original.is_file():
+                return _error(f"no such file: {original}", EXIT_NOT_FOUND)
+            if out.is_dir():
+                return _error(f"--out {out} is a folder: name the repaired file, e.g. --out {out / original.name}")
+            check_output(original, out)
+            if args.home is None and not os.environ.get("ACCESSBENCH_HOME"):
+                scratch = Path(tempfile.mkdtemp(prefix="accessbench-fix-"))
+                home = scratch
+                os.environ["XDG_CACHE_HOME"] = str(scratch / "cache" / "xdg")  # onnxruntime's files go there too
+            pairs, original_run = [(original.resolve(), out.resolve())], None
+        else:
+            if ArtifactStore(home).get_run(args.run) is None:
+                return _error(f"no run {args.run!r} in {home}; see: accessbench runs", EXIT_NOT_FOUND)
+            documents = run_documents(home, args.run)
+            if not documents:
+                return _error(f"run {args.run} has no documents judged by the rules judge: fix repairs the "
+                              "rules judge's findings (accessbench run --judge rules …)")
+            chosen = [p for p, ids in documents.items()
+                      if not args.doc or p.name in args.doc or ids & set(args.doc)]
+            if not chosen:
+                return _error(f"no document {', '.join(args.doc)} in run {args.run}; its documents: "
+                              f"{', '.join(sorted(p.name for p in documents)[:10])}", EXIT_NOT_FOUND)
+            missing = [p for p in chosen if not p.is_file()]
+            if missing:
+                return _error(f"the run's file {missing[0]} is gone: restore it, or fix a copy with accessbench "
+                              f"fix FILE.pdf --out FIXED.pdf", EXIT_NOT_FOUND)
+            if out.exists() and not out.is_dir():
+                return _error(f"--out {out} is a file: with --run, name a folder for the repaired files")
+            pairs, original_run = _out_paths(chosen, out), args.run
+        return _fix(home, pairs, original_run, args, scratch is not None)
+    except FixError as exc:
+        return _error(str(exc))
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _out_paths(files: list[Path], out: Path) -> list[tuple[Path, Path]]:
+    """Each file's repaired copy under `out`, by name (prefixed by its parent folders where names repeat)."""
+    names = Counter(p.name for p in files)
+    pairs = []
+    for p in files:
+        name = p.name if names[p.name] == 1 else "__".join(p.parts[-3:])
+        pairs.append((p, out / name))
+    return pairs
+
+
+def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, args: argparse.Namespace,
+         scratch: bool) -> int:
+    from tasks.fix import fix_files, remaining, rule_counts
+
+    before_run, after_run, results = fix_files(home, pairs, original_run=original_run, criteria=args.criteria,
+                                               lang=args.lang)
+    left = remaining(results)
+    counts = rule_counts(results)
+    criteria = sorted({c for r in results for c in r.labels} | {c for r in results for c in r.labels_after})
+    if args.format == "json":
+        print(json.dumps({
+            "original_run": before_run, "fixed_run": after_run, "scratch_home": scratch,
+            "files": [{"original": str(r.original), "fixed": str(r.fixed), "labels_before": r.labels,
+                       "labels_after": r.labels_after,
+                       "remedies": {name: {"rules": rules, "changes": o.changes, "left": o.left}
+                                    for name, (rules, o) in r.outcomes.items()}} for r in results],
+            "rules": {rid: {"before": b, "after": a} for rid, (b, a) in counts.items()},
+            "remaining": [{"file": str(x.file), "criterion": x.criterion, "rule_id": x.rule_id,
+                           "location": x.location, "problem": x.problem, "reason": x.reason} for x in left],
+        }, indent=2, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=160)
+    for r in results:
+        changes = [f"{name}: {c}" for name, (_, o) in r.outcomes.items() for c in o.changes]
+        console.print(f"{r.original} → {r.fixed}: {len(changes)} change(s)", markup=False, highlight=False)
+        for line in changes:
+            console.print(f"  {line}", markup=False, highlight=False)
+    where = "a scratch data home, removed now (pass --home to keep both runs)" if scratch else str(home)
+    console.print(f"re-judged as run {after_run}, linked to run {before_run} ({where})", markup=False,
+                  highlight=False)
+    by_criterion = Table("criterion", "before", "after", title="labels before → after (rules judge)")
+    for c in criteria:
+        by_criterion.add_row(c, _labels(r.labels.get(c) for r in results),
+                             _labels(r.labels_after.get(c) for r in results))
+    console.print(by_criterion, markup=False)
+    by_rule = Table("rule", "findings before", "after", "remedy", title="findings per rule before → after")
+    from judges.rules.catalog import catalog
+
+    for rid, (b, a) in counts.items():
+        rule = catalog().get(rid)
+        by_rule.add_row(rid, str(b), str(a), (rule.remedy if rule and rule.remedy else "-"))
+    console.print(by_rule, markup=False)
+    if left:
+        todo = Table("file", "rule", "where", "reason", title=f"{len(left)} finding(s) left for a person")
+        for x in left:
+            todo.add_row(x.file.name, x.rule_id, x.location[:60], x.reason)
+        console.print(todo, markup=False)
+    else:
+        console.print("nothing left for a person: every finding was repaired", markup=False)
+    print(f"fixed: {', '.join(str(r.fixed) for r in results)}", file=sys.stderr)
+    return 0
+
+
+def _labels(values: Any) -> str:
+    counted = Counter(v or "-" for v in values)
+    if len(counted) == 1 and sum(counted.values()) == 1:
+        return next(iter(counted))
+    return ", ".join(f"{label} {n}" for label, n in sorted(counted.items()))
