@@ -53,7 +53,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_audit(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli import EXIT_NOT_FOUND, _error
+    from flows.console import EXIT_NOT_FOUND
+    from flows.console import error as _error
     from judges.inclusivity.base import get_category_judge
     from tasks.audit import AuditConfig
     from tasks.context import new_run_id
@@ -146,7 +147,7 @@ def _before_any_call(cfg: Any) -> str | None:
 
 def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> int:
     """`accessbench rerun --run ID --stage STAGE [--downstream]` for an audit run."""
-    from flows.cli import _error
+    from flows.console import error as _error
     from tasks.audit import AUDIT_STAGES, AuditConfig
 
     if args.stage not in AUDIT_STAGES:
@@ -156,7 +157,10 @@ def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> in
 
 
 def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = None, downstream: bool = False) -> int:
-    from flows.cli import EXIT_FAILED, EXIT_OK, _error, _prepare_prefect, _print_stage_results
+    from flows.console import EXIT_FAILED, EXIT_OK
+    from flows.console import error as _error
+    from flows.console import prepare_prefect as _prepare_prefect
+    from flows.console import print_stage_results as _print_stage_results
     from warehouse.store import check_run_free
 
     check_run_free(home, cfg.run_id)  # a run another process is running: refused before Prefect starts

@@ -57,7 +57,8 @@ def write_run_report(home: Path, run_id: str) -> Path:
 
 
 def run_report(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli import EXIT_NOT_FOUND, EXIT_OK, _error
+    from flows.console import EXIT_NOT_FOUND, EXIT_OK
+    from flows.console import error as _error
     from warehouse.store import ArtifactStore
 
     runs = ArtifactStore(home).runs()

@@ -17,7 +17,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_rules(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli import _error
+    from flows.console import error as _error
     from judges.criteria import CRITERIA
     from judges.rules.catalog import catalog
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from prefect.flows import load_flow_from_entrypoint
 
-from deployments.register import PREFECT_YAML, WORK_POOL
 from flows.benchmark import data_home, resolve_path
+from flows.deploy import PREFECT_YAML, WORK_POOL
 
 
 def _deployments() -> dict[str, dict[str, Any]]:

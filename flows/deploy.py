@@ -1,4 +1,10 @@
-"""Register `prefect.yaml`'s deployments (and their work pool) with the Prefect server in PREFECT_API_URL."""
+"""`accessbench deploy`: register `prefect.yaml`'s deployments (and their work pool) with the Prefect server
+in PREFECT_API_URL.
+
+Here, beside the local server's management (`flows/server.py`), because the CLI runs it: the deployments
+themselves sit above the flows (their entrypoints are `flows.benchmark:benchmark_flow`, `flows.audit:audit_flow`),
+and nothing in `flows/` imports `deployments/`.
+"""
 
 from __future__ import annotations
 

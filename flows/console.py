@@ -1,0 +1,87 @@
+"""What every `accessbench` command shares: exit codes, error lines, Prefect's preparation and the
+table of stage results. The subcommands' modules (`flows/*_cli.py`) import it, and so does the parser
+and dispatcher (`flows/cli.py`), which imports them: nothing here imports a command's module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
+
+
+def error(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"accessbench: error: {message}", file=sys.stderr)
+    return code
+
+
+def prepare_prefect(home: Path, verbose: bool) -> None:
+    """Point Prefect at this data home's persistent local server (started when none answers).
+
+    `PREFECT_API_URL` (Prefect Cloud, a team server) is honoured as is. `ACCESSBENCH_PREFECT=ephemeral`
+    starts Prefect's throwaway in-process server instead (slow: 14–18 s per command). Prefect's
+    database and logs stay inside the data home. Must run before prefect is imported: Prefect reads
+    these settings at import time. Raises `flows.server.ServerError` with what to do when the server
+    cannot start.
+    """
+    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")
+    if os.environ.get("PREFECT_API_URL"):
+        return
+    from flows import server
+
+    own_home = not os.environ.get("PREFECT_HOME")
+    if own_home:
+        server.prefect_home(home).mkdir(parents=True, exist_ok=True)
+        os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
+    mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
+    if mode == "ephemeral" and (state := server.running(home)) is not None:
+        os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
+        return
+    if mode == "ephemeral":
+        if own_home:
+            server.seed_database(home)  # no migration of a new database (see flows/server.py)
+        os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
+        return
+    if mode != "server":
+        raise server.ServerError(f"ACCESSBENCH_PREFECT={mode!r}: use server (the default) or ephemeral")
+    state, started = server.ensure(home)
+    if started:
+        print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
+              "stop it with: accessbench server stop)", file=sys.stderr)
+    os.environ["PREFECT_API_URL"] = state.api_url
+
+
+def start_prefect_server() -> None:
+    """Start this process's local Prefect API server while holding a lock on its database.
+
+    Runs sharing a data home share Prefect's SQLite database; two servers starting at once on a
+    new one both migrate it, and one fails ("no such table"). Starting them one at a time is
+    enough: a migrated database serves both. A team server or the persistent local one
+    (PREFECT_API_URL, set by `prepare_prefect`) needs nothing.
+    """
+    if os.environ.get("PREFECT_API_URL") or not os.environ.get("PREFECT_HOME"):
+        return
+    import fcntl
+
+    from prefect.client.orchestration import get_client
+
+    lock_path = Path(os.environ["PREFECT_HOME"]) / ".accessbench-server-start.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        get_client(sync_client=True)  # starts (and migrates) the ephemeral server; the flow reuses it
+
+
+def print_stage_results(results: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("stage", "status", "rows", "error rows", title="stages")
+    for r in results:
+        table.add_row(r["stage"], r["status"], str(r["rows"] if r["rows"] is not None else ""), str(r["errors"] or 0))
+    Console(stderr=True).print(table)
