@@ -2,7 +2,7 @@
 
 Every extractor opens its input through :func:`open_pdf` (PyMuPDF) or
 :func:`open_pikepdf` (pikepdf, for the object-level tag tree). Both turn the ways a
-file can be unreadable into one :class:`ExtractionError` whose ``kind`` is stable
+file can be unreadable into one :class:`ExtractionError` (a ``common.errors.TerminalError``) whose ``kind`` is stable
 (callers in ``tasks/`` store it in an error row and the run goes on) and whose
 message says what to do next; :func:`reading` does the same for damage found
 later, while pages are read. Any other exception escaping an extractor is a bug.
@@ -22,38 +22,25 @@ import pikepdf
 import pymupdf
 from pymupdf import mupdf
 
-ErrorKind = Literal["missing", "encrypted", "corrupt", "empty", "timeout"]
+from common.errors import TerminalError
 
-# What the person running the pipeline can do about each kind.
-_ADVICE: dict[str, str] = {
-    "missing": "check the path in the corpus manifest; the file is not there or not readable",
-    "encrypted": (
-        "the PDF needs a password: decrypt it first "
-        "(qpdf --decrypt --password=PASSWORD in.pdf out.pdf) and re-add the decrypted copy"
-    ),
-    "corrupt": (
-        "the file is not a readable PDF: re-download or re-export it "
-        "(qpdf --check in.pdf shows the damage)"
-    ),
-    "empty": "the PDF has no pages: re-export it from its source document",
-    "timeout": "extraction ran past its time limit: rerun the stage with a larger limit",
-}
+ExtractionKind = Literal["missing", "encrypted", "corrupt", "empty"]
 
 
-class ExtractionError(Exception):
+class ExtractionError(TerminalError):
     """A document no extractor can read; terminal, so do not retry it.
 
-    ``kind`` is one of ``missing``, ``encrypted``, ``corrupt``, ``empty`` (no pages)
-    or ``timeout`` (raised by callers that bound extraction time). The message names
+    ``kind`` is one of ``missing``, ``encrypted``, ``corrupt`` or ``empty`` (no pages); its
+    advice is the kind's in ``common.errors.KINDS``. The message names
     the problem and the fix but never the file path: error rows can reach reports,
     and paths leak benchmark labels. The path is kept on ``.path`` for logs.
     """
 
-    def __init__(self, kind: ErrorKind, detail: str, *, path: str | Path | None = None) -> None:
-        self.kind: ErrorKind = kind
+    def __init__(self, kind: ExtractionKind, detail: str, *, path: str | Path | None = None) -> None:
+        self.kind: ExtractionKind = kind
         self.detail = scrub_paths(detail, path)
         self.path = str(path) if path is not None else None
-        super().__init__(f"{kind}: {self.detail}; {_ADVICE[kind]}")
+        super().__init__(f"{kind}: {self.detail}; {self.advice}")
 
 
 _ABSOLUTE = re.compile(r"(?<![\w:/.\\])(?:/(?:[^/\s'\"]+/)+|[A-Za-z]:\\(?:[^\\\s'\"]+\\)+)([^/\\\s'\"]+)")

@@ -1,5 +1,5 @@
 """What went wrong with one document, said once for every stage: its error kind, whether a retry may
-help (transient) or not (terminal), and one line of advice.
+help (transient) or not (terminal), and one line of advice (the taxonomy: ``common.errors``).
 
 Stage work raises; the runner (``tasks.runner``) turns the exception into an ``errors`` row with
 :func:`classify`. A transient failure (a timeout, throttling, a lost connection, memory pressure)
@@ -13,48 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.errors import WARNING_KINDS, kind_of
 
-@dataclass(frozen=True)
-class ErrorKind:
-    """A kind of per-document error: stable name (the `errors.kind` value), transient or terminal, advice."""
-
-    name: str
-    transient: bool
-    advice: str
-
-
-KINDS: dict[str, ErrorKind] = {kind.name: kind for kind in (
-    # Transient: the same work may succeed later; a resume retries the document.
-    ErrorKind("timeout", True, "the document ran past its time limit: resume the run to retry it, or raise "
-                               "--doc-timeout"),
-    ErrorKind("rate_limit", True, "the service throttled the request: resume the run later to retry it"),
-    ErrorKind("connection", True, "a connection failed: check the network or the service, then resume the run"),
-    ErrorKind("memory", True, "the process ran out of memory: resume with fewer --workers or a lower "
-                              "--max-page-megapixels"),
-    # Terminal: the input or the configuration must change first.
-    ErrorKind("missing", False, "check the path in the corpus manifest; the file is not there or not readable"),
-    ErrorKind("encrypted", False, "decrypt the PDF (qpdf --decrypt) and re-add the decrypted copy"),
-    ErrorKind("corrupt", False, "re-download or re-export the file (qpdf --check shows the damage)"),
-    ErrorKind("empty", False, "the PDF has no pages: re-export it from its source document"),
-    ErrorKind("limit", False, "the input is over a limit: raise --max-file-mb or --max-pages to read it"),
-    ErrorKind("skipped", False, "the file was skipped (a symlink out of the folder, or not a regular file)"),
-    ErrorKind("corpus", False, "fix the corpus entry (manifest or file), then rerun the corpus stage"),
-    ErrorKind("unsupported", False, "choose a judge that covers the criterion, or leave it out with --criteria"),
-    ErrorKind("unjudged", False, "fix the extraction error of the document; it is counted wrong meanwhile"),
-    ErrorKind("transcript", False, "check the transcript backend's configuration and the document's audio"),
-    ErrorKind("internal", False, "a bug in AccessBench: report it with the message"),
-    # A warning, not a failure: the document's rows stand.
-    ErrorKind("repaired", False, "the damaged file was read from MuPDF's repair: re-export or fix it"),
-    ErrorKind("label_conflict", False, "byte-identical files carry different expected labels: fix the dataset's "
-                                       "manifest"),
-)}
-# Error rows that leave a document's evidence usable.
-WARNING_KINDS = frozenset({"repaired", "label_conflict"})
-
-
-def kind_of(name: str) -> ErrorKind:
-    """The kind named `name`; a kind without an entry (a stage's own, e.g. `bad_question`) is terminal."""
-    return KINDS.get(name) or ErrorKind(name, False, "see the message")
+# The taxonomy itself (kinds, transience, advice, warnings) is declared in common.errors; the runner, stages
+# and reports take these two names from here.
+__all__ = ["WARNING_KINDS", "Failure", "Incomplete", "PartialFailure", "classify", "guarded", "kind_of",
+           "retryable"]
 
 
 def retryable(kind: str) -> bool:
