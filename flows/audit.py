@@ -5,63 +5,24 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from prefect import flow, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow
 from pydantic import Field
 
-from flows.benchmark import _record_run, data_home, name_this_flow_run, resolve_path, run_name_from_parameters
+from flows.benchmark import data_home, name_this_flow_run, resolve_path, run_name_from_parameters
 from judges.inclusivity.base import DEFAULT_JUDGES
 from judges.inclusivity.prompts import VARIANTS
-from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, AuditConfig, audit_downstream_of
+from tasks.audit import AUDIT, AUDIT_STAGES, AuditConfig
 from tasks.context import new_run_id
+from tasks.prefect_tasks import run_stage
 from tasks.registry import ALL_TABLES
-from tasks.runner import execute
 from warehouse import catalog
-from warehouse.store import StageRun, run_lock
-
-DONE = {"completed", "reused", "skipped"}
-
-
-# Caching is ours (input hashes over artifacts), so Prefect's own result cache stays off.
-@task(name="audit-stage", task_run_name="{stage_name}", cache_policy=NO_CACHE)
-def run_audit_stage(cfg: AuditConfig, stage_name: str, force: bool = False) -> StageRun:
-    return execute(cfg, AUDIT_STAGES[stage_name], force=force)
 
 
 def _run_stages(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
-    """`_run_stages_held` while this process holds the run: a second process on the same run is
-    refused (RunBusy) before it records anything of that run, so the live run's status stays its own."""
-    with run_lock(cfg.home, cfg.run_id):
-        return _run_stages_held(cfg, names, force)
-
-
-def _run_stages_held(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
-    """Run `names` (forced when asked) after any earlier audit stage that never completed."""
-    cfg.judge = cfg.judge or ",".join(cfg.audit_judges)
-    _record_run(cfg, "running")
-    store = cfg.store
-    first = min(i for i, s in enumerate(AUDIT_STAGE_LIST) if s.name in names)
-    needed = {s.name for s in AUDIT_STAGE_LIST[:first]
-              if (state := store.get_stage_run(cfg.run_id, s.name)) is None or state.status not in DONE}
-    results = []
-    try:
-        for stage in AUDIT_STAGE_LIST:
-            if stage.name in names or stage.name in needed:
-                row = run_audit_stage(cfg, stage.name, force=force and stage.name in names)
-                results.append({"stage": stage.name, "status": row.status, "rows": row.row_count,
-                                "errors": row.error_count, "seconds": _seconds(row)})
-    except BaseException:
-        _record_run(cfg, "failed", finished=True)
-        raise
-    _record_run(cfg, "completed", finished=True)
+    """`names` of the audit run `cfg` (forced when asked), through the one pipeline driver."""
+    results = AUDIT.run(cfg, names, force=force, run_stage=run_stage)
     catalog.refresh(cfg.home, ALL_TABLES)  # once a run, not after each stage (see flows/benchmark.py)
     return results
-
-
-def _seconds(row: StageRun) -> float | None:
-    if row.status != "completed" or row.started is None or row.finished is None:
-        return None
-    return (row.finished - row.started).total_seconds()
 
 
 Variant = Annotated[str, Field(json_schema_extra={"enum": list(VARIANTS)})]
@@ -116,7 +77,7 @@ def audit_flow(
                       temperature=temperature, max_tokens=max_tokens, repeats=repeats, question_limit=limit,
                       max_error_rate=max_error_rate)
     name_this_flow_run(cfg.run_id)
-    return _run_stages(cfg, [s.name for s in AUDIT_STAGE_LIST], force=False)
+    return _run_stages(cfg, AUDIT.names, force=False)
 
 
 def audit_flow_parameters(cfg: AuditConfig) -> dict[str, Any]:
@@ -140,5 +101,5 @@ def audit_rerun_flow(run_id: str, stage: AuditStageName, downstream: bool = Fals
     if run is None or run.get("source") != "audit":
         raise ValueError(f"no audit run {run_id!r} in {root}")
     cfg = AuditConfig.from_audit_record(json.loads(run["config"]), home=root, progress=progress)
-    names = [s.name for s in audit_downstream_of(stage)] if downstream else [stage]
+    names = [s.name for s in AUDIT.downstream_of(stage)] if downstream else [stage]
     return _run_stages(cfg, names, force=True)

@@ -123,12 +123,11 @@ def _before_any_call(cfg: Any) -> str | None:
     a questions file that neither a model nor imported answers will answer."""
     from judges.inclusivity.questions import load_questions
     from judges.inclusivity.validation import load_validation
-    from tasks.audit import AUDIT_STAGE_LIST, fixture_gap
-    from tasks.registry import check_stages
+    from tasks.audit import AUDIT, fixture_gap
     from tasks.runner import ConfigError
 
     try:
-        check_stages(cfg, AUDIT_STAGE_LIST)
+        AUDIT.check(cfg)
     except ConfigError as exc:
         return f"cannot start the audit: {exc}"
     if not cfg.models and not cfg.responses_path and cfg.questions_path:

@@ -21,16 +21,10 @@ from pydantic import Field
 from common import backends
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, check_runner, new_run_id
-from tasks.fanout import fanout_for
-from tasks.isolation import shared_workers
 from tasks.prefect_tasks import run_stage
-from tasks.registry import ALL_TABLES, STAGE_LIST, STAGES, check_stages, downstream_of, upstream_closure
+from tasks.registry import ALL_TABLES, BENCHMARK, STAGES
 from warehouse import catalog
 from warehouse.home import resolve_home
-from warehouse.store import now, run_lock
-
-# Stages whose per-document work runs in worker processes (tasks.runner StageIO.per_key isolated=True).
-PER_DOCUMENT_STAGES = frozenset({"render", "layout", "extract", "transcript"})
 
 # The form offers each criterion by name; the list itself lives in judges.criteria.
 Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
@@ -59,57 +53,9 @@ def data_home(home: str | None) -> Path:
     return resolve_home(resolve_path(home, "home") if home else None)
 
 
-def _record_run(cfg: RunConfig, status: str, finished: bool = False) -> None:
-    store = cfg.store
-    existing = store.get_run(cfg.run_id) or {}
-    store.record_run({
-        "run_id": cfg.run_id,
-        "created": existing.get("created") or now(),
-        "source": cfg.source,
-        "source_path": cfg.source_path,
-        "criteria": cfg.criteria,
-        "judge": cfg.judge_label,
-        "config": store.config_json({k: v for k, v in cfg.to_record().items() if k != "progress"}),
-        "status": status,
-        "finished": now() if finished else None,
-    })
-
-
-def _run_stages(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
-    """`_run_stages_held` while this process holds the run: a second process on the same run is
-    refused (RunBusy) before it records anything of that run, so the live run's status stays its own."""
-    with run_lock(cfg.home, cfg.run_id):
-        return _run_stages_held(cfg, names, force)
-
-
-def _run_stages_held(cfg: RunConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
-    """Run `names` (forced when asked) after any upstream stage they need that never completed.
-
-    Upstream stages that completed are used as persisted, even if their code changed since:
-    a rerun works from the artifacts that exist.
-    """
-    _record_run(cfg, "running")
-    store = cfg.store
-    needed = {
-        name for name in upstream_closure(names)
-        if (state := store.get_stage_run(cfg.run_id, name)) is None
-        or state.status not in {"completed", "reused", "skipped"}
-    }
-    plan = [(s.name, force and s.name in names) for s in STAGE_LIST if s.name in names or s.name in needed]
-    results = []
-    try:
-        # One pool of worker processes serves every per-document stage of the run (local runner).
-        preload = [STAGES[name].body.__module__ for name, _ in plan if name in PER_DOCUMENT_STAGES]
-        local = cfg.workers if cfg.runner == "local" else 1
-        with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload):
-            for name, forced in plan:
-                row = run_stage(cfg, name, force=forced)
-                results.append({"stage": name, "status": row.status, "rows": row.row_count,
-                                "errors": row.error_count})
-    except BaseException:
-        _record_run(cfg, "failed", finished=True)
-        raise
-    _record_run(cfg, "completed", finished=True)
+def _run_stages(cfg: RunConfig, names: list[str], force: bool, checked: bool = False) -> list[dict[str, Any]]:
+    """`names` of the benchmark run `cfg` (forced when asked), through the one pipeline driver."""
+    results = BENCHMARK.run(cfg, names, force=force, run_stage=run_stage, checked=checked)
     # warehouse.duckdb's views (for outside tools) gain the tables a run added, once a run: rewriting
     # them costs about 0.2 s of CPU, and a new home's first run adds tables at every stage. A failed
     # run's tables appear with the run or rerun that completes it; `accessbench sql` never needs them.
@@ -219,9 +165,9 @@ def benchmark_flow(
 
         judge_list = [judge for _, judge in make_judges(cfg)]
         cfg.criteria = [c for c in CRITERIA if any(judge.supports(c) for judge in judge_list)]
-    check_stages(cfg)  # every stage's config, before the first stage starts
+    BENCHMARK.check(cfg)  # every stage's config (ConfigError), before the run is recorded
     name_this_flow_run(cfg.run_id)
-    return _run_stages(cfg, [stage.name for stage in STAGE_LIST], force=False)
+    return _run_stages(cfg, BENCHMARK.names, force=False, checked=True)
 
 
 def flow_parameters(cfg: RunConfig) -> dict[str, Any]:
@@ -250,5 +196,5 @@ def rerun_flow(run_id: str, stage: StageName, downstream: bool = False, home: st
         raise ValueError(f"unknown stage {stage!r}; stages: {', '.join(STAGES)}")
     cfg = RunConfig.from_record(json.loads(run["config"]), home=root, progress=progress)
     cfg.runner = check_runner(runner or cfg.runner)
-    names = [s.name for s in downstream_of(stage)] if downstream else [stage]
+    names = [s.name for s in BENCHMARK.downstream_of(stage)] if downstream else [stage]
     return _run_stages(cfg, names, force=True)

@@ -378,11 +378,11 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                     tag_tree_backend=args.tag_tree,
                     follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
                     max_page_megapixels=args.max_page_megapixels, runner=args.runner)
-    from tasks.registry import check_stages
+    from tasks.registry import BENCHMARK
     from tasks.runner import ConfigError
 
     try:
-        check_stages(cfg)  # each stage's own config check, before the flow starts
+        BENCHMARK.check(cfg)  # each stage's own config check, before the flow starts
     except ConfigError as exc:
         return _error(str(exc))
     existing = cfg.store.get_run(cfg.run_id)

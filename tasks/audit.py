@@ -24,6 +24,7 @@ from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
 from tasks.context import RunConfig
 from tasks.failures import Incomplete
 from tasks.judge import LLM_CALLS_SCHEMA, call_id
+from tasks.pipeline import Pipeline
 from tasks.runner import Stage, StageIO
 from tasks.tables import tables_of
 from warehouse import catalog
@@ -51,6 +52,10 @@ class AuditConfig(RunConfig):
     repeats: int = 1  # answers per (model, variant, question): the study's spread over sampled replies
     question_limit: int | None = None  # the first N questions only (trying a model quickly)
     backoff_base_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.judge = self.judge or ",".join(self.audit_judges)
 
     @classmethod
     def from_audit_record(cls, record: dict[str, Any], **overrides: Any) -> AuditConfig:
@@ -501,13 +506,4 @@ AUDIT_METRICS_STAGE = Stage(
 
 AUDIT_STAGE_LIST: tuple[Stage, ...] = (QUESTIONS_STAGE, RESPONSES_STAGE, JUDGMENTS_STAGE, AUDIT_METRICS_STAGE)
 AUDIT_STAGES: dict[str, Stage] = {stage.name: stage for stage in AUDIT_STAGE_LIST}
-
-
-def audit_downstream_of(name: str) -> list[Stage]:
-    if name not in AUDIT_STAGES:
-        raise KeyError(f"unknown audit stage {name!r}; stages: {', '.join(AUDIT_STAGES)}")
-    chosen = {name}
-    for stage in AUDIT_STAGE_LIST:
-        if chosen & set(stage.upstream):
-            chosen.add(stage.name)
-    return [stage for stage in AUDIT_STAGE_LIST if stage.name in chosen]
+AUDIT = Pipeline("audit", AuditConfig, AUDIT_STAGE_LIST)  # its order, reruns and resumes: tasks.pipeline

@@ -1,21 +1,26 @@
-"""Prefect tasks: thin wrappers around `tasks.runner.execute`, one per stage."""
+"""Prefect tasks: a thin wrapper around `tasks.runner.execute`, one task run per stage of either study."""
 
 from __future__ import annotations
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from tasks.audit import AUDIT
 from tasks.context import RunConfig
 from tasks.fanout import DaskFanOut, current_fanout
-from tasks.registry import STAGES
+from tasks.pipeline import Pipeline
+from tasks.registry import BENCHMARK
 from tasks.runner import execute
 from warehouse.store import StageRun
+
+PIPELINES: dict[str, Pipeline] = {pipeline.name: pipeline for pipeline in (BENCHMARK, AUDIT)}
 
 
 # Caching is ours (input hashes over artifacts), so Prefect's own result cache stays off.
 @task(name="stage", task_run_name="{stage_name}", cache_policy=NO_CACHE)
-def run_stage(cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
+def run_stage(pipeline: str, cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
+    """One stage of the `pipeline` study's run, whose config the pipeline checked before the first stage."""
     fanout = current_fanout()
     if isinstance(fanout, DaskFanOut):
         fanout.stage = stage_name  # names its batch task runs
-    return execute(cfg, STAGES[stage_name], force=force, fanout=fanout)
+    return execute(cfg, PIPELINES[pipeline].stage(stage_name), force=force, fanout=fanout, check=False)

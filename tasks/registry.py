@@ -14,6 +14,7 @@ from tasks.inputs import INPUTS
 from tasks.judge import JUDGE
 from tasks.layout import LAYOUT
 from tasks.metrics import METRICS
+from tasks.pipeline import Pipeline
 from tasks.render import RENDER
 from tasks.runner import Stage
 from tasks.tables import stage_tables, tables_of
@@ -24,6 +25,7 @@ from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA
 STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, INPUTS, JUDGE, AGGREGATE,
                                     METRICS)
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
+BENCHMARK = Pipeline("benchmark", RunConfig, STAGE_LIST)  # its order, reruns and resumes: tasks.pipeline
 
 # Every stage's tables, the shared ones (errors, llm_calls: tasks.tables), and the tables written outside the stages
 ALL_TABLES: tuple[TableSpec, ...] = (
@@ -33,32 +35,3 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
     *stage_tables(AUDIT_STAGE_LIST),  # the inclusivity audit's stages, run by flows.audit
 )
-
-
-def check_stages(cfg: RunConfig, stages: tuple[Stage, ...] | list[Stage] = STAGE_LIST) -> None:
-    """Every stage's config check (`Stage.check`), in stage order: the first problem raises ConfigError."""
-    for stage in stages:
-        stage.check(cfg)
-
-
-def downstream_of(name: str) -> list[Stage]:
-    """`name` and every stage after it that depends on it, directly or not."""
-    if name not in STAGES:
-        raise KeyError(f"unknown stage {name!r}; stages: {', '.join(STAGES)}")
-    chosen = {name}
-    for stage in STAGE_LIST:
-        if chosen & set(stage.upstream):
-            chosen.add(stage.name)
-    return [stage for stage in STAGE_LIST if stage.name in chosen]
-
-
-def upstream_closure(names: list[str]) -> set[str]:
-    """Every stage that `names` need, directly or not (not including `names` themselves)."""
-    needed: set[str] = set()
-    todo = [up for name in names for up in STAGES[name].upstream]
-    while todo:
-        name = todo.pop()
-        if name not in needed:
-            needed.add(name)
-            todo.extend(STAGES[name].upstream)
-    return needed - set(names)

@@ -26,7 +26,7 @@ from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded
 from tasks.isolation import run_isolated
 from warehouse.catalog import TableSpec
 from warehouse.schema import SchemaError, conform
-from warehouse.store import StageBusy, StageRun, Staging, now, stage_lock
+from warehouse.store import StageBusy, StageRun, StageStatus, Staging, now, stage_lock
 
 log = logging.getLogger("accessbench")
 console = Console(stderr=True)
@@ -317,28 +317,33 @@ def input_hash(cfg: RunConfig, stage: Stage) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut | None = None) -> StageRun:
+def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut | None = None,
+            check: bool = True) -> StageRun:
     """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row.
 
-    Holds the (run, stage) lock throughout: a second process on the same stage of the same run
-    fails at once with StageFailed instead of writing over the first one's parts.
+    Checks the stage's config first (`Stage.check`) unless the caller did (`check=False`: a pipeline
+    checks every stage once, before the first starts). Holds the (run, stage) lock throughout: a second
+    process on the same stage of the same run fails at once with StageFailed instead of writing over
+    the first one's parts.
     """
     try:
         with stage_lock(cfg.home, stage.name, cfg.run_id):
-            return _execute(cfg, stage, force=force, fanout=fanout)
+            return _execute(cfg, stage, force=force, fanout=fanout, check=check)
     except StageBusy as exc:
         raise StageFailed(str(exc)) from exc
 
 
-def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None = None) -> StageRun:
+def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None = None,
+             check: bool = True) -> StageRun:
     store = cfg.store
-    try:
-        stage.check(cfg)
-    except ConfigError as exc:
-        raise StageFailed(f"stage {stage.name!r}: {exc}") from exc
+    if check:
+        try:
+            stage.check(cfg)
+        except ConfigError as exc:
+            raise StageFailed(f"stage {stage.name!r}: {exc}") from exc
     for name in stage.upstream:
         state = store.get_stage_run(cfg.run_id, name)
-        if state is None or state.status not in {"completed", "reused", "skipped"}:
+        if state is None or not StageStatus(state.status).done:
             raise StageFailed(
                 f"stage {stage.name!r} needs stage {name!r} of run {cfg.run_id}, which has not completed; "
                 f"run: accessbench rerun --run {cfg.run_id} --stage {name} --downstream"
@@ -348,7 +353,7 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
     previous = store.get_stage_run(cfg.run_id, stage.name)
     current = (
         previous is not None
-        and previous.status in {"completed", "reused", "skipped"}
+        and StageStatus(previous.status).done
         and previous.input_hash == digest
         and store.has_outputs(stage.name, cfg.run_id)
         # Documents that failed transiently are retried: the stage runs again for them alone.
@@ -356,7 +361,7 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
     )
     if current and not force and previous is not None:
         console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
-        return StageRun(**{**previous.__dict__, "status": "skipped"})
+        return StageRun(**{**previous.__dict__, "status": StageStatus.SKIPPED})
     if not force and stage.reusable:
         donor = store.completed_with_hash(stage.name, digest)
         if donor is not None and donor.run_id != cfg.run_id:
@@ -364,18 +369,18 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
             store.copy_outputs(stage.name, donor.run_id, cfg.run_id)
             store.copy_doc_status(stage.name, donor.run_id, cfg.run_id)
             store.clear_staging(stage.name, cfg.run_id)  # parts of an earlier attempt (e.g. retries) are moot
-            row = StageRun(cfg.run_id, stage.name, "reused", started, now(), digest, config_json,
+            row = StageRun(cfg.run_id, stage.name, StageStatus.REUSED, started, now(), digest, config_json,
                            donor.row_count, donor.error_count, None, donor.run_id)
             store.record_stage(row)
             console.print(f"[dim]{stage.name}: reused identical outputs of run {donor.run_id}[/dim]")
             return row
 
     staging = store.staging(stage.name, cfg.run_id, digest)
-    if force and previous is not None and previous.status in {"completed", "reused", "skipped"}:
+    if force and previous is not None and StageStatus(previous.status).done:
         staging.clear()  # a rerun of a finished stage recomputes everything
         staging = store.staging(stage.name, cfg.run_id, digest)
     started = now()
-    store.record_stage(StageRun(cfg.run_id, stage.name, "running", started, None, digest, config_json))
+    store.record_stage(StageRun(cfg.run_id, stage.name, StageStatus.RUNNING, started, None, digest, config_json))
     io = StageIO(cfg, stage, staging, fanout=fanout)
     try:
         outputs = dict(stage.body(io))
@@ -396,17 +401,18 @@ def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None
         if stage.per_document:
             store.record_doc_status(cfg.run_id, stage.name, document_outcomes(cfg.run_id, stage, tables))
     except Exception as exc:
-        store.record_stage(StageRun(cfg.run_id, stage.name, "failed", started, now(), digest, config_json,
+        store.record_stage(StageRun(cfg.run_id, stage.name, StageStatus.FAILED, started, now(), digest, config_json,
                                     error=f"{type(exc).__name__}: {exc}"))
         raise StageFailed(f"stage {stage.name!r} failed: {exc}") from exc
     error_count = counts.get("errors", 0)
     main_rows = sum(n for name, n in counts.items() if name != "errors")
     if io.failure:
-        store.record_stage(StageRun(cfg.run_id, stage.name, "failed", started, now(), digest, config_json,
+        store.record_stage(StageRun(cfg.run_id, stage.name, StageStatus.FAILED, started, now(), digest, config_json,
                                     main_rows, error_count, error=io.failure))
         staging.clear()
         raise StageFailed(f"stage {stage.name!r} failed: {io.failure}")
-    row = StageRun(cfg.run_id, stage.name, "completed", started, now(), digest, config_json, main_rows, error_count)
+    row = StageRun(cfg.run_id, stage.name, StageStatus.COMPLETED, started, now(), digest, config_json, main_rows,
+                   error_count)
     store.record_stage(row)
     if staging.pending:
         # Kept for the resume that retries them: the done parts are not computed again.

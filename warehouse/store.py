@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,25 @@ def check_run_free(home: Path, run_id: str) -> None:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+class StageStatus(StrEnum):
+    """The status of a stage (`stage_runs.status`) or of a run (`runs.status`); stored as its string."""
+
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # inputs and config unchanged: the outputs of an earlier attempt stand
+    REUSED = "reused"  # another run's identical outputs were copied
+    INTERRUPTED = "interrupted"  # read only: a run left running by a process that is gone
+
+    @property
+    def done(self) -> bool:
+        """Its outputs are current: downstream stages may read them."""
+        return self in DONE
+
+
+DONE = frozenset({StageStatus.COMPLETED, StageStatus.REUSED, StageStatus.SKIPPED})
 
 
 @dataclass
@@ -447,14 +467,14 @@ class ArtifactStore:
         rows = sorted((StageRun(**table.to_pylist()[0]) for table in self.root.read_many(keys)),
                       key=lambda r: (r.run_id, r.started or datetime.min.replace(tzinfo=UTC)))
         for row in rows:
-            done = (row.status in {"completed", "reused"} and self.has_outputs(stage, row.run_id)
+            done = (row.status in {StageStatus.COMPLETED, StageStatus.REUSED} and self.has_outputs(stage, row.run_id)
                     and not self.retries_pending(stage, row.run_id))
             if row.stage == stage and row.input_hash == input_hash and done:
                 return row
         return None
 
     def record_run(self, row: Mapping[str, Any]) -> None:
-        row = {**row, "owner": row.get("owner") or (run_owner() if row.get("status") == "running" else None)}
+        row = {**row, "owner": row.get("owner") or (run_owner() if row.get("status") == StageStatus.RUNNING else None)}
         table = conform([row], RUNS_SCHEMA, "runs")
         self.root.write(self._state_key("runs", row["run_id"], "run"), table)
 
@@ -467,8 +487,8 @@ class ArtifactStore:
         keys = self.root.glob(f"{STATE}/runs/run=*/run.parquet")
         rows = [table.to_pylist()[0] for table in self.root.read_many(keys)]
         for row in rows:
-            if row.get("status") == "running" and not owner_alive(row.get("owner")):
-                row["status"] = "interrupted"
+            if row.get("status") == StageStatus.RUNNING and not owner_alive(row.get("owner")):
+                row["status"] = str(StageStatus.INTERRUPTED)
         return sorted(rows, key=lambda r: (r["created"] or datetime.min.replace(tzinfo=UTC), r["run_id"]))
 
     def config_json(self, config: Mapping[str, Any]) -> str:

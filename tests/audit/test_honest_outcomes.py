@@ -24,7 +24,7 @@ from tasks.runner import StageFailed, execute
 from tests.audit.conftest import answer_responder
 from tests.flows.test_cli import cli, sql
 from warehouse import catalog
-from warehouse.store import ArtifactStore
+from warehouse.store import ArtifactStore, StageStatus
 
 
 def query(home: Path, statement: str) -> list[dict[str, Any]]:
@@ -177,11 +177,11 @@ def test_a_refused_api_base_fails_quickly_with_retryable_rows_naming_the_respons
 # -- audit runs are listed with their own judges ----------------------------------------------------------
 
 def test_an_audit_run_is_recorded_with_the_audits_judges(home: Path) -> None:
-    from flows.benchmark import _record_run
+    from tasks.pipeline import record_run
 
     cfg = AuditConfig(home=home, run_id="judged", audit_judges=["lexicon", "llm:openai/judge-model"],
                       progress=False)
-    _record_run(cfg, "running")
+    record_run(cfg, StageStatus.RUNNING)
     run = ArtifactStore(home).get_run("judged")
     assert run is not None and run["judge"] == "lexicon, llm:openai/judge-model"
 

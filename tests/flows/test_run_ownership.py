@@ -24,14 +24,14 @@ HOLDER = """
 import sys
 from pathlib import Path
 
-from flows.benchmark import _record_run
 from tasks.context import RunConfig
-from warehouse.store import run_lock, stage_lock
+from tasks.pipeline import record_run
+from warehouse.store import StageStatus, run_lock, stage_lock
 
 home = Path(sys.argv[1])
 cfg = RunConfig(home=home, run_id="big1", base_docs=1, criteria=["alt_text_quality"], progress=False)
 with run_lock(home, "big1"), stage_lock(home, "corpus", "big1"):
-    _record_run(cfg, "running")
+    record_run(cfg, StageStatus.RUNNING)
     print("held", flush=True)
     sys.stdin.read()  # until the test closes it
 """
@@ -72,14 +72,15 @@ def test_a_refused_second_process_leaves_the_live_run_alone(
 
 def test_the_flow_itself_refuses_a_run_held_by_another_process(tmp_path: Path) -> None:
     """The guard where the status is written, for a second process that got past the command's own check."""
-    from flows.benchmark import _record_run, _run_stages
+    from flows.benchmark import _run_stages
     from tasks.context import RunConfig
-    from warehouse.store import RunBusy, run_lock
+    from tasks.pipeline import record_run
+    from warehouse.store import RunBusy, StageStatus, run_lock
 
     cfg = RunConfig(home=tmp_path, run_id="big1", base_docs=1, criteria=["alt_text_quality"], progress=False)
     store = ArtifactStore(tmp_path)
     with run_lock(tmp_path, "big1"):  # a lock is per open file: this process's own second open is refused too
-        _record_run(cfg, "running")
+        record_run(cfg, StageStatus.RUNNING)
         before = store.get_run("big1")
         with pytest.raises(RunBusy, match=f"run big1 is being written by process {os.getpid()}"):
             _run_stages(cfg, ["corpus"], force=False)

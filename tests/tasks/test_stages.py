@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST, STAGES, downstream_of
+from tasks.registry import ALL_TABLES, BENCHMARK, STAGE_LIST, STAGES
 from tasks.runner import StageFailed, execute
 from warehouse import catalog
 
@@ -118,11 +118,11 @@ def test_rerun_with_force_recomputes_only_the_named_stage(home: Path, synthetic_
     extract_file = cfg.store.table_path("extract", "r1", "struct_elements")
     judge_file = cfg.store.table_path("judge", "r1", "judgments")
     before = (extract_file.stat().st_mtime_ns, judge_file.stat().st_mtime_ns)
-    for stage in downstream_of("judge"):
+    for stage in BENCHMARK.downstream_of("judge"):
         assert execute(cfg, stage, force=True).status == "completed"
     assert extract_file.stat().st_mtime_ns == before[0]
     assert judge_file.stat().st_mtime_ns != before[1]
-    assert [s.name for s in downstream_of("judge")] == ["judge", "aggregate", "metrics"]
+    assert [s.name for s in BENCHMARK.downstream_of("judge")] == ["judge", "aggregate", "metrics"]
 
 
 def test_a_document_that_cannot_be_extracted_is_unjudged_never_a_label(tmp_path: Path,
