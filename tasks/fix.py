@@ -19,10 +19,9 @@ from pathlib import Path
 import pikepdf
 import pyarrow as pa
 
-from judges.rules.catalog import catalog
 from tasks.context import RunConfig, new_run_id
 from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.remedies import NEEDS_MODEL, ORDER, REMEDIES, Context, Outcome, reason_for, remedy_for
+from tasks.remedies import ORDER, REMEDIES, Context, Outcome, reason_for, remedy_for
 from tasks.runner import execute
 from warehouse import catalog as warehouse
 from warehouse.store import now, run_lock
@@ -252,8 +251,3 @@ def rule_counts(results: list[FileFix]) -> dict[str, tuple[int, int]]:
     after = Counter(f.rule_id for r in results for f in r.after)
     return {rid: (before[rid], after[rid]) for rid in sorted(set(before) | set(after))}
 
-
-def fixable(rule_id: str) -> bool:
-    """A rule `accessbench fix` has a remedy for (its findings are meant to turn into passes)."""
-    rule = catalog().get(rule_id)
-    return bool(rule and rule.remedy) and reason_for(rule_id) != NEEDS_MODEL
