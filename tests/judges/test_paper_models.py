@@ -39,5 +39,6 @@ def test_the_published_tables_name_exactly_the_declared_models() -> None:
     ("openai/test-model", None, None),
 ])
 def test_a_model_id_is_the_paper_model_or_of_its_family(model_id: str, paper: str | None, family: str | None) -> None:
-    assert (paper_model(model_id).name if paper_model(model_id) else None) == paper
-    assert (paper_family(model_id).name if paper_family(model_id) else None) == family
+    model, of_family = paper_model(model_id), paper_family(model_id)
+    assert (model.name if model else None) == paper
+    assert (of_family.name if of_family else None) == family
