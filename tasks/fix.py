@@ -20,11 +20,9 @@ import pikepdf
 import pyarrow as pa
 
 from tasks.context import RunConfig, new_run_id
-from tasks.registry import ALL_TABLES, STAGE_LIST
+from tasks.registry import ALL_TABLES, BENCHMARK
 from tasks.remedies import ORDER, REMEDIES, Context, Outcome, reason_for, remedy_for
-from tasks.runner import execute
 from warehouse import catalog as warehouse
-from warehouse.store import now, run_lock
 
 FIX_STAGE = "fix"
 FIXES_SCHEMA = pa.schema([
@@ -64,26 +62,12 @@ class FileFix:
     labels_after: dict[str, str] = field(default_factory=dict)
 
 
-def judge_folder(home: Path, run_id: str, folder: Path, criteria: list[str] | None = None,
-                 lineage: str | None = None) -> RunConfig:
+def judge_folder(home: Path, run_id: str, folder: Path, criteria: list[str] | None = None) -> RunConfig:
     """Every PDF of `folder` through the whole pipeline with the rules judge, as `run --pdfs` does; the
     run is recorded in the data home (`accessbench runs` lists it)."""
     cfg = RunConfig(home=home, run_id=run_id, source="pdfs", source_path=str(folder), progress=False,
                     workers=1, criteria=list(criteria) if criteria else RunConfig(home=home, run_id=run_id).criteria)
-    store = cfg.store
-    with run_lock(home, run_id):
-        row = {"run_id": run_id, "created": now(), "source": cfg.source, "source_path": cfg.source_path,
-               "criteria": cfg.criteria, "judge": cfg.judge_label,
-               "config": store.config_json({k: v for k, v in cfg.to_record().items() if k != "progress"}),
-               "status": "running", "finished": None}
-        store.record_run(row)
-        try:
-            for stage in STAGE_LIST:
-                execute(cfg, stage)
-        except BaseException:
-            store.record_run({**row, "status": "failed", "finished": now()})
-            raise
-        store.record_run({**row, "status": "completed", "finished": now()})
+    BENCHMARK.run(cfg)  # the one pipeline driver: checks every stage's config, records the run
     warehouse.refresh(home, ALL_TABLES)
     return cfg
 
