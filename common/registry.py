@@ -25,6 +25,7 @@ class Registry(Generic[T]):
         self.what = what  # "judge", "layout backend": used in messages
         self.declared = dict(declared)  # name -> module that registers its factory
         self._factories: dict[str, Callable[..., T]] = {}
+        self._checks: dict[str, Callable[..., Any]] = {}
 
     def register(self, name: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator binding the factory of a declared name (in the module the declaration names)."""
@@ -35,6 +36,26 @@ class Registry(Generic[T]):
             self._factories[name] = factory
             return factory
         return wrap
+
+    def register_check(self, name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator binding the check of a declared name: ``check(argument, options)`` refuses what its
+        factory would refuse (ValueError: a bad argument or option, missing credentials) without building
+        anything, so a run is checked before it starts; what it returns is the name's to say."""
+        if name not in self.declared:
+            raise ValueError(f"{self.what} {name!r} is not declared; add it to the registry's declarations")
+
+        def wrap(check: Callable[..., Any]) -> Callable[..., Any]:
+            self._checks[name] = check
+            return check
+        return wrap
+
+    def check(self, spec: str, options: dict[str, Any] | None = None) -> Any:
+        """Check `kind` or `kind:argument` as its factory would take it, without building it: UnknownName
+        for an undeclared kind, else what the kind's check returns (None when it declares none)."""
+        kind, _, argument = spec.partition(":")
+        self.factory(kind)  # the module binds its check as it binds its factory
+        check = self._checks.get(kind)
+        return check(argument or None, options or {}) if check is not None else None
 
     def names(self) -> list[str]:
         """Every declared name, sorted; nothing is imported (a name's packages may be missing)."""

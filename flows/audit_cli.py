@@ -55,8 +55,8 @@ def add_parser(sub: Any) -> None:
 def run_audit(home: Path, args: argparse.Namespace) -> int:
     from flows.console import EXIT_NOT_FOUND
     from flows.console import error as _error
-    from judges.inclusivity.base import get_category_judge
-    from tasks.audit import AuditConfig
+    from judges.model.client import CredentialsMissing
+    from tasks.audit import AuditConfig, category_judge_problems
     from tasks.context import new_run_id
     from warehouse.store import ArtifactStore
 
@@ -94,13 +94,6 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
     if args.repeats < 1 or args.max_tokens < 1 or not 0 <= args.temperature <= 2 or (
             args.limit is not None and args.limit < 1):
         return _error("--repeats, --max-tokens and --limit must be ≥ 1, --temperature within 0–2")
-    options = {"home": home, "api_base": args.judge_api_base, "concurrency": args.concurrency}
-    for spec in args.judges:  # fail early on a misspelt judge; the model loads in the stage
-        try:
-            if spec != "embedding":
-                get_category_judge(spec, options)
-        except (ValueError, ImportError) as exc:
-            return _error(str(exc))
     cfg = AuditConfig(home=home, run_id=args.run_id or new_run_id(), judge=",".join(args.judges),
                       models=list(args.models or []), variants=list(args.variants), audit_judges=list(args.judges),
                       questions_path=str(Path(args.questions).resolve()) if args.questions else None,
@@ -108,6 +101,11 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
                       api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
                       timeout_s=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens,
                       repeats=args.repeats, question_limit=args.limit, max_error_rate=args.max_error_rate)
+    # Fail early on a misspelt judge (no judge is built: the embedding model loads in the stage); missing
+    # credentials are the stage checks' to report (_before_any_call).
+    for refused in category_judge_problems(cfg).values():
+        if refused is not None and not isinstance(refused, CredentialsMissing):
+            return _error(str(refused))
     if problem := _before_any_call(cfg):
         return _error(problem)
     what = ", ".join(cfg.models) if cfg.models else (f"responses from {cfg.responses_path}" if cfg.responses_path

@@ -160,11 +160,11 @@ def benchmark_flow(
         workers=workers, runner=check_runner(runner),
         max_file_mb=max_file_mb, max_pages=max_pages, max_page_megapixels=max_page_megapixels,
         follow_symlinks=follow_symlinks, progress=progress)
-    if not criteria:  # the default: what the judges cover
-        from tasks.judge import make_judges
+    if not criteria:  # the default: what the judges cover (their specs say, before any is built)
+        from tasks.judge import check_judge_specs
 
-        judge_list = [judge for _, judge in make_judges(cfg)]
-        cfg.criteria = [c for c in CRITERIA if any(judge.supports(c) for judge in judge_list)]
+        covered = check_judge_specs(cfg).values()
+        cfg.criteria = [c for c in CRITERIA if any(c in judge for judge in covered)]
     BENCHMARK.check(cfg)  # every stage's config (ConfigError), before the run is recorded
     name_this_flow_run(cfg.run_id)
     return _run_stages(cfg, BENCHMARK.names, force=False, checked=True)

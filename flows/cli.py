@@ -311,20 +311,21 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from corpus.manifest import MANIFEST
     from judges.criteria import CRITERIA
     from tasks.context import RunConfig, new_run_id
-    from tasks.judge import make_judges
+    from tasks.judge import check_judge_specs
 
     specs = list(dict.fromkeys(args.judge or ["rules"]))
+    run_id = args.run_id or new_run_id()
     _llm_defaults(args, specs)
     if not 0 <= args.max_error_rate <= 1:
         return _error("--max-error-rate is a share between 0 and 1")
     if args.timeout <= 0 or args.max_tokens < 1:
         return _error("--timeout must be > 0 seconds and --max-tokens ≥ 1")
-    cfg = RunConfig(home=home, run_id="check", judges=specs, api_base=args.api_base, temperature=args.temperature,
+    cfg = RunConfig(home=home, run_id=run_id, judges=specs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
                     evidence=args.evidence, cache=args.cache, timeout_s=args.timeout,
                     disabled_rules=list(args.disable_rule))
     try:
-        judges = [judge for _, judge in make_judges(cfg)]  # bad specs and missing keys stop here, before any call
+        covered = check_judge_specs(cfg)  # bad specs and missing keys stop here, before any call; nothing is built
     except (ValueError, ImportError, KeyError) as exc:
         return _error(str(exc))
     if args.dataset:
@@ -342,9 +343,9 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
             return _error(f"{path} holds no .pdf files (searched its subfolders too)", EXIT_NOT_FOUND)
     else:
         source, path = "synthetic", None
-    criteria = args.criteria or [c for c in CRITERIA if any(judge.supports(c) for judge in judges)]
-    for spec, judge in zip(specs, judges, strict=True):
-        unsupported = [c for c in criteria if not judge.supports(c)]
+    criteria = args.criteria or [c for c in CRITERIA if any(c in judge for judge in covered.values())]
+    for spec, judge in covered.items():
+        unsupported = [c for c in criteria if c not in judge]
         if unsupported:
             print(f"note: judge {spec!r} does not cover {', '.join(unsupported)}; those documents get error rows",
                   file=sys.stderr)
@@ -366,7 +367,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error(f"cannot reach the Dask scheduler at {args.runner} ({problem}); start it (dask scheduler "
                       "--port PORT, then dask worker tcp://HOST:PORT), or run on this machine with --runner dask",
                       EXIT_FAILED)
-    cfg = RunConfig(home=home, run_id=args.run_id or new_run_id(), source=source, source_path=path,
+    cfg = RunConfig(home=home, run_id=run_id, source=source, source_path=path,
                     criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
                     base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
                     max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,

@@ -76,6 +76,9 @@ class Judge(Protocol):
 JUDGES: Registry[Judge] = Registry("judge", {"rules": "judges.rules", "llm": "judges.llm.judge",
                                               "hybrid": "judges.hybrid"})
 register_judge = JUDGES.register
+# A judge's check (`JudgeSpec.check`): refuses what its factory would refuse, missing credentials included,
+# without building the judge, and returns the criteria the judge covers.
+register_judge_check = JUDGES.register_check
 
 
 def is_deterministic(judge: Judge) -> bool:
@@ -85,3 +88,36 @@ def is_deterministic(judge: Judge) -> bool:
 def get_judge(spec: str, options: dict[str, Any] | None = None) -> Judge:
     """Resolve 'rules' or 'kind:argument' (e.g. 'llm:openai/gpt-4o') to a judge."""
     return JUDGES.get(spec, options)
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A judge as `--judge` names it, resolved once: its registry name and argument (``llm:openai/gpt-4o``).
+
+    The checks before a run use the spec (`check`: no judge is built, no call is made); the stage that
+    judges builds each judge once (`build`).
+    """
+
+    name: str
+    argument: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> JudgeSpec:
+        """`rules` or `kind:argument`; an undeclared kind raises UnknownName (listing the judges)."""
+        kind, _, argument = text.strip().partition(":")
+        JUDGES.factory(kind)
+        return cls(kind, argument or None)
+
+    def __str__(self) -> str:
+        return f"{self.name}:{self.argument}" if self.argument else self.name
+
+    def check(self, options: dict[str, Any] | None = None) -> tuple[str, ...]:
+        """The criteria this judge covers, once its argument, options and credentials are checked (ValueError
+        saying what to change) without building it."""
+        covered = JUDGES.check(str(self), options)
+        if covered is None:
+            raise RuntimeError(f"judge {self.name!r} declares no check (judges.base.register_judge_check)")
+        return tuple(covered)
+
+    def build(self, options: dict[str, Any] | None = None) -> Judge:
+        return JUDGES.get(str(self), options)

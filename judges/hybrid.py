@@ -20,7 +20,16 @@ from dataclasses import replace
 from typing import Any
 
 from common.redact import redact_exact
-from judges.base import Issue, Judge, PageJudgment, get_judge, is_deterministic, register_judge
+from judges.base import (
+    Issue,
+    Judge,
+    JudgeSpec,
+    PageJudgment,
+    get_judge,
+    is_deterministic,
+    register_judge,
+    register_judge_check,
+)
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
@@ -162,11 +171,25 @@ def combine(bundle: PageBundle, rules: PageJudgment, llm: PageJudgment | None) -
                         **accounting)
 
 
-@register_judge("hybrid")
-def _make_hybrid(argument: str | None, options: dict[str, Any]) -> HybridJudge:
+def _tiers(argument: str | None, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The rules tier's options and the LLM tier's, as `hybrid:<argument>` names them."""
     if not argument:
         raise ValueError("the hybrid judge needs the LLM for its semantic tier: --judge hybrid:<litellm model id>")
     # Tier 2 reads the extracted findings too unless told otherwise (`--evidence paper`).
     llm_options = {k: v for k, v in options.items() if k != "disabled_rules"}
-    return HybridJudge(get_judge("rules", {"disabled_rules": options.get("disabled_rules") or []}),
-                       get_judge(f"llm:{argument}", {**llm_options, "evidence": options.get("evidence") or "enriched"}))
+    return ({"disabled_rules": options.get("disabled_rules") or []},
+            {**llm_options, "evidence": options.get("evidence") or "enriched"})
+
+
+@register_judge_check("hybrid")
+def _check_hybrid(argument: str | None, options: dict[str, Any]) -> tuple[str, ...]:
+    """Both tiers' checks (the LLM's credentials included), without building them; the rules tier's criteria."""
+    rules, llm = _tiers(argument, options)
+    JudgeSpec("llm", argument).check(llm)
+    return JudgeSpec("rules").check(rules)
+
+
+@register_judge("hybrid")
+def _make_hybrid(argument: str | None, options: dict[str, Any]) -> HybridJudge:
+    rules, llm = _tiers(argument, options)
+    return HybridJudge(get_judge("rules", rules), get_judge(f"llm:{argument}", llm))

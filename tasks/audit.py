@@ -15,15 +15,23 @@ from typing import Any
 
 import pyarrow as pa
 
-from judges.inclusivity.base import DEFAULT_JUDGES, CategoryJudge, JudgeItem, ResponseJudgment, get_category_judge
+from judges.inclusivity.base import (
+    CATEGORY_JUDGES,
+    DEFAULT_JUDGES,
+    CategoryJudge,
+    JudgeItem,
+    ResponseJudgment,
+    get_category_judge,
+)
 from judges.inclusivity.prompts import VARIANTS, response_messages
 from judges.inclusivity.questions import load_questions, questions_digest
 from judges.inclusivity.respond import ask_many, not_sent, read_responses_jsonl
 from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
+from judges.model.client import CredentialsMissing
 from tasks.context import RunConfig
 from tasks.failures import Incomplete
-from tasks.judge import LLM_CALLS_SCHEMA, call_id
+from tasks.judge import LLM_CALLS_SCHEMA, call_id, once_per_run
 from tasks.pipeline import Pipeline
 from tasks.runner import Stage, StageIO
 from tasks.tables import tables_of
@@ -430,24 +438,31 @@ def _judgment_failure(cfg: AuditConfig, specs: list[str], rows: list[dict[str, A
             "category_judgments --downstream (answered calls come from the cache)")
 
 
+def category_judge_problems(cfg: AuditConfig) -> dict[str, Exception | None]:
+    """Each category judge's spec checked as its factory would take it (name, argument, and an llm: judge's
+    provider credentials), without building it or calling a model, once per run: spec → its problem or None."""
+    options = {**cfg.model_options(judge=True), "cache": False}
+
+    def check() -> dict[str, Exception | None]:
+        problems: dict[str, Exception | None] = {}
+        for spec in cfg.audit_judges:
+            try:
+                CATEGORY_JUDGES.check(spec, options)
+                problems[spec] = None
+            except (ValueError, ImportError) as exc:
+                problems[spec] = exc
+        return problems
+    return once_per_run(cfg, "category judges", list(cfg.audit_judges), options, check)
+
+
 def check_judges(cfg: RunConfig) -> None:
     """Before any call: each llm: judge's provider credentials are in the environment. A judge that cannot be
-    built is left to the stage (an error row), as is the embedding judge (its model loads there)."""
+    built is left to the stage (an error row), as is the embedding judge's model (it loads there)."""
     if not isinstance(cfg, AuditConfig):
         return
-    for spec in cfg.audit_judges:
-        if not spec.startswith("llm:"):
-            continue
-        try:
-            judge = get_category_judge(spec, {**cfg.model_options(judge=True), "cache": False})
-        except (ValueError, ImportError):
-            continue
-        check = getattr(judge, "check", None)
-        if check is not None:
-            try:
-                check()
-            except ValueError as exc:
-                raise ValueError(f"category judge {spec}: {exc}") from exc
+    for spec, problem in category_judge_problems(cfg).items():
+        if isinstance(problem, CredentialsMissing):
+            raise ValueError(f"category judge {spec}: {problem}") from problem
 
 
 JUDGMENTS_STAGE = Stage(

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import defaultdict
+from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import pyarrow as pa
 
-from judges.base import Judge, PageJudgment, get_judge, is_deterministic
+from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
 from judges.evidence import PageBundle
 from tasks.failures import Incomplete, classify
 from tasks.runner import Stage, StageFailed, StageIO
@@ -209,18 +211,46 @@ def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[s
             "prompt_version": judge.prompt_version, "params": json.dumps(judge.params(), sort_keys=True)}
 
 
+T = TypeVar("T")
 BATCH_PAGES = 64  # pages per resumable unit when a judge runs calls concurrently
 
 
+def judge_specs(cfg: Any) -> list[JudgeSpec]:
+    """The run's judges, resolved once from their `--judge` text; an unknown judge, or one given twice, raises
+    ValueError."""
+    specs = [JudgeSpec.parse(text) for text in cfg.judges]
+    if len({str(spec) for spec in specs}) < len(specs):
+        raise ValueError(f"two judges of this run would be recorded alike ({cfg.judge_label}); give each "
+                         "judge once")
+    return specs
+
+
+# Checks already made: (what, run, specs, options, environment) → their result. The CLI, the flow and the
+# pipeline check a run's judges before it starts; each judge's spec and credentials are checked once.
+_CHECKED: dict[tuple[str, ...], Any] = {}
+
+
+def once_per_run(cfg: Any, what: str, specs: list[str], options: dict[str, Any], check: Callable[[], T]) -> T:
+    """`check()`, or its result for the same run, judges, options and environment when it passed before."""
+    environment = hashlib.sha256(json.dumps(sorted(os.environ.items())).encode()).hexdigest()
+    key = (what, cfg.run_id, *specs, json.dumps(options, sort_keys=True, default=str), environment)
+    if key not in _CHECKED:
+        _CHECKED[key] = check()
+    return cast(T, _CHECKED[key])
+
+
+def check_judge_specs(cfg: Any) -> dict[str, tuple[str, ...]]:
+    """Each judge's spec, options and provider credentials checked (ValueError saying what to change) without
+    building it or calling a model, once per run and environment: judge → the criteria it covers."""
+    options = cfg.judge_options()
+    return dict(once_per_run(cfg, "judges", list(cfg.judges), options,
+                             lambda: {str(spec): spec.check(options) for spec in judge_specs(cfg)}))
+
+
 def make_judges(cfg: Any) -> list[tuple[str, Judge]]:
-    """Every judge of the run, built from its spec; a bad spec or missing credentials raise ValueError."""
-    judges = []
-    for spec in cfg.judges:
-        judge = get_judge(spec, cfg.judge_options())
-        check = getattr(judge, "check", None)
-        if check is not None:
-            check()  # before any call: missing provider credentials stop the run with a clear message
-        judges.append((spec, judge))
+    """Every judge of the run, built once from its spec (the stage body's); the specs were checked before the
+    run (`check_judge_specs`). A spec its factory refuses raises ValueError."""
+    judges = [(str(spec), spec.build(cfg.judge_options())) for spec in judge_specs(cfg)]
     keys = [(judge.name, judge.model) for _, judge in judges]
     if len(set(keys)) < len(keys):
         raise ValueError(f"two judges of this run would be recorded alike ({cfg.judge_label}); give each "
@@ -298,7 +328,7 @@ def check_judge(cfg: Any) -> None:
         raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
     if cfg.concurrency < 1:
         raise ValueError(f"concurrency {cfg.concurrency}: at least 1 call at a time")
-    make_judges(cfg)
+    check_judge_specs(cfg)  # no judge is built: the stage body builds each once
 
 
 JUDGE = Stage(

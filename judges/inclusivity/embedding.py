@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from judges.inclusivity.base import CategoryVerdict, JudgeItem, ResponseJudgment, register_category_judge
+from judges.inclusivity.base import (
+    CATEGORY_JUDGES,
+    CategoryVerdict,
+    JudgeItem,
+    ResponseJudgment,
+    register_category_judge,
+)
 from judges.inclusivity.categories import CATEGORIES, depth_from_supports
 from judges.inclusivity.text import sentences
 
@@ -210,8 +216,13 @@ class EmbeddingJudge:
         return ResponseJudgment(verdicts)
 
 
-@register_category_judge("embedding")
-def make_embedding_judge(argument: str | None, options: dict[str, Any]) -> EmbeddingJudge:
+@CATEGORY_JUDGES.register_check("embedding")
+def _check_embedding(argument: str | None, options: dict[str, Any]) -> None:
     if argument:
         raise ValueError("the embedding judge takes no argument: --judges embedding")
+
+
+@register_category_judge("embedding")
+def make_embedding_judge(argument: str | None, options: dict[str, Any]) -> EmbeddingJudge:
+    _check_embedding(argument, options)
     return EmbeddingJudge(MiniLM.shared())

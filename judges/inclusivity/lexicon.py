@@ -12,7 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from judges.inclusivity.base import CategoryVerdict, JudgeItem, ResponseJudgment, register_category_judge
+from judges.inclusivity.base import (
+    CATEGORY_JUDGES,
+    CategoryVerdict,
+    JudgeItem,
+    ResponseJudgment,
+    register_category_judge,
+)
 from judges.inclusivity.categories import CATEGORY_NAMES, depth_from_supports
 from judges.inclusivity.lexicon_terms import FALSE_FRIENDS, LEXICON
 from judges.inclusivity.text import sentences
@@ -101,8 +107,13 @@ class LexiconJudge:
         return [ResponseJudgment(judge_text(item.response)) for item in items]
 
 
-@register_category_judge("lexicon")
-def make_lexicon_judge(argument: str | None, options: dict[str, Any]) -> LexiconJudge:
+@CATEGORY_JUDGES.register_check("lexicon")
+def _check_lexicon(argument: str | None, options: dict[str, Any]) -> None:
     if argument:
         raise ValueError("the lexicon judge takes no argument: --judges lexicon")
+
+
+@register_category_judge("lexicon")
+def make_lexicon_judge(argument: str | None, options: dict[str, Any]) -> LexiconJudge:
+    _check_lexicon(argument, options)
     return LexiconJudge()

@@ -16,7 +16,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from common.redact import redact, redact_exact
-from judges.inclusivity.base import CategoryVerdict, JudgeItem, ResponseJudgment, register_category_judge
+from judges.inclusivity.base import (
+    CATEGORY_JUDGES,
+    CategoryVerdict,
+    JudgeItem,
+    ResponseJudgment,
+    register_category_judge,
+)
 from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
 from judges.inclusivity.prompts import (
     PROMPT_VERSION,
@@ -229,6 +235,16 @@ def make_client(model: str, options: dict[str, Any]) -> ModelClient:
                        timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
                        cache=cache, price_table=options.get("price_table"),
                        backoff_base_s=float(options.get("backoff_base_s", 1.0)))
+
+
+@CATEGORY_JUDGES.register_check("llm")
+def check_llm_category_judge(argument: str | None, options: dict[str, Any]) -> str:
+    """What `llm:<model>` refuses, missing provider credentials included (CredentialsMissing), without building
+    the judge or calling the model; the model id."""
+    if not argument:
+        raise ValueError("name the judge model: --judges llm:<litellm model id>, e.g. llm:openai/gpt-4.1")
+    make_client(argument, {**options, "cache": False}).check_credentials()
+    return argument
 
 
 @register_category_judge("llm")

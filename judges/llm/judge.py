@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from common.redact import redact, redact_exact
-from judges.base import Issue, PageJudgment, register_judge
+from judges.base import Issue, PageJudgment, register_judge, register_judge_check
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE_MODES, PageBundle
 from judges.labels import Label
@@ -233,22 +233,44 @@ OPTIONS = ("api_base", "temperature", "max_tokens", "concurrency", "timeout_s", 
            "vision", "price_table", "backoff_base_s", "evidence", "structured")
 
 
-@register_judge("llm")
-def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
-    """`llm:<litellm model id>`, e.g. llm:openai/gpt-4o, llm:anthropic/claude-sonnet-4-5, llm:ollama/llava."""
+def _endpoint(argument: str | None, options: dict[str, Any]
+              ) -> tuple[str, dict[str, Any], Path, str | None, str | None]:
+    """The model id, the judge's options, the data home, the endpoint and its placeholder key (local
+    model), as `llm:<argument>` names them; ValueError for what the judge cannot take."""
     if not argument:
         raise ValueError("name the model: --judge llm:<litellm model id>, e.g. llm:openai/gpt-4o")
     options = {k: v for k, v in options.items() if k != "disabled_rules"}  # the rules judge's, in a run's options
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: {', '.join(OPTIONS)}")
+    if (options.get("evidence") or "paper") not in EVIDENCE_MODES:
+        raise ValueError(f"unknown evidence mode {options['evidence']!r}; choose one of {', '.join(EVIDENCE_MODES)}")
     from warehouse.home import resolve_home
 
     home = Path(options["home"]) if options.get("home") else resolve_home()
-    api_base, api_key, vision = options.get("api_base"), None, options.get("vision") or "auto"
+    api_base, api_key = options.get("api_base"), None
     if is_local(argument):  # the data home's local model server (accessbench model start)
         local = client_options(home, argument)
         argument, api_base, api_key = local["model"], local["api_base"], local["api_key"]
+    return argument, options, home, api_base, api_key
+
+
+@register_judge_check("llm")
+def check_llm_judge(argument: str | None, options: dict[str, Any]) -> tuple[str, ...]:
+    """What `llm:<model>` refuses, missing provider credentials included (CredentialsMissing), without building
+    the judge or calling the model; the criteria it covers."""
+    model, options, _, api_base, api_key = _endpoint(argument, options)
+    ModelClient(model, api_base=api_base, api_key=api_key).check_credentials()
+    return tuple(CRITERIA)
+
+
+@register_judge("llm")
+def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
+    """`llm:<litellm model id>`, e.g. llm:openai/gpt-4o, llm:anthropic/claude-sonnet-4-5, llm:ollama/llava."""
+    local_model = bool(argument) and is_local(str(argument))
+    argument, options, home, api_base, api_key = _endpoint(argument, options)
+    vision = options.get("vision") or "auto"
+    if local_model:
         vision = "off" if vision == "auto" else vision  # llama-server refuses images for text-only GGUFs
     wanted = options.get("cache", "on")
     mode = str({True: "on", False: "off", None: "on"}[wanted] if isinstance(wanted, bool | None) else wanted)

@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from judges.base import PageJudgment, register_judge
+from judges.base import PageJudgment, register_judge, register_judge_check
 from judges.criteria import SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
@@ -79,8 +79,16 @@ def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] 
     return judgment
 
 
-@register_judge("rules")
-def _make_rules(argument: str | None, options: dict[str, Any]) -> RulesJudge:
+@register_judge_check("rules")
+def check_rules(argument: str | None, options: dict[str, Any]) -> tuple[str, ...]:
+    """What `rules` refuses (an argument, an unknown --disable-rule), without building it; the criteria it covers."""
     if argument:
         raise ValueError("the rules judge takes no argument: use --judge rules")
+    check_patterns(list(options.get("disabled_rules") or ()))
+    return tuple(RULES)
+
+
+@register_judge("rules")
+def _make_rules(argument: str | None, options: dict[str, Any]) -> RulesJudge:
+    check_rules(argument, options)
     return RulesJudge(tuple(options.get("disabled_rules") or ()))
