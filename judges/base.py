@@ -113,10 +113,16 @@ class JudgeSpec:
 
     def check(self, options: dict[str, Any] | None = None) -> tuple[str, ...]:
         """The criteria this judge covers, once its argument, options and credentials are checked (ValueError
-        saying what to change) without building it."""
+        saying what to change) by its registered check, without building it."""
         covered = JUDGES.check(str(self), options)
-        if covered is None:
-            raise RuntimeError(f"judge {self.name!r} declares no check (judges.base.register_judge_check)")
+        if covered is None:  # a judge that declares no check (a plugin's) is built to be checked
+            from judges.criteria import CRITERIA
+
+            judge = self.build(options)
+            check = getattr(judge, "check", None)
+            if check is not None:
+                check()
+            return tuple(c for c in CRITERIA if judge.supports(c))
         return tuple(covered)
 
     def build(self, options: dict[str, Any] | None = None) -> Judge:
