@@ -43,15 +43,15 @@ def run_model(home: Path, args: argparse.Namespace) -> int:
               f"--models local …; stop it: accessbench model stop", file=sys.stderr)
         return 0
     if args.action == "status":
-        state = local.running(home)
-        if state is None:
+        current = local.running(home)
+        if current is None:
             stale = local.read_state(home)
             print("no local model running" + (f" (the last one, {stale.name}, is gone; see {local.log_file(home)})"
                                               if stale else "") + "; start one: accessbench model start")
             return 3
-        print(f"local model: {state.name}\n  endpoint: {state.api_base} (litellm id {state.model_id})\n"
-              f"  gguf: {state.gguf}\n  pid {state.pid}, {state.threads} thread(s), {state.ctx} tokens of context, "
-              f"up {time.time() - state.started:.0f} s\n  log: {local.log_file(home)}")
+        print(f"local model: {current.name}\n  endpoint: {current.api_base} (litellm id {current.model_id})\n"
+              f"  gguf: {current.gguf}\n  pid {current.pid}, {current.threads} thread(s), {current.ctx} tokens of "
+              f"context, up {time.time() - current.started:.0f} s\n  log: {local.log_file(home)}")
         return 0
     try:
         stopped = local.stop(home)
