@@ -94,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-page-megapixels", type=float, default=16.0,
                      help="limit: pixels of one page render or crop; larger pages render at a lower dpi (default 16)")
 
-    sub.add_parser("runs", help="list runs with per-stage status")
+    from flows.runs_cli import add_parser as add_runs_parser
+
+    add_runs_parser(sub)
 
     rerun = sub.add_parser("rerun", help="re-execute one stage of a run from its persisted upstream artifacts")
     rerun.add_argument("--run", required=True, help="run id (see: accessbench runs)")
@@ -459,30 +461,9 @@ def _print_next_steps(home: Path, run_id: str) -> None:
 
 
 def cmd_runs(home: Path, args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
+    from flows.runs_cli import run_runs
 
-    from tasks.audit import AUDIT_STAGES
-    from tasks.registry import STAGES
-    from warehouse.store import ArtifactStore
-
-    store = ArtifactStore(home)
-    runs = store.runs()
-    if not runs:
-        print(f"no runs in {home}; start one with: accessbench run")
-        return EXIT_OK
-    states: dict[str, dict[str, str]] = {}
-    for row in store.stage_runs():
-        states.setdefault(row.run_id, {})[row.stage] = row.status
-    audits = {run["source"] == "audit" for run in runs}  # audit stages shown only when there are audit runs
-    shown = [*(STAGES if False in audits else []), *(AUDIT_STAGES if True in audits else [])]
-    table = Table("run", "created", "source", "judge", "status", *shown)
-    for run in runs:
-        stage_states = states.get(run["run_id"], {})
-        table.add_row(run["run_id"], f"{run['created']:%Y-%m-%d %H:%M}", run["source"], run["judge"], run["status"],
-                      *(stage_states.get(s, "-") for s in shown))
-    Console(width=200).print(table)
-    return EXIT_OK
+    return run_runs(home, args)
 
 
 def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
@@ -537,7 +518,9 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> st
     for row in rows:
         table.add_row(*("" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
     # Cells are data (PDF text, model replies): never rich markup ("[/bold]" would crash, "[x]" vanish).
-    console = Console(file=io.StringIO(), width=max(100, min(250, 20 * len(columns))), markup=False)
+    from flows.console import terminal_width
+
+    console = Console(file=io.StringIO(), width=terminal_width(), markup=False)  # the width of the terminal
     console.print(table)
     console.print(f"{len(rows)} row(s)")
     return console.file.getvalue()  # type: ignore[attr-defined]

@@ -85,3 +85,55 @@ def print_stage_results(results: list[dict[str, Any]]) -> None:
     for r in results:
         table.add_row(r["stage"], r["status"], str(r["rows"] if r["rows"] is not None else ""), str(r["errors"] or 0))
     Console(stderr=True).print(table)
+
+
+PIPE_WIDTH = 120  # the width of a table printed into a pipe or a file, when COLUMNS does not say
+
+
+def terminal_width(stream: Any = None) -> int:
+    """The width for a table printed to `stream` (stdout by default).
+
+    `COLUMNS` when set (as shells and `COLUMNS=80 accessbench runs` set it); else the terminal's own
+    width when the stream is one; else `PIPE_WIDTH`, wide enough for a pager or a log file.
+    """
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = sys.stdout if stream is None else stream
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):  # a stream with no file descriptor (tests' capture, StringIO)
+        pass
+    return PIPE_WIDTH
+
+
+def table_fits(table: Any, width: int) -> bool:
+    """Whether `table` can be drawn within `width` columns without breaking a word of any cell.
+
+    Rich always draws a table within the console's width, cutting or folding cells to get there;
+    this asks whether it would have to, so a caller can choose a narrower layout instead.
+    """
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=10_000, markup=False)
+    options = console.options
+    needed = 0
+    for column in table.columns:
+        cells = [column.header, *column.cells]
+        longest = max(Measurement.get(console, options, cell).minimum for cell in cells)
+        needed += max(longest, column.min_width or 0)
+    left, right = table.padding[3], table.padding[1]  # (top, right, bottom, left)
+    needed += (left + right) * len(table.columns)
+    if table.box is not None:
+        needed += len(table.columns) - 1 + (2 if table.show_edge else 0)
+    return needed <= width
+
+
+def print_table(table: Any, stderr: bool = False) -> None:
+    """Print a rich table at the width of the terminal it goes to; cells are data, never rich markup."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    Console(file=stream, width=terminal_width(stream), markup=False).print(table)

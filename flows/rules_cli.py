@@ -37,12 +37,29 @@ def run_rules(home: Path, args: argparse.Namespace) -> int:
             print(f"| `{r.id}` | {r.title} | {r.pdfua or '–'} | {r.matterhorn or '–'} | "
                   f"{', '.join(r.wcag) or '–'} | {r.severity} |")
         return 0
-    from rich.console import Console
     from rich.table import Table
 
-    table = Table("rule", "what it checks", "PDF/UA-1", "Matterhorn", "WCAG", "severity",
-                  title=f"{len(rules)} rules (switch one off: accessbench run --disable-rule ID)")
-    for r in rules:
-        table.add_row(r.id, r.title, r.pdfua or "-", r.matterhorn or "-", ", ".join(r.wcag) or "-", r.severity)
-    Console(width=200).print(table, markup=False)
+    from flows.console import print_table, table_fits, terminal_width
+
+    # The widest layout that fits the terminal; the rule id (what --disable-rule takes) is never cut.
+    columns = {"what it checks": lambda r: r.title, "PDF/UA-1": lambda r: r.pdfua or "-",
+               "Matterhorn": lambda r: r.matterhorn or "-", "WCAG": lambda r: ", ".join(r.wcag) or "-",
+               "severity": lambda r: r.severity}
+    width = terminal_width()
+    for dropped, whole_ids in (((), True), (("Matterhorn",), True), (("Matterhorn", "PDF/UA-1"), True),
+                               (("Matterhorn", "PDF/UA-1"), False)):
+        table = Table(title=f"{len(rules)} rules (switch one off: accessbench run --disable-rule ID)"
+                      + (f"; not shown here: {', '.join(dropped)} (see --format md or json)" if dropped else ""))
+        if whole_ids:
+            table.add_column("rule", no_wrap=True, min_width=max((len(r.id) for r in rules), default=4))
+        else:  # a terminal too narrow for the longest id: ids folded onto two lines, never cut
+            table.add_column("rule", overflow="fold")
+        shown = [name for name in columns if name not in dropped]
+        for name in shown:
+            table.add_column(name, overflow="fold")
+        for r in rules:
+            table.add_row(r.id, *(columns[name](r) for name in shown))
+        if table_fits(table, width):
+            break
+    print_table(table)  # at the terminal's width
     return 0
