@@ -5,6 +5,7 @@ and dispatcher (`flows/cli.py`), which imports them: nothing here imports a comm
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
     cannot start.
     """
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
+    quiet_run_logs(verbose)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")
     if os.environ.get("PREFECT_API_URL"):
@@ -54,6 +56,32 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
         print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
               "stop it with: accessbench server stop)", file=sys.stderr)
     os.environ["PREFECT_API_URL"] = state.api_url
+
+
+# Prefect's loggers of flow and task runs: they report a failed stage three times, each with a traceback,
+# before the exception reaches the command, which says it in one line (`accessbench: error: ...`).
+RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
+class _QuietRunLogs(logging.Filter):
+    """Keeps Prefect's flow- and task-run records off a terminal handler (the Prefect UI still gets them)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(record.name == name or record.name.startswith(name + ".") for name in RUN_LOGGERS)
+
+
+def quiet_run_logs(verbose: bool) -> None:
+    """Without `-v`, Prefect's flow- and task-run logs (failures with their tracebacks, "Finished in state
+    ...") stay off the terminal: every failure they report reaches the command as an exception, which
+    prints the one line that says what failed and what to do. With `-v` they are shown as Prefect writes
+    them. Applies to the handlers of the root logger (the command's `logging.basicConfig`)."""
+    for handler in logging.getLogger().handlers:
+        quiet = [f for f in handler.filters if isinstance(f, _QuietRunLogs)]
+        if verbose:
+            for f in quiet:
+                handler.removeFilter(f)
+        elif not quiet:
+            handler.addFilter(_QuietRunLogs())
 
 
 def start_prefect_server() -> None:

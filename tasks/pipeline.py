@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tasks.context import RunConfig
-from tasks.fanout import fanout_for
 from tasks.isolation import shared_workers
 from tasks.runner import ConfigError, Stage, StageFailed, execute
 from warehouse.store import StageRun, StageStatus, now, run_lock
@@ -134,6 +133,10 @@ class Pipeline:
             # One pool of worker processes serves every per-document stage of the run (local runner).
             preload = [stage.body.__module__ for stage, _ in plan if stage.per_document]
             local = cfg.workers if cfg.runner == "local" else 1
+            # Imported here: tasks.fanout imports Prefect, which reads its settings (API URL, logging level)
+            # once, at import; the CLI imports this module to check a run before it prepares those settings.
+            from tasks.fanout import fanout_for
+
             with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload):
                 for stage, forced in plan:
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
