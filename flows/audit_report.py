@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import sys
 from collections import defaultdict
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,10 +29,36 @@ CITATION = "Dash et al. 2025 (published)"
 PUBLISHED = "published"
 
 
-def published(table: str) -> list[dict[str, str]]:
-    """Rows of one `flows/published/dash2025_<table>.csv` (transcribed from the paper)."""
+def _read(table: str) -> list[dict[str, str]]:
     path = resources.files("flows") / "published" / f"dash2025_{table}.csv"
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def model_name(name: str) -> str:
+    """The one spelling of a published model: the tables write `Qwen2.5-0_5B-Instruct` and `Qwen2.5-0.5B-Instruct`
+    for one model (a `_` between digits is a decimal point), and Table 7 shortens names (`Llama-3.1-8B` is
+    Table 3's `Llama-3.1-8B-Instruct`: the one Table 3 model its name starts)."""
+    name = re.sub(r"(?<=\d)_(?=\d)", ".", name.strip())
+    full = [m for m in _table3_models() if m.lower().startswith(name.lower() + "-")]
+    return full[0] if len(full) == 1 and name not in _table3_models() else name
+
+
+@cache
+def _table3_models() -> tuple[str, ...]:
+    return tuple(re.sub(r"(?<=\d)_(?=\d)", ".", r["model"].strip()) for r in _read("table3_qlcs"))
+
+
+def model_order(name: str) -> tuple[Any, ...]:
+    """Sort key: by family, then by version and size as numbers (Qwen2.5-0.5B before Qwen2.5-14B)."""
+    return tuple((0, float(part), "") if re.fullmatch(r"\d+(?:\.\d+)?", part) else (1, 0.0, part)
+                 for part in re.findall(r"\d+(?:\.\d+)?|[^\d]+", name.lower()))
+
+
+def published(table: str) -> list[dict[str, str]]:
+    """Rows of one `flows/published/dash2025_<table>.csv` (transcribed from the paper), model names normalised
+    (`model_name`) and sorted (`model_order`), so one model is one row and the tables join on its name."""
+    rows = [{**r, "model": model_name(r["model"])} if "model" in r else r for r in _read(table)]
+    return sorted(rows, key=lambda r: model_order(r["model"])) if rows and "model" in rows[0] else rows
 
 
 def is_audit_run(home: Path, run_id: str) -> bool:
@@ -92,10 +120,11 @@ def _qlcs(out: Console, run_id: str, rows: list[dict[str, Any]], con: Any) -> No
         table.add_row("ours", escape(r["judge"]), escape(r["model"]), r["variant"], _f(r["qlcs"]),
                       _delta(delta) if delta else "", str(r["responses"]))
     aware = {p["model"]: p for p in published("table7_aware_prompt_qlcs")}
-    for p in published("table3_qlcs"):
+    for p in published("table3_qlcs"):  # each model's aware-prompt row (Table 7) right below its base row
         table.add_row(PUBLISHED, "GPT-4.1 judge", p["model"], "base", p["qlcs"], "", "35")
-    for model, p in aware.items():
-        table.add_row(PUBLISHED, "GPT-4.1 judge", model, "aware", p["qlcs_aware"], p["delta"], "35")
+        if p["model"] in aware:
+            table.add_row(PUBLISHED, "GPT-4.1 judge", p["model"], "aware", aware[p["model"]]["qlcs_aware"],
+                          aware[p["model"]]["delta"], "35")
     out.print(table)
 
 
@@ -135,7 +164,7 @@ def _dlcs(out: Console, run_id: str, con: Any, brief: bool) -> None:
         by_model: dict[str, dict[str, float]] = defaultdict(dict)
         for p in published("table4_dlcs"):
             by_model[p["model"]][p["category"]] = float(p["dlcs"])
-        for model, values in by_model.items():
+        for model, values in sorted(by_model.items(), key=lambda kv: model_order(kv[0])):
             table.add_row(PUBLISHED, "GPT-4.1 judge", model, "base", *(_heat(values.get(c)) for c in CATEGORY_NAMES))
     out.print(table)
 
@@ -156,7 +185,7 @@ def _depth(out: Console, run_id: str, con: Any) -> None:
     for k, name in enumerate(DEPTH_TABLES):
         for p in published(name):
             published_cells[(p["model"], k)][p["category"]] = float(p["share"])
-    for (model, k), values in sorted(published_cells.items()):
+    for (model, k), values in sorted(published_cells.items(), key=lambda kv: (model_order(kv[0][0]), kv[0][1])):
         table.add_row(PUBLISHED, "GPT-4.1 judge", model, "base", str(k),
                       *(_heat(values.get(c)) for c in CATEGORY_NAMES))
     out.print(table)

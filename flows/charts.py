@@ -9,6 +9,7 @@ Colours are chosen for contrast: text reaches 4.5:1 on its background, bars 3:1 
 from __future__ import annotations
 
 import base64
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -195,3 +196,44 @@ def save(chart: Chart, folder: Path) -> list[Path]:
     with pymupdf.open(stream=chart.svg.encode("utf-8"), filetype="svg") as doc:
         doc[0].get_pixmap(matrix=pymupdf.Matrix(2, 2)).save(str(png_path))
     return [svg_path, png_path]
+
+
+REPORT_DPI = 110  # page images in reports: legible text at a few tens of kB per page (WebP)
+WEBP_QUALITY = 60
+
+
+def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float,
+                        regions: list[tuple[list[list[float]], str]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
+    """A page as WebP with each region (its boxes in PDF points, top-left origin; a label) outlined in red and
+    numbered once per region. Rendered from the source PDF at `dpi` when it is still there, else the stored
+    page image is used. Returns (WebP bytes, width px, height px)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = None
+    if source_pdf and Path(source_pdf).is_file():
+        import pymupdf
+
+        with pymupdf.open(source_pdf) as doc:
+            if 0 < page_no <= doc.page_count:
+                pix = doc[page_no - 1].get_pixmap(dpi=dpi, alpha=False)
+                image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
+    if image is None:
+        with Image.open(image_path) as stored:
+            image = stored.convert("RGB")
+    scale = image.width / width_pt if width_pt else 1.0
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=max(12, round(image.width / 60)))
+    red = tuple(int(OUTLINE[i:i + 2], 16) for i in (1, 3, 5))
+    line = max(2, round(image.width / 400))
+    for k, (boxes, _label) in enumerate(regions, start=1):
+        for box in boxes:
+            x0, y0, x1, y1 = (v * scale for v in box[:4])
+            draw.rectangle((x0, y0, max(x1, x0 + 2), max(y1, y0 + 2)), outline=red, width=line)
+        x0, y0 = boxes[0][0] * scale, boxes[0][1] * scale
+        left, top, right, bottom = draw.textbbox((0, 0), str(k), font=font)
+        tag_y = y0 - (bottom + 4) if y0 > bottom + 4 else y0
+        draw.rectangle((x0, tag_y, x0 + right + 8, tag_y + bottom + 4), fill=red)
+        draw.text((x0 + 4, tag_y + 2 - top / 2), str(k), fill=(255, 255, 255), font=font)
+    out = io.BytesIO()
+    image.save(out, format="WEBP", quality=WEBP_QUALITY, method=4)
+    return out.getvalue(), image.width, image.height

@@ -71,6 +71,7 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
         if not brief:
             _published(con, out, run_id, acc, overall)
             _confusion(con, out, run_id)
+            _collected(out, home, run_id)
     finally:
         con.close()
     return out.file.getvalue()  # type: ignore[attr-defined]
@@ -172,8 +173,56 @@ def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], o
               "unjudged\"). Published rows: flows/published/README.md.")
 
 
+def _collected(out: Console, home: Path, run_id: str) -> None:
+    """The sections the Markdown, JSON and HTML reports share with this one: error analysis, remediation
+    quality, the review queue and the model calls' tokens and cost."""
+    from flows import report_tables as tables
+    from flows.report_data import collect
+
+    data = collect(home, [run_id])
+    errors = (data.get("benchmark") or {}).get("errors") or []
+    table = Table("item", "criterion", "judge", "expected", "got", "repeats", "reason", "model call",
+                  title=f"run {run_id}: error analysis — items judged wrong ({len(errors)})")
+    for r in errors[:tables.MAX_ERROR_ROWS]:
+        table.add_row(Text(r["doc_id"]), r["criterion"], Text(tables.judge_name(r)), r["expected"], r["got"],
+                      ", ".join(map(str, r["repeats"])), Text(r["reason"]), tables.call_command(r["call_id"]))
+    out.print(table if errors else f"run {run_id}: no item was judged wrong")
+    if len(errors) > tables.MAX_ERROR_ROWS:
+        out.print(f"{len(errors) - tables.MAX_ERROR_ROWS} more: accessbench report --run {run_id} --format json")
+    if data.get("remediation"):
+        table = Table("judge", "Failed judgments", "specificity", "actionability", "technical validity", "score",
+                      title=f"run {run_id}: remediation quality (means over Failed judgments)")
+        for r in data["remediation"]:
+            table.add_row(Text(tables.judge_name(r)), str(r["failed_judgments"]), _pm(r["specificity"], None, 1),
+                          _pm(r["actionability"], None, 1), _pm(r["technical_validity"], None, 1),
+                          _pm(r["score"], None, 1))
+        out.print(table)
+    if data.get("review_queue"):
+        table = Table("item", "document", "criterion", "page", "label meanwhile", "why",
+                      title=f"run {run_id}: review queue (accessbench review resolve ITEM LABEL)")
+        for r in data["review_queue"]:
+            table.add_row(r["item_id"], Text(r["doc_id"]), r["criterion"], str(r["page"]), r["label"] or "",
+                          Text(r["reason"]))
+        out.print(table)
+    if data.get("usage"):
+        table = Table("judge", "calls", "cached", "failed", "tokens in", "tokens out", "cost (USD)",
+                      title=f"run {run_id}: model calls, tokens and cost")
+        rows = data["usage"]
+        for r in [*rows, {"judge": "total", "model": "", **{k: sum(x[k] or 0 for x in rows) for k in (
+                "calls", "cached", "failed", "tokens_in", "tokens_out", "cost_usd")}}]:
+            table.add_row(Text(tables.judge_name(r)), str(r["calls"]), str(r["cached"]), str(r["failed"]),
+                          str(r["tokens_in"]), str(r["tokens_out"]),
+                          "-" if r["cost_usd"] is None else f"{r['cost_usd']:.4f}")
+        out.print(table)
+
+
 def _confusion(con: Any, out: Console, run_id: str) -> None:
+    from flows.report_tables import repeats_note
+
     cells = _rows(con, "SELECT * FROM confusion_matrix WHERE run_id = $run", run_id)
+    repeats = {(r["judge"], r["model"] or "-"): r["repeats"] for r in _rows(
+        con, "SELECT judge, model, count(DISTINCT repeat) AS repeats FROM doc_results WHERE run_id = $run "
+             "GROUP BY ALL", run_id)}
     keys = sorted({(c["judge"], c["model"] or "-", c["criterion"]) for c in cells})
     for judge, model, criterion in keys:
         labels = [label.value for label in labels_for(criterion)]
@@ -181,7 +230,8 @@ def _confusion(con: Any, out: Console, run_id: str) -> None:
                   if (c["judge"], c["model"] or "-", c["criterion"]) == (judge, model, criterion)}
         predicted = labels + sorted({p for _, p in counts} - set(labels))
         table = Table("expected \\ judged", *(SHORT.get(p) or p for p in predicted),
-                      title=f"{criterion} — {judge} {'' if model == '-' else model}")
+                      title=f"{criterion} — {judge}{'' if model == '-' else ' ' + model}: "
+                            f"{repeats_note(repeats.get((judge, model), 1))}")
         for expected in labels:
             table.add_row(expected, *(str(counts.get((expected, p), 0)) for p in predicted))
         out.print(table)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import paper_numbers as paper
+from flows import report_tables as tables
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
@@ -25,8 +26,8 @@ from tasks.screening import VERDICT_ORDER, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
 
-MAX_REGIONS = 30  # outlines per page image; the rest are counted, not drawn
-MAX_PAGE_IMAGES = 12  # failed pages shown as images per file (the issues table lists every page)
+MAX_REGIONS = 30  # outlined finding kinds per page image; the rest are counted, not drawn
+MAX_PAGE_IMAGES = 3  # failed pages shown as images per file, each showing a finding kind not shown yet
 
 
 def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -91,9 +92,28 @@ def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
         data["audits"] = [_audit(con, run_id) for run_id in run_ids if run_id in audits]
         screened = [r for r in run_ids if r not in labelled and r not in audits]
         data["screening"] = [_screening(con, run_id) for run_id in screened]
+        data["review_queue"] = _review_queue(con, run_ids)
+        data["usage"] = _usage(con, run_ids)
     finally:
         con.close()
+    data["sections"] = tables.sections(data)
     return data
+
+
+def _review_queue(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Pages the hybrid judge asks a person to look at (`accessbench review`)."""
+    return _rows(con, "SELECT run_id, item_id, judge, doc_id, criterion, page, label, tier_labels, reason, repeats "
+                      "FROM review_queue WHERE list_contains($runs, run_id) ORDER BY ALL", {"runs": run_ids})
+
+
+def _usage(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Model calls per run, judge and model: tokens in and out, cost, cached calls."""
+    return _rows(con, """
+        SELECT run_id, judge, coalesce(model, '') AS model, count(*) AS calls,
+               count(*) FILTER (WHERE cached) AS cached, count(*) FILTER (WHERE error IS NOT NULL) AS failed,
+               coalesce(sum(tokens_in), 0) AS tokens_in, coalesce(sum(tokens_out), 0) AS tokens_out,
+               sum(cost_usd) AS cost_usd
+        FROM llm_calls WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
 
 
 def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
@@ -126,8 +146,27 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
         FROM leaderboard l LEFT JOIN ex_mean e USING (run_id, judge, model)
         LEFT JOIN f1_ex f USING (run_id, judge, model)
         WHERE list_contains($runs, l.run_id) ORDER BY l.accuracy DESC, l.run_id, l.judge""", p)
-    confusion = _rows(con, "SELECT run_id, judge, model, criterion, expected_label, label, n FROM confusion_matrix "
-                           "WHERE list_contains($runs, run_id) ORDER BY ALL", p)
+    confusion = _rows(con, """
+        SELECT c.run_id, c.judge, c.model, c.criterion, c.expected_label, c.label, c.n, r.repeats
+        FROM confusion_matrix c JOIN (SELECT run_id, judge, model, count(DISTINCT repeat) AS repeats
+                                      FROM doc_results GROUP BY ALL) r USING (run_id, judge, model)
+        WHERE list_contains($runs, c.run_id) ORDER BY ALL""", p)
+    averages = _rows(con, """
+        WITH per AS (SELECT run_id, judge, model, criterion, repeat, avg(correct::INT) AS acc FROM doc_results
+                     WHERE list_contains($runs, run_id) GROUP BY ALL),
+             rep AS (SELECT run_id, judge, model, repeat, avg(acc) AS acc FROM per GROUP BY ALL)
+        SELECT r.run_id, r.judge, r.model, avg(r.acc) AS accuracy, coalesce(stddev_pop(r.acc), 0) AS accuracy_sd,
+               count(*) AS repeats, any_value(f.macro_precision) AS macro_precision,
+               any_value(f.macro_recall) AS macro_recall, any_value(f.macro_f1) AS macro_f1
+        FROM rep r LEFT JOIN (SELECT run_id, judge, model, avg(macro_precision) AS macro_precision,
+                                     avg(macro_recall) AS macro_recall, avg(macro_f1) AS macro_f1
+                              FROM prf_by_criterion GROUP BY ALL) f USING (run_id, judge, model)
+        GROUP BY ALL ORDER BY ALL""", p)
+    coverage = _rows(con, """
+        SELECT run_id, judge, model, count(DISTINCT (doc_id, criterion)) AS items,
+               count(DISTINCT criterion) AS criteria,
+               md5(array_to_string(list_sort(list(DISTINCT doc_id || '/' || criterion)), ',')) AS scope
+        FROM doc_results WHERE list_contains($runs, run_id) GROUP BY ALL""", p)
     published = {
         "citation": paper.CITATION,
         "models": list(paper.PAPER_MODELS),
@@ -140,23 +179,78 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
     }
     for row in leaderboard:
         row["paper_model"] = paper.paper_model(row["model"])
-    return {"accuracy": accuracy, "by_label": by_label, "leaderboard": leaderboard, "confusion": confusion,
-            "published": published}
+    return {"accuracy": accuracy, "by_label": by_label, "averages": averages,
+            "leaderboard": tables.rank_by_scope(leaderboard, coverage), "confusion": confusion,
+            "published": published,
+            "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model),
+            "errors": tables.fold_errors(_errors(con, run_ids))}
+
+
+def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Each (item, repeat) a judge got wrong, with the judge's reason (from the first page that gave the wrong
+    label, or why the item has no judgment) and the model call behind that page, if a model made one."""
+    rows = _rows(con, """
+        WITH wrong AS (SELECT * FROM doc_results WHERE list_contains($runs, run_id) AND NOT correct),
+        pages AS (
+            SELECT w.run_id, w.judge, w.model, w.repeat, w.doc_id, w.criterion, min(j.page) AS page
+            FROM wrong w JOIN judgments j ON j.run_id = w.run_id AND j.judge = w.judge
+                 AND coalesce(j.model, '') = w.model AND j.repeat = w.repeat AND j.doc_id = w.doc_id
+                 AND j.criterion = w.criterion AND j.label = w.label
+            GROUP BY ALL),
+        calls AS (
+            SELECT run_id, judge, coalesce(model, '') AS model, repeat, doc_id, criterion, page,
+                   arg_max(call_id, attempt) AS call_id
+            FROM llm_calls WHERE list_contains($runs, run_id) GROUP BY ALL)
+        SELECT w.run_id, w.judge, w.model, w.repeat, w.doc_id, w.criterion, w.expected_label, w.label, p.page,
+               j.summary, j.issues, u.reason AS unjudged_reason, c.call_id
+        FROM wrong w
+        LEFT JOIN pages p USING (run_id, judge, model, repeat, doc_id, criterion)
+        LEFT JOIN judgments j ON j.run_id = w.run_id AND j.judge = w.judge AND coalesce(j.model, '') = w.model
+             AND j.repeat = w.repeat AND j.doc_id = w.doc_id AND j.criterion = w.criterion AND j.page = p.page
+        LEFT JOIN unjudged u USING (run_id, judge, model, repeat, doc_id, criterion)
+        LEFT JOIN calls c ON c.run_id = w.run_id AND c.judge = w.judge AND c.model = w.model
+             AND c.repeat = w.repeat AND c.doc_id = w.doc_id AND c.criterion = w.criterion AND c.page = p.page
+        ORDER BY w.run_id, w.judge, w.model, w.criterion, w.doc_id, w.repeat""", {"runs": run_ids})
+    for row in rows:
+        problems = [i["problem"] for i in _issues({**row, "summary": "", "remediation": ""}) if i["problem"]]
+        row["reason"] = row.pop("summary") or "; ".join(problems) or row.pop("unjudged_reason") or ""
+        row.pop("issues", None)
+        row.pop("unjudged_reason", None)
+    return rows
 
 
 def _audit(con: Any, run_id: str) -> dict[str, Any]:
     """An inclusivity audit run's QLCS, DLCS and Depth@3 beside the study's published rows."""
+    from flows.audit_report import model_name, model_order
     from flows.audit_report import published as dash
 
     p = {"run": run_id}
+    base = {r["model"]: float(r["qlcs"]) for r in dash("table3_qlcs")}
+
+    def ours(sql: str) -> list[dict[str, Any]]:
+        """Our rows, each with the published name of its model (if the study had it), models in order."""
+        rows = _rows(con, sql, p)
+        for row in rows:
+            name = model_name(str(row["model"]).rsplit("/", 1)[-1])
+            row["published_model"] = name if name in base else None
+        return sorted(rows, key=lambda r: (model_order(r["published_model"] or str(r["model"])), r["judge"]))
+
     return {
         "run_id": run_id,
-        "qlcs": _rows(con, "SELECT judge, model, variant, qlcs, qlcs_sd, responses FROM qlcs WHERE run_id = $run "
-                           "ORDER BY ALL", p),
-        "dlcs": _rows(con, "SELECT judge, model, variant, category, dlcs FROM dlcs WHERE run_id = $run", p),
-        "depth3": _rows(con, "SELECT judge, model, variant, category, share FROM depth_at_k WHERE run_id = $run "
-                             "AND k = 3", p),
+        "agreement": _rows(con, "SELECT judge_a, judge_b, n, coverage_agreement, coverage_kappa, depth_kappa "
+                                "FROM judge_agreement WHERE run_id = $run ORDER BY ALL", p),
+        "prompt_effect": _rows(con, "SELECT judge, model, qlcs_base, qlcs_aware, delta, pairs, unpaired "
+                                    "FROM prompt_effect WHERE run_id = $run ORDER BY ALL", p),
+        "qlcs": ours("SELECT judge, model, variant, qlcs, qlcs_sd, responses FROM qlcs WHERE run_id = $run "
+                     "ORDER BY ALL"),
+        "dlcs": ours("SELECT judge, model, variant, category, dlcs FROM dlcs WHERE run_id = $run"),
+        "depth3": ours("SELECT judge, model, variant, category, share FROM depth_at_k WHERE run_id = $run AND k = 3"),
         "published": {"qlcs": [{"model": r["model"], "qlcs": float(r["qlcs"])} for r in dash("table3_qlcs")],
+                      "aware": [{"model": r["model"], "qlcs_base": base.get(r["model"]),
+                                 "qlcs_aware": float(r["qlcs_aware"]), "delta": float(r["delta"])}
+                                for r in dash("table7_aware_prompt_qlcs")],
+                      "agreement": [{"dimension": r["dimension"], "metric": r["metric"], "kappa": float(r["kappa"]),
+                                     "judges": r["judges"]} for r in dash("table6_judge_agreement")],
                       "dlcs": [{"model": r["model"], "category": r["category"], "dlcs": float(r["dlcs"])}
                                for r in dash("table4_dlcs")],
                       "depth3": [{"model": r["model"], "category": r["category"], "share": float(r["share"])}
@@ -177,8 +271,9 @@ def _screening(con: Any, run_id: str) -> dict[str, Any]:
     """One entry per screened file (a run holds one document per file and criterion), most urgent first, with
 its overall verdict (`tasks.screening`: fails, passes, could not be checked) and the verdict's reason."""
     p = {"run": run_id}
-    docs = _rows(con, "SELECT doc_id, any_value(files) AS files, max(pages) AS pages FROM documents "
-                      "WHERE run_id = $run GROUP BY doc_id", p)
+    docs = _rows(con, "SELECT doc_id, any_value(files) AS files, any_value(root) AS root, max(pages) AS pages "
+                      "FROM documents WHERE run_id = $run GROUP BY doc_id", p)
+    source = {d["doc_id"]: _source_pdf(d) for d in docs}
     labels = _rows(con, """
         SELECT doc_id, criterion, judge, model, label, reason FROM doc_labels
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM doc_labels WHERE run_id = $run)
@@ -232,21 +327,48 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
             {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"))
         found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
                                      for i in found["criteria"].get(c, {}).get("issues", [])), None)
-        # One image per failed page, outlining the regions of every criterion that failed there.
+        for judged in found["criteria"].values():
+            judged["issues"] = tables.fold_issues(judged["issues"])
+        # One image per failed page, outlining one region per finding kind of every criterion that failed there.
         by_page: dict[int, dict[str, Any]] = {}
         for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):
             if (doc_id, page) not in pages:
                 continue
             shown = by_page.setdefault(page, {
-                **{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "width_px", "height_px", "image_path")},
-                "regions": []})
+                **{k: pages[(doc_id, page)][k] for k in ("page", "width_pt", "height_pt", "width_px", "height_px",
+                                                         "image_path")},
+                "source_pdf": source.get(doc_id), "regions": []})
             shown["regions"].extend(regions.get((doc_id, page), []))
-        found["page_images"] = [by_page[page] for page in sorted(by_page)][:MAX_PAGE_IMAGES]
-        found["pages_not_shown"] = max(0, len(by_page) - MAX_PAGE_IMAGES)
+        for shown in by_page.values():
+            shown["regions"] = tables.fold_regions(shown["regions"])
+        found["page_images"] = _pages_to_show(by_page)
+        found["pages_not_shown"] = len(by_page) - len(found["page_images"])
         files.append(found)
     # Most urgent first: files that could not be checked, then those that fail, then those that pass.
     files.sort(key=lambda e: (VERDICT_ORDER[e["verdict"]], -len(e["failed"]), -len(e["errors"]), e["file"]))
     return {"run_id": run_id, "files": files}
+
+
+def _source_pdf(doc: dict[str, Any]) -> str | None:
+    """The PDF a one-file document was read from, while it is still there (the report renders its pages)."""
+    files = doc.get("files") or []
+    if len(files) != 1 or not doc.get("root"):
+        return None
+    path = Path(doc["root"]) / files[0]
+    return str(path) if path.is_file() else None
+
+
+def _pages_to_show(by_page: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Up to MAX_PAGE_IMAGES pages, each showing a finding kind no page before it showed (the first page of each
+    kind); a finding repeated on 30 pages is shown once, its pages listed in the issues table."""
+    shown: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for page in sorted(by_page):
+        kinds = {(r["criterion"], tables.finding_kind(r["what"])) for r in by_page[page]["regions"]}
+        if (kinds - seen or (not kinds and not shown)) and len(shown) < MAX_PAGE_IMAGES:
+            shown.append(by_page[page])
+            seen |= kinds
+    return shown
 
 
 def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ operable buttons, `aria-sort`). Charts are also written as SVG and PNG under `<h
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from collections import defaultdict
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flows import charts
+from flows import report_tables as tables
 from flows.report_data import MAX_REGIONS
 from judges.criteria import CRITERIA, labels_for
 from judges.labels import Label
@@ -97,19 +99,26 @@ def _figure(chart: charts.Chart, caption: str, plots: Path | None) -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
-def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "AccessBench report") -> str:
-    sections: list[tuple[str, str, str]] = []  # (anchor, heading, body)
-    sections.append(("runs", "Runs", _runs(data["runs"])))
+def _bodies(data: dict[str, Any], plots: Path | None) -> dict[str, str]:
+    bodies = {"runs": _runs(data["runs"])}
     if data.get("benchmark"):
-        sections.extend(_benchmark(data["benchmark"], plots))
+        bodies.update(_benchmark(data["benchmark"], plots))
     if data.get("remediation"):
-        sections.append(("remediation", "Remediation quality", _remediation(data["remediation"])))
+        bodies["remediation"] = _remediation(data["remediation"])
+    if data.get("review_queue"):
+        bodies["review-queue"] = _review(data["review_queue"])
+    if data.get("usage"):
+        bodies["usage"] = _usage(data["usage"])
     for screening in data.get("screening") or []:
-        sections.append((_anchor("screening", screening["run_id"]), f"Screening: run {screening['run_id']}",
-                         _screening(screening)))
+        bodies[_anchor("screening", screening["run_id"])] = _screening(screening)
     for audit in data.get("audits") or []:
-        sections.append((_anchor("audit", audit["run_id"]), f"Inclusivity audit: run {audit['run_id']}",
-                         _audit(audit, plots)))
+        bodies[_anchor("audit", audit["run_id"])] = _audit(audit, plots)
+    return bodies
+
+
+def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "AccessBench report") -> str:
+    bodies = _bodies(data, plots)
+    sections = [(s["id"], s["title"], bodies[s["id"]]) for s in data.get("sections") or tables.sections(data)]
     toc = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)
     body = "".join(f'<section aria-labelledby="{a}"><h2 id="{a}">{_e(h)}</h2>{b}</section>' for a, h, b in sections)
     runs = ", ".join(r["run_id"] for r in data["runs"])
@@ -137,39 +146,58 @@ def _runs(runs: list[dict[str, Any]]) -> str:
     return _table("The runs in this report", ["run", "created", "source", "judges", "status", "kind"], rows)
 
 
-def _benchmark(bench: dict[str, Any], plots: Path | None) -> list[tuple[str, str, str]]:
-    out = []
-    lead = [f"{_rowhead(_judge_name(r))}<td>{_e(r['run_id'])}</td><td>{_e(r.get('paper_model') or '')}</td>"
-            f"<td class=\"num\">{r['n']}</td>{_num(r['accuracy'], r['accuracy_sd'])}{_num(r['macro_f1'])}"
-            f"{_num(r['accuracy_ex_ct'])}{_num(r['macro_f1_ex_ct'])}<td class=\"num\">{r['unjudged']}</td>"
-            for r in bench["leaderboard"]]
-    out.append(("leaderboard", "Leaderboard", _table(
-        "Judges across runs, best accuracy first (mean ± population SD over repeats)",
-        ["judge", "run", "paper model", "items", "accuracy", "macro F1", "accuracy excl. Cannot Tell",
-         "macro F1 excl. Cannot Tell", "unjudged (counted wrong)"], lead)))
-
-    published = bench["published"]
-    t3 = {(r["criterion"], r["model"]): r for r in published["accuracy"]}
-    t4 = {(r["criterion"], r["model"]): r for r in published["macro_prf"]}
+def _paper_table(table: dict[str, Any]) -> str:
+    """Rows: criteria or labels; one column group per judge, ours first, published ones shaded and marked."""
+    columns = table["columns"]
+    prf = table["id"] == "table4"
+    span = ' colspan="3" scope="colgroup"' if prf else ' scope="col"'
+    head = f'<th scope="col" rowspan="{2 if prf else 1}">{_e(table["row_header"])}</th>' + "".join(
+        f'<th{span}{" class=published" if c["source"] == "published" else ""}>{_e(c["name"])}</th>' for c in columns)
+    sub = ("<tr>" + "".join('<th scope="col">P</th><th scope="col">R</th><th scope="col">F1</th>'
+                             for _ in columns) + "</tr>") if prf else ""
     body = []
-    for criterion in [*CRITERIA, "average"]:  # ours first, then the published rows of the same criterion
+    for row in table["rows"]:
+        cells = []
+        for c, cell in zip(columns, row["cells"], strict=True):
+            cls = "num published" if c["source"] == "published" else "num"
+            if prf:
+                cells += [f'<td class="{cls}">{"–" if not cell else f"{cell[k]:.2f}"}</td>'
+                          for k in ("macro_precision", "macro_recall", "macro_f1")]
+            else:
+                cells.append(f'<td class="{cls}">{_e(tables.cell_text(cell))}</td>')
+        cls = "average" if row["row"] == "average" else ""
+        body.append(f"<tr{' class=average' if cls else ''}>{_rowhead(row['row'])}{''.join(cells)}</tr>")
+    return (f"<table><caption>{_e(table['title'])}: ours first, then the published models</caption>"
+            f"<thead><tr>{head}</tr>{sub}</thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
+    out = {}
+    lead = [f"<td class=\"num\">{r.get('rank', '')}</td>{_rowhead(_judge_name(r))}<td>{_e(r['run_id'])}</td>"
+            f"<td>{_e(r.get('paper_model') or '')}</td><td>{_e(tables.coverage_text(r))}</td>"
+            f"{_num(r['accuracy'], r['accuracy_sd'])}{_num(r['macro_f1'])}"
+            f"{_num(r['accuracy_ex_ct'])}{_num(r['macro_f1_ex_ct'])}<td class=\"num\">{r['unjudged']}</td>"
+            f"<td>{_e(r.get('caveat') or '')}</td>"
+            for r in bench["leaderboard"]]
+    out["leaderboard"] = _table(
+        "Judges ranked against judges scored on the same items (mean ± population SD over repeats)",
+        ["rank", "judge", "run", "paper model", "coverage", "accuracy", "macro F1", "accuracy excl. Cannot Tell",
+         "macro F1 excl. Cannot Tell", "unjudged (counted wrong)", "caveat"], lead, sortable=False)
+    out["paper-tables"] = "".join(_paper_table(t) for t in bench["paper_tables"]) + (
+        f'<p class="note">Published columns: {_e(bench["published"]["citation"])} — reference values, never runs '
+        "here. “average” is the mean over criteria.</p>")
+    out["errors"] = _errors(bench["errors"])
+
+    body = []
+    for criterion in CRITERIA:  # ours only: the published models are in the side-by-side tables
         for row in (r for r in bench["accuracy"] if r["criterion"] == criterion):
             body.append(f"{_rowhead(criterion)}<td>{_e(_judge_name(row))}</td><td>{_e(row['run_id'])}</td>"
                         f"<td class=\"num\">{row['n']}</td>{_num(row['accuracy'], row['accuracy_sd'])}"
                         f"{_num(row['macro_precision'])}{_num(row['macro_recall'])}"
                         f"{_num(row['macro_f1'], row['macro_f1_sd'])}{_num(row['accuracy_ex_ct'])}"
                         f"{_num(row['macro_f1_ex_ct'])}")
-        for model in published["models"]:
-            a, p = t3.get((criterion, model)), t4.get((criterion, model)) or {}
-            if a is None:
-                continue
-            body.append(f'{_rowhead(criterion, "published")}<td class="published">{_e(model)} (published)</td>'
-                        f'<td class="published">{_e(published["citation"])}</td><td class="num">–</td>'
-                        f"{_num(a['accuracy'], a['accuracy_sd'])}{_num(p.get('macro_precision'))}"
-                        f"{_num(p.get('macro_recall'))}{_num(p.get('macro_f1'))}{_num(None)}{_num(None)}")
     per_criterion = _table(
-        "Accuracy and macro precision/recall/F1 per criterion, with and without Cannot Tell items, beside the "
-        "published rows (Tables 3 and 4)",
+        "Our judges' accuracy and macro precision/recall/F1 per criterion, with and without Cannot Tell items",
         ["criterion", "judge", "run", "items", "accuracy", "macro P", "macro R", "macro F1",
          "accuracy excl. CT", "macro F1 excl. CT"], body)
     judges = list(dict.fromkeys((r["run_id"], _judge_name(r)) for r in bench["accuracy"]))
@@ -185,22 +213,59 @@ def _benchmark(bench: dict[str, Any], plots: Path | None) -> list[tuple[str, str
     errors = {name(run, j): [acc[(run, j, c)]["accuracy_sd"] if (run, j, c) in acc else None for c in criteria]
               for run, j in judges}
     bars = charts.bars("accuracy_by_criterion", "Accuracy per criterion", criteria, series, errors)
-    out.append(("accuracy", "Accuracy per criterion",
-                _figure(bars, "Accuracy per criterion and judge; whiskers: population SD over repeats.", plots)
-                + per_criterion))
+    out["accuracy"] = (_figure(bars, "Accuracy per criterion and judge; whiskers: population SD over repeats.",
+                               plots) + per_criterion)
 
-    pub5 = {(r["expected_label"], r["model"]): r for r in published["by_label"]}
     rows = [f"{_rowhead(r['expected_label'])}<td>{_e(_judge_name(r))}</td><td>{_e(r['run_id'])}</td>"
             f"<td class=\"num\">{r['n']}</td>{_num(r['accuracy'], r['accuracy_sd'])}" for r in bench["by_label"]]
-    rows += [f'{_rowhead(lab.value, "published")}<td class="published">{_e(m)} (published)</td>'
-             f'<td class="published">{_e(published["citation"])}</td><td class="num">–</td>'
-             f"{_num(pub5[(lab.value, m)]['accuracy'], pub5[(lab.value, m)]['accuracy_sd'])}"
-             for lab in Label for m in published["models"] if (lab.value, m) in pub5]
-    out.append(("by-label", "Accuracy by expected label", _table(
-        "Accuracy by expected label, pooled over criteria, beside the published rows (Table 5)",
-        ["expected label", "judge", "run", "items", "accuracy"], rows)))
-    out.append(("confusion", "Confusion matrices", _confusion(bench["confusion"], plots)))
+    out["by-label"] = _table("Our judges' accuracy by expected label, pooled over criteria (the published models: "
+                             "Table 5 above)",
+                             ["expected label", "judge", "run", "items", "accuracy"], rows)
+    out["confusion"] = _confusion(bench["confusion"], plots)
     return out
+
+
+def _errors(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return '<p class="note">No item was judged wrong.</p>'
+    shown = rows[:tables.MAX_ERROR_ROWS]
+    body = [f"{_rowhead(r['doc_id'])}<td>{_e(r['criterion'])}</td><td>{_e(_judge_name(r))}</td>"
+            f"<td>{_e(r['run_id'])}</td><td>{_e(r['expected'])}</td><td class=\"failed\">{_e(r['got'])}</td>"
+            f"<td>{_e(', '.join(map(str, r['repeats'])))}</td><td class=\"num\">{_e(r['page'] or '')}</td>"
+            f"<td>{_e(r['reason'])}</td><td><code>{_e(tables.call_command(r['call_id']))}</code></td>"
+            for r in shown]
+    more = len(rows) - len(shown)
+    return _table("Items a judge got wrong (repeats folded into one row): what it said and the call behind it",
+                  ["item", "criterion", "judge", "run", "expected", "got", "repeats wrong", "page", "judge's reason",
+                   "model call"], body) + (f'<p class="note">{more} more in the JSON report.</p>' if more else "")
+
+
+def _review(rows: list[dict[str, Any]]) -> str:
+    body = [f"{_rowhead(r['item_id'])}<td>{_e(r['judge'])}</td><td>{_e(r['run_id'])}</td><td>{_e(r['doc_id'])}</td>"
+            f"<td>{_e(r['criterion'])}</td><td class=\"num\">{r['page']}</td><td>{_e(r['label'] or '')}</td>"
+            f"<td>{_e(r['reason'])}</td><td class=\"num\">{_e(r['repeats'] or '')}</td>" for r in rows]
+    return (_table("Pages the hybrid judge asks a person to review", ["item", "judge", "run", "document", "criterion",
+                                                                     "page", "label meanwhile", "why", "repeats"], body)
+            + '<p class="note">Resolve an item with <code>accessbench review resolve ITEM LABEL</code>.</p>')
+
+
+def _usage(rows: list[dict[str, Any]]) -> str:
+    def usd(v: float | None) -> str:
+        return "–" if v is None else f"{v:.4f}"
+
+    body = [f"{_rowhead(_judge_name(r))}<td>{_e(r['run_id'])}</td><td class=\"num\">{r['calls']}</td>"
+            f"<td class=\"num\">{r['cached']}</td><td class=\"num\">{r['failed']}</td>"
+            f"<td class=\"num\">{r['tokens_in']}</td><td class=\"num\">{r['tokens_out']}</td>"
+            f"<td class=\"num\">{usd(r['cost_usd'])}</td>" for r in rows]
+    body.append(f"{_rowhead('total')}<td></td><td class=\"num\">{sum(r['calls'] for r in rows)}</td>"
+                f"<td class=\"num\">{sum(r['cached'] for r in rows)}</td>"
+                f"<td class=\"num\">{sum(r['failed'] for r in rows)}</td>"
+                f"<td class=\"num\">{sum(r['tokens_in'] for r in rows)}</td>"
+                f"<td class=\"num\">{sum(r['tokens_out'] for r in rows)}</td>"
+                f"<td class=\"num\">{usd(sum(r['cost_usd'] or 0 for r in rows))}</td>")
+    return _table("Model calls per judge: tokens and cost", ["judge", "run", "calls", "cached", "failed",
+                                                             "tokens in", "tokens out", "cost (USD)"], body,
+                  sortable=False)
 
 
 def _confusion(cells: list[dict[str, Any]], plots: Path | None) -> str:
@@ -210,7 +275,8 @@ def _confusion(cells: list[dict[str, Any]], plots: Path | None) -> str:
     parts = []
     for (run, judge), rows in groups.items():
         anchor = _anchor("confusion", run, judge)
-        parts.append(f'<h3 id="{anchor}">{_e(judge)} — run {_e(run)}</h3>')
+        parts.append(f'<h3 id="{anchor}">{_e(judge)} — run {_e(run)}</h3>'
+                     f'<p class="note">Cells are {_e(tables.repeats_note(rows[0]["repeats"]))}.</p>')
         every = [lab.value for lab in Label]
         total: dict[tuple[str, str], int] = defaultdict(int)
         for r in rows:
@@ -237,10 +303,31 @@ def _audit(audit: dict[str, Any], plots: Path | None) -> str:
     run, pub = audit["run_id"], audit["published"]
     rows = [f"{_rowhead(r['judge'] + ' judge: ' + r['model'])}<td>{_e(r['variant'])}</td>"
             f"{_num(r['qlcs'], r['qlcs_sd'])}<td class=\"num\">{r['responses']}</td>" for r in audit["qlcs"]]
-    rows += [f'{_rowhead(r["model"], "published")}<td class="published">base (published, Dash et al. 2025)</td>'
-             f'{_num(r["qlcs"])}<td class="num">35</td>' for r in pub["qlcs"]]
+    aware = {r["model"]: r for r in pub.get("aware") or []}
+    for r in pub["qlcs"]:  # each published model's aware-prompt row (Table 7) right below its base row
+        rows.append(f'{_rowhead(r["model"], "published")}<td class="published">base (published, Dash et al. 2025)'
+                    f'</td>{_num(r["qlcs"])}<td class="num">35</td>')
+        if r["model"] in aware:
+            a = aware[r["model"]]
+            rows.append(f'{_rowhead(r["model"], "published")}<td class="published">aware prompt (published, Dash '
+                        f'et al. 2025 Table 7; {a["delta"]:+.3f})</td>{_num(a["qlcs_aware"])}<td class="num">35</td>')
     parts = [_table("Question-level coverage (QLCS): share of the nine categories a response covers, beside the "
-                    "published rows", ["model", "variant", "QLCS", "responses"], rows)]
+                    "published rows", ["model", "variant", "QLCS", "responses"], rows, sortable=False)]
+    kappa = [f"<td>ours</td>{_rowhead(r['judge_a'] + ' vs ' + r['judge_b'])}<td class=\"num\">{r['n']}</td>"
+             f"{_num(r['coverage_agreement'])}{_num(r['coverage_kappa'])}{_num(r['depth_kappa'])}"
+             for r in audit.get("agreement") or []]
+    published_kappa = {r["dimension"]: r for r in pub.get("agreement") or []}
+    if published_kappa:
+        judges = next(iter(published_kappa.values()))["judges"]
+        kappa.append(f'<td class="published">published</td>{_rowhead(judges, "published")}<td class="num">–</td>'
+                     f"{_num(None)}{_num((published_kappa.get('coverage') or {}).get('kappa'))}"
+                     f"{_num((published_kappa.get('depth') or {}).get('kappa'))}")
+    parts.append(_table("Judge agreement: Cohen's κ on coverage, quadratic-weighted κ on depth, beside the study's "
+                        "(Table 6)", ["source", "judges", "verdicts", "coverage agreement", "coverage κ",
+                                      "depth κ"], kappa, sortable=False, ))
+    if not audit.get("agreement"):
+        parts.append('<p class="note">Judge agreement needs two judges on the same responses '
+                     "(<code>--judges lexicon embedding</code>).</p>")
     for key, value, what, title in (("dlcs", "dlcs", "DLCS (share of questions covering the category)",
                                      "Disability-level coverage (DLCS)"),
                                     ("depth3", "share", "the share of responses at depth 3", "Depth@3")):
@@ -312,34 +399,38 @@ def _screening(screening: dict[str, Any]) -> str:
             if not issues:
                 continue
             parts.append(f"<h4>{_e(criterion)}: what fails and how to fix it</h4>")
-            parts.append(_table(f"{f['file']}: {criterion} issues",
-                                ["page", "where", "sub-criterion", "problem", "remediation"],
-                                (f'<td class="num">{i["page"]}</td><td>{_e(i["location"])}</td>'
+            parts.append(_table(f"{f['file']}: {criterion} issues, each finding once with the pages it is on",
+                                ["pages", "where (first page)", "sub-criterion", "problem", "remediation"],
+                                (f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
                                  f'<td>{_e(i["sub_criterion"])}</td><td>{_e(i["problem"])}</td>'
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
         for page in f["page_images"]:
             parts.append(_page_figure(f, page))
         if f.get("pages_not_shown"):
-            parts.append(f'<p class="note">{f["pages_not_shown"]} more failed page(s) are listed in the issues '
-                         "above but not shown as images.</p>")
+            parts.append(f'<p class="note">{f["pages_not_shown"]} more failed page(s) repeat findings shown above; '
+                         "the issues tables list every page.</p>")
     return "".join(parts)
 
 
 def _page_figure(f: dict[str, Any], page: dict[str, Any]) -> str:
+    """The page as WebP (re-rendered legibly from its PDF when it is still there), one outline and number per
+    finding kind, and a legend that names each kind once."""
     path = Path(page["image_path"])
-    if not path.is_file():
+    if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
     regions = page["regions"][:MAX_REGIONS]
-    drawn = [(r["bbox"], f"{r['criterion'].replace('_', ' ')}: {r['what']}") for r in regions]
-    scale = page["width_px"] / page["width_pt"] if page["width_pt"] else 1.0
-    chart = charts.outlined_page(_anchor("page", f["doc_id"], str(page["page"])), path.read_bytes(),
-                                 (page["width_px"], page["height_px"]), scale, drawn,
-                                 f"Page {page['page']} of {f['file']}")
+    drawn = [(r["boxes"], tables.region_label(r)) for r in regions]
+    image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
+                                                      page["width_pt"], drawn)
     more = len(page["regions"]) - len(regions)
-    caption = (f"Page {page['page']}: failing regions outlined and numbered"
-               + (f" ({more} more not drawn)" if more > 0 else "")
+    caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
+               + (f" ({more} more kinds not drawn)" if more > 0 else "")
                + ("; no region could be located from the evidence" if not regions else "") + ".")
+    described = "; ".join(f"{k}: {label}" for k, (_, label) in enumerate(drawn, start=1))
+    alt = (f"Page {page['page']} of {f['file']}, with {len(drawn)} kind(s) of failing region outlined in red and "
+           "numbered" + (f" — {described}" if described else "") + ".")
     legend = "".join(f"<li>{_e(label)}</li>" for _, label in drawn)
-    return (f'<figure><img src="{chart.data_uri()}" alt="{_e(chart.alt)}" width="{page["width_px"]}" '
-            f'height="{page["height_px"]}"><figcaption>{_e(caption)}</figcaption></figure>'
+    uri = "data:image/webp;base64," + base64.b64encode(image).decode("ascii")
+    return (f'<figure><img src="{uri}" alt="{_e(alt)}" width="{width}" height="{height}" loading="lazy" '
+            f'decoding="async"><figcaption>{_e(caption)}</figcaption></figure>'
             + (f"<ol>{legend}</ol>" if legend else ""))

@@ -11,6 +11,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from flows import report_tables as tables
+from judges.criteria import labels_for
+
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
 
@@ -32,9 +35,103 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 
 def leaderboard_md(rows: list[dict[str, Any]]) -> str:
-    return md_table(["judge", "run", "items", "accuracy", "macro F1", "accuracy excl. CT", "unjudged"],
-                    [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["n"], _f(r["accuracy"], r["accuracy_sd"]),
-                      _f(r["macro_f1"]), _f(r["accuracy_ex_ct"]), r["unjudged"]] for r in rows])
+    """Ranked within each scope (judges scored on the same items); rows of another scope say so."""
+    return md_table(["rank", "judge", "run", "coverage", "accuracy", "macro F1", "accuracy excl. CT", "unjudged",
+                     "caveat"],
+                    [[r.get("rank", ""), f"{r['judge']} {r['model']}".strip(), r["run_id"],
+                      tables.coverage_text(r) if "items" in r else r["n"], _f(r["accuracy"], r["accuracy_sd"]),
+                      _f(r["macro_f1"]), _f(r["accuracy_ex_ct"]), r["unjudged"], r.get("caveat", "")] for r in rows])
+
+
+def paper_table_md(table: dict[str, Any]) -> str:
+    """Rows: criteria (or labels); one column per judge, ours first, then the published models."""
+    return md_table([table["row_header"], *(c["name"] for c in table["columns"])],
+                    [[r["row"], *(tables.cell_text(c) for c in r["cells"])] for r in table["rows"]])
+
+
+def confusion_md(cells: list[dict[str, Any]]) -> str:
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for cell in cells:
+        groups.setdefault((cell["run_id"], f"{cell['judge']} {cell['model']}".strip(), cell["criterion"]),
+                          []).append(cell)
+    out = []
+    for (run, judge, criterion), rows in groups.items():
+        labels = [lab.value for lab in labels_for(criterion)]
+        counts = {(r["expected_label"], r["label"]): r["n"] for r in rows}
+        cols = labels + sorted({p for _, p in counts} - set(labels))
+        out += [f"### {md_cell(criterion)} — {md_cell(judge)}, run {md_cell(run)}: "
+                f"{tables.repeats_note(rows[0]['repeats'])}\n",
+                md_table(["expected \\ judged", *cols], [[e, *(counts.get((e, c), 0) for c in cols)] for e in labels])]
+    return "\n".join(out)
+
+
+def errors_md(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "No item was judged wrong.\n"
+    shown = rows[:tables.MAX_ERROR_ROWS]
+    more = len(rows) - len(shown)
+    return md_table(["judge", "run", "item", "criterion", "expected", "got", "repeats", "page", "reason", "call"],
+                    [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["doc_id"], r["criterion"], r["expected"],
+                      r["got"], ", ".join(map(str, r["repeats"])), r["page"] or "", r["reason"],
+                      tables.call_command(r["call_id"])] for r in shown]) + (
+        f"\n{more} more in `--format json`.\n" if more else "")
+
+
+def review_md(rows: list[dict[str, Any]]) -> str:
+    return md_table(["item", "judge", "run", "document", "criterion", "page", "label meanwhile", "why", "repeats"],
+                    [[r["item_id"], r["judge"], r["run_id"], r["doc_id"], r["criterion"], r["page"], r["label"] or "",
+                      r["reason"], r["repeats"] or ""] for r in rows]) + (
+        "\nResolve an item with `accessbench review resolve ITEM LABEL`.\n")
+
+
+def usage_md(rows: list[dict[str, Any]]) -> str:
+    total = [["total", "", sum(r["calls"] for r in rows), sum(r["cached"] for r in rows),
+              sum(r["failed"] for r in rows), sum(r["tokens_in"] for r in rows), sum(r["tokens_out"] for r in rows),
+              _usd(sum(r["cost_usd"] or 0 for r in rows))]]
+    return md_table(["judge", "run", "calls", "cached", "failed", "tokens in", "tokens out", "cost (USD)"],
+                    [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["calls"], r["cached"], r["failed"],
+                      r["tokens_in"], r["tokens_out"], _usd(r["cost_usd"])] for r in rows] + total)
+
+
+def _usd(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def remediation_md(rows: list[dict[str, Any]]) -> str:
+    return md_table(["judge", "run", "Failed judgments", "specificity", "actionability", "technical validity",
+                     "score"],
+                    [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["failed_judgments"], _f(r["specificity"]),
+                      _f(r["actionability"]), _f(r["technical_validity"]), _f(r["score"])] for r in rows])
+
+
+def audit_md(audit: dict[str, Any]) -> str:
+    pub = audit["published"]
+    effect = {(r["judge"], r["model"]): r for r in audit.get("prompt_effect") or []}
+    qlcs = md_table(["model", "variant", "QLCS", "aware − base"], [
+        *([f"{r['judge']} judge: {r['model']}", r["variant"], _f(r["qlcs"], r["qlcs_sd"]),
+           _f(effect[(r["judge"], r["model"])]["delta"]) if r["variant"] == "aware"
+           and (r["judge"], r["model"]) in effect else ""] for r in audit["qlcs"]),
+        *row_pairs(pub)])
+    agreement = md_table(["source", "judges", "verdicts", "coverage agreement", "coverage κ (Cohen)",
+                          "depth κ (quadratic)"], [
+        *(["ours", f"{r['judge_a']} vs {r['judge_b']}", r["n"], _f(r["coverage_agreement"]), _f(r["coverage_kappa"]),
+           _f(r["depth_kappa"])] for r in audit.get("agreement") or []),
+        *(["published", r["judges"], "", "", _f(r["kappa"]) if r["dimension"] == "coverage" else "",
+           _f(r["kappa"]) if r["dimension"] == "depth" else ""] for r in pub.get("agreement") or [])])
+    note = "" if audit.get("agreement") else "\nJudge agreement needs two judges on the same responses.\n"
+    return (qlcs + "\n### Judge agreement (κ)\n\n" + agreement + note)
+
+
+def row_pairs(pub: dict[str, Any]) -> list[list[Any]]:
+    """Each published model's base row (Table 3) followed by its aware-prompt row (Table 7), if it has one."""
+    aware = {r["model"]: r for r in pub.get("aware") or []}
+    rows: list[list[Any]] = []
+    for r in pub["qlcs"]:
+        rows.append([f"{r['model']} (published)", "base", _f(r["qlcs"]), ""])
+        if r["model"] in aware:
+            rows.append([f"{r['model']} (published)", "aware", _f(aware[r["model"]]["qlcs_aware"]),
+                         f"{aware[r['model']]['delta']:+.3f}"])
+    return rows
 
 
 def _screening_table(screening: dict[str, Any]) -> str:
@@ -55,47 +152,67 @@ def summary_markdown(data: dict[str, Any]) -> str:
     for screening in data.get("screening") or []:
         out += ["### Files screened, could not be checked and failing first\n", _screening_table(screening)]
     if data.get("remediation"):
-        out += ["### Remediation quality\n", md_table(
-            ["judge", "Failed judgments", "specificity", "actionability", "technical validity", "score"],
-            [[f"{r['judge']} {r['model']}".strip(), r["failed_judgments"], _f(r["specificity"]),
-              _f(r["actionability"]), _f(r["technical_validity"]), _f(r["score"])] for r in data["remediation"]])]
+        out += ["### Remediation quality\n", remediation_md(data["remediation"])]
     return "\n".join(out) or "No judged documents in this run.\n"
 
 
-def render_markdown(data: dict[str, Any]) -> str:
-    out = ["# AccessBench report\n", "Runs: " + ", ".join(md_cell(r["run_id"]) for r in data["runs"]) + "\n"]
-    bench = data.get("benchmark")
-    if bench:
-        out += ["## Leaderboard\n", leaderboard_md(bench["leaderboard"])]
-        out += ["## Accuracy per criterion\n", md_table(
+def _section_body(data: dict[str, Any], section: str) -> str:
+    bench = data.get("benchmark") or {}
+    if section == "runs":
+        return md_table(["run", "created", "source", "judges", "status"],
+                        [[r["run_id"], str(r["created"])[:19], r["source"], r["judge"], r["status"]]
+                         for r in data["runs"]])
+    if section == "leaderboard":
+        return leaderboard_md(bench["leaderboard"])
+    if section == "paper-tables":
+        return "\n".join(f"### {md_cell(t['title'])}\n\n" + paper_table_md(t) for t in bench["paper_tables"]) + (
+            f"\nPublished columns: {md_cell(bench['published']['citation'])}, never runs here. 'average' is the mean "
+            "over criteria.\n")
+    if section == "accuracy":
+        return md_table(
             ["criterion", "judge", "run", "items", "accuracy", "macro P/R/F1", "accuracy excl. CT"],
             [[r["criterion"], f"{r['judge']} {r['model']}".strip(), r["run_id"], r["n"],
               _f(r["accuracy"], r["accuracy_sd"]),
               "/".join(_f(r[k]) for k in ("macro_precision", "macro_recall", "macro_f1")), _f(r["accuracy_ex_ct"])]
-             for r in bench["accuracy"]])]
-        pub = bench["published"]
-        out += [f"## Published accuracy ({md_cell(pub['citation'])}, published)\n", md_table(
-            ["criterion", "model", "accuracy"],
-            [[r["criterion"], f"{r['model']} (published)", _f(r["accuracy"], r["accuracy_sd"])]
-             for r in pub["accuracy"]])]
-    if data.get("remediation"):
-        out += ["## Remediation quality\n", md_table(
-            ["judge", "run", "Failed judgments", "specificity", "actionability", "technical validity", "score"],
-            [[f"{r['judge']} {r['model']}".strip(), r["run_id"], r["failed_judgments"], _f(r["specificity"]),
-              _f(r["actionability"]), _f(r["technical_validity"]), _f(r["score"])] for r in data["remediation"]])]
+             for r in bench["accuracy"]])
+    if section == "by-label":
+        return md_table(["expected label", "judge", "run", "items", "accuracy"],
+                        [[r["expected_label"], f"{r['judge']} {r['model']}".strip(), r["run_id"], r["n"],
+                          _f(r["accuracy"], r["accuracy_sd"])] for r in bench["by_label"]])
+    if section == "confusion":
+        return confusion_md(bench["confusion"])
+    if section == "errors":
+        return errors_md(bench["errors"])
+    if section == "remediation":
+        return remediation_md(data["remediation"])
+    if section == "review-queue":
+        return review_md(data["review_queue"])
+    if section == "usage":
+        return usage_md(data["usage"])
     for screening in data.get("screening") or []:
-        out += [f"## Screening: run {md_cell(screening['run_id'])}\n", _screening_table(screening)]
-        for f in screening["files"]:
-            issues = [[c, i["page"], i["location"], i["problem"], i["remediation"]]
-                      for c, judged in f["criteria"].items() for i in judged["issues"]]
-            if issues:
-                out += [f"### {md_cell(f['file'])}\n",
-                        md_table(["criterion", "page", "where", "problem", "remediation"], issues)]
+        if section == tables.anchor("screening", screening["run_id"]):
+            return _screening_md(screening)
     for audit in data.get("audits") or []:
-        out += [f"## Inclusivity audit: run {md_cell(audit['run_id'])}\n", md_table(
-            ["model", "variant", "QLCS"],
-            [*([f"{r['judge']} judge: {r['model']}", r["variant"], _f(r["qlcs"], r["qlcs_sd"])] for r in audit["qlcs"]),
-             *([f"{r['model']} (published)", "base", _f(r["qlcs"])] for r in audit["published"]["qlcs"])])]
+        if section == tables.anchor("audit", audit["run_id"]):
+            return audit_md(audit)
+    raise ValueError(f"no Markdown for report section {section!r}")
+
+
+def _screening_md(screening: dict[str, Any]) -> str:
+    out = [_screening_table(screening)]
+    for f in screening["files"]:
+        issues = [[c, tables.page_list(i["pages"]), i["location"], i["problem"], i["remediation"]]
+                  for c, judged in f["criteria"].items() for i in judged["issues"]]
+        if issues:
+            out += [f"### {md_cell(f['file'])}\n",
+                    md_table(["criterion", "pages", "where (first page)", "problem", "remediation"], issues)]
+    return "\n".join(out)
+
+
+def render_markdown(data: dict[str, Any]) -> str:
+    out = ["# AccessBench report\n", "Runs: " + ", ".join(md_cell(r["run_id"]) for r in data["runs"]) + "\n"]
+    for section in data.get("sections") or tables.sections(data):
+        out += [f"## {md_cell(section['title'])}\n", _section_body(data, section["id"])]
     return "\n".join(out)
 
 
