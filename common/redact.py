@@ -3,16 +3,25 @@ marker, :data:`REDACTED`.
 
 Providers echo keys back in errors ("Incorrect API key provided: sk-…"), litellm and the S3 client put the
 service's message into their exception text, so such strings go through :func:`redact` before they are kept.
-Model output goes through :func:`redact_exact`, which hides only the literal secrets: in prose "sk-…" may
+Model output goes through :func:`redact_exact`, which hides only the known secrets: in prose "sk-…" may
 be a word.
+
+A known secret is hidden as sent *and* in the encodings a hostile provider may echo it in
+(:func:`secret_forms`): URL-encoded, hex, and base64 (standard or URL-safe, padded or not) — also where it is
+only part of what was encoded, as in base64 of "Bearer KEY" or "user:KEY": any base64 text that contains the
+key's bytes contains one of three fixed strings (one per alignment of the key in the 3-byte groups), and
+those are what is hidden.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import overload
+from urllib.parse import quote, quote_plus
 
 REDACTED = "[REDACTED]"
 # Shapes of common provider credentials; deliberately broad — a false positive only hides a token.
@@ -37,17 +46,47 @@ def env_secrets(env: Mapping[str, str] | None = None) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+def _base64_cores(raw: bytes) -> list[str]:
+    """For each of the 3 alignments of `raw` in base64's 3-byte groups, the base64 characters that depend on
+    `raw` alone: they appear in the base64 of any bytes that contain `raw` at that alignment."""
+    cores = []
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        first = -(-offset * 8 // 6)  # the first character whose 6 bits all come from `raw`
+        last = (offset + len(raw)) * 8 // 6  # the characters after this one mix in the bytes that follow
+        cores.append(encoded[first:last])
+    return cores
+
+
+@lru_cache(maxsize=256)
+def secret_forms(secret: str) -> tuple[str, ...]:
+    """`secret` and the encodings of it that are hidden too, longest first (whole encodings before parts)."""
+    raw = secret.encode()
+    forms = {secret, quote(secret, safe=""), quote(secret), quote_plus(secret), raw.hex(), raw.hex().upper()}
+    forms |= {f.replace(m, m.lower()) for f in list(forms) for m in re.findall(r"%[0-9A-F]{2}", f)}
+    padded = base64.b64encode(raw).decode()
+    for b64 in (padded, padded.rstrip("="), *_base64_cores(raw)):
+        forms |= {b64, b64.replace("+", "-").replace("/", "_")}
+    return tuple(sorted((f for f in forms if len(f) >= MIN_SECRET_CHARS), key=len, reverse=True))
+
+
+@lru_cache(maxsize=32)
+def _secrets_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    forms = sorted({form for secret in secrets for form in secret_forms(secret)}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, forms))) if forms else None
+
+
 @overload
 def redact_exact(text: str, env: Mapping[str, str] | None = None) -> str: ...
 @overload
 def redact_exact(text: None, env: Mapping[str, str] | None = None) -> None: ...
 def redact_exact(text: str | None, env: Mapping[str, str] | None = None) -> str | None:
-    """Only the literal secrets from the environment: safe for model output, where 'sk-…' may be prose."""
+    """Only the secrets from the environment (as sent and encoded, :func:`secret_forms`): safe for model
+    output, where 'sk-…' may be prose."""
     if not text:
         return text
-    for secret in env_secrets(env):
-        text = text.replace(secret, REDACTED)
-    return text
+    pattern = _secrets_pattern(tuple(env_secrets(env)))
+    return pattern.sub(REDACTED, text) if pattern is not None else text
 
 
 @overload

@@ -7,7 +7,12 @@ What it adds on top of litellm:
 - terminal errors (400, 401, 403, 404, context length, quota exhausted) are raised at once;
 - a response cache keyed on everything sent (a hit makes no call and costs nothing);
 - token and cost accounting (cost is None when the model has no known price — never a guessed 0);
-- parameters a model rejects (e.g. temperature on reasoning models) are dropped *and recorded*.
+- parameters a model rejects (e.g. temperature on reasoning models) are dropped *and recorded*;
+- every byte and wait is bounded (`judges.model.transport`): connect, first-byte and whole-call deadlines per
+  attempt, a reply cap (a larger reply is a terminal error, never read into memory), and a retry budget per
+  run — once a model has failed every call for `retry_window_s` (or used `max_run_retries`), the calls left
+  fail at once instead of waiting on a provider that is down;
+- `cancel_calls()` (SIGTERM / Ctrl-C) ends the calls in flight at once and refuses new ones.
 
 API keys are read by litellm from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, …); this module
 never accepts, stores or logs one, and every error message it keeps is redacted.
@@ -28,11 +33,25 @@ from typing import Any
 
 from common.redact import redact, redact_exact
 from judges.model.cache import ResponseCache, cache_key
+from judges.model.transport import (
+    CANCELLED,
+    COMPRESSED,
+    DEFAULT_CONNECT_S,
+    TOO_LARGE,
+    CallLimits,
+    bounded_call,
+    cancelled,
+    install,
+    max_reply_bytes,
+    wait_or_cancelled,
+)
 
 INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
 MAX_RETRY_AFTER_S = 120.0  # a provider asking for longer is treated as an outage: the call fails now
 MAX_REPLY_CHARS = 200_000  # a reply longer than this is refused, never parsed, cached or sent back
 BACKOFF_CAP_S = 60.0
+RETRY_WINDOW_S = 120.0  # a model failing every call this long is down: the run's calls left fail at once
+MAX_RUN_RETRIES = 200  # retries one client (one judge of a run) may spend in all
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
 # litellm reports a missing key as a 500 from some providers: it is a setup error, never worth a retry.
@@ -52,6 +71,7 @@ def _litellm() -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(f"the LLM judge needs litellm: {INSTALL_HINT}") from exc
     litellm.suppress_debug_info = True  # no "Give Feedback" banners in logs
+    install(litellm)  # bounded sockets under every provider's HTTP client
     return litellm
 
 
@@ -84,6 +104,55 @@ class ModelCallError(Exception):
         self.attempts = attempts
 
 
+class ModelCallCancelled(ModelCallError):
+    """The process is stopping (SIGTERM / Ctrl-C): the call was abandoned; a resumed run makes it again."""
+
+    def __init__(self, model: str, attempts: int = 0) -> None:
+        super().__init__(f"{model}: call cancelled because the run was interrupted; resume the run to make it",
+                         transient=True, attempts=attempts)
+
+
+class _RetryBudget:
+    """Retries of one client in all, and how long its calls have failed without a success."""
+
+    def __init__(self, window_s: float, max_retries: int) -> None:
+        self.window_s = window_s
+        self.max_retries = max_retries
+        self.retries = 0
+        self.failing_since: float | None = None  # first transient failure since the last success
+        self.lock = threading.Lock()
+
+    def succeeded(self) -> None:
+        with self.lock:
+            self.failing_since = None
+
+    def failed(self) -> None:
+        with self.lock:
+            if self.failing_since is None:
+                self.failing_since = time.monotonic()
+
+    def spent(self) -> str | None:
+        """Why no more attempts are made (None while the budget lasts)."""
+        with self.lock:
+            if self.retries >= self.max_retries:
+                return f"the run's retry budget is spent ({self.max_retries} retries)"
+            if self.failing_since is not None and time.monotonic() - self.failing_since >= self.window_s:
+                return (f"every call has failed for {time.monotonic() - self.failing_since:.0f} s (retry window "
+                        f"{self.window_s:g} s)")
+            return None
+
+    def allows_retry(self, wait_s: float, attempt_s: float) -> str | None:
+        """Take one retry when it (its wait and one more attempt) ends inside the window; else why not."""
+        if (why := self.spent()) is not None:
+            return why
+        with self.lock:
+            since = self.failing_since if self.failing_since is not None else time.monotonic()
+            if time.monotonic() + wait_s + attempt_s > since + self.window_s:
+                return f"another attempt would end after the retry window ({self.window_s:g} s)"
+            self.retries += 1
+            return None
+
+
 @dataclass
 class _Gate:
     """Concurrency slots and a shared 'do not send before' time for one model."""
@@ -98,7 +167,8 @@ class _Gate:
 
     def wait_turn(self) -> None:
         while (delay := self.pause_until - time.monotonic()) > 0:
-            time.sleep(delay)
+            if wait_or_cancelled(delay):
+                return
 
 
 _GATES: dict[tuple[str, str | None, int], _Gate] = {}
@@ -135,9 +205,22 @@ class ModelClient:
     def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 8, timeout_s: float = 60,
                  max_retries: int = 4, cache: ResponseCache | None = None,
                  price_table: dict[str, tuple[float, float]] | None = None, backoff_base_s: float = 1.0,
-                 api_key: str | None = None) -> None:
+                 api_key: str | None = None, connect_timeout_s: float | None = None,
+                 first_byte_timeout_s: float | None = None, max_reply_mb: float | None = None,
+                 retry_window_s: float = RETRY_WINDOW_S, max_run_retries: int = MAX_RUN_RETRIES) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if max_reply_mb is not None and not max_reply_mb > 0:
+            raise ValueError(f"max_reply_mb must be > 0 megabytes, not {max_reply_mb!r}")
+        if retry_window_s <= 0 or max_run_retries < 0:
+            raise ValueError("retry_window_s must be > 0 seconds and max_run_retries ≥ 0")
+        # Per HTTP attempt: timeout_s is the whole-call deadline (the last byte by then); the first byte of the
+        # reply must come within first_byte_timeout_s and the connection open within connect_timeout_s.
+        self.limits = CallLimits(
+            deadline_s=timeout_s, first_byte_s=first_byte_timeout_s or timeout_s,
+            connect_s=min(connect_timeout_s or DEFAULT_CONNECT_S, timeout_s),
+            max_reply_bytes=int(max_reply_mb * 1024 * 1024) if max_reply_mb is not None else max_reply_bytes())
+        self.budget = _RetryBudget(retry_window_s, max_run_retries)
         self.model = model
         self.api_base = api_base
         # Only for servers that check no key (the local model's placeholder); real keys stay in the environment.
@@ -251,40 +334,74 @@ class ModelClient:
         attempt = 0
         while True:
             attempt += 1
+            if cancelled():
+                raise ModelCallCancelled(self.model, attempt - 1)
+            self._check_budget(attempt - 1)
             with self._gate.slots:
                 self._gate.wait_turn()
+                if cancelled():
+                    raise ModelCallCancelled(self.model, attempt - 1)
+                self._check_budget(attempt - 1)  # it may have run out while this call waited for a slot
                 with self._lock:
                     self.stats.calls += 1
                 start = time.perf_counter()
-                try:
-                    raw = litellm.completion(
-                        model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
-                        num_retries=0, max_retries=0,  # retries are ours: one policy, one Retry-After
-                        drop_params=False,  # never let litellm drop a parameter without us recording it
-                        **({"api_key": self._api_key} if self._api_key else {}),
-                        **sent,
-                    )
-                    latency = time.perf_counter() - start
-                except Exception as exc:  # noqa: BLE001 - classified below; nothing escapes unredacted
-                    failure = exc
-                else:
-                    return self._response(raw, sent, latency, attempt)
+                with bounded_call(self.limits) as state:
+                    try:
+                        raw = self._send(litellm, messages, sent)
+                        latency = time.perf_counter() - start
+                    except Exception as exc:  # noqa: BLE001 - classified below; nothing escapes unredacted
+                        failure = exc
+                    else:
+                        self.budget.succeeded()
+                        return self._response(raw, sent, latency, attempt)
+            limit, why = state.kind, state.reason or ""
+            if limit == CANCELLED or cancelled():
+                raise ModelCallCancelled(self.model, attempt)
+            if limit in (TOO_LARGE, COMPRESSED):  # the same request would get the same reply: never retried
+                raise ModelCallError(f"{self.model}: {why} — the reply was discarded; check the provider (the cap "
+                                     "is max_reply_mb / $ACCESSBENCH_MAX_REPLY_MB)", transient=False,
+                                     attempts=attempt) from None
             transient, status, retry_after = classify(failure)
+            if limit is not None:  # a deadline: the provider is slow or stalled; worth another try
+                transient, detail = True, f"{type(failure).__name__}: {why}"
+            else:
+                detail = None
+            if transient:
+                self.budget.failed()
             if not transient and self._learn_rejected(failure, sent):
                 raise _Rejected from None
             if not transient or attempt > self.max_retries:
-                raise ModelCallError(_explain(failure, status, attempt, transient), transient=transient,
+                raise ModelCallError(_explain(failure, status, attempt, transient, detail), transient=transient,
                                      status=status, attempts=attempt) from None
             if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
                 raise ModelCallError(
-                    f"{_explain(failure, status, attempt, transient)} — the provider asked to wait "
+                    f"{_explain(failure, status, attempt, transient, detail)} — the provider asked to wait "
                     f"{retry_after:.0f} s (more than {MAX_RETRY_AFTER_S:.0f} s): treated as an outage; rerun the "
                     "judge stage later", transient=True, status=status, attempts=attempt) from None
+            wait = self._backoff(attempt, retry_after)
+            if (refused := self.budget.allows_retry(wait, self.limits.deadline_s)) is not None:
+                raise ModelCallError(f"{_explain(failure, status, attempt, transient, detail)} — not retried: "
+                                     f"{refused}", transient=True, status=status, attempts=attempt) from None
             if retry_after is not None:
                 self._gate.hold_off(retry_after)  # everyone on this model waits, not just this thread
             with self._lock:
                 self.stats.retries += 1
-            time.sleep(self._backoff(attempt, retry_after))
+            if wait_or_cancelled(wait):
+                raise ModelCallCancelled(self.model, attempt)
+
+    def _check_budget(self, attempts: int) -> None:
+        if (spent := self.budget.spent()) is not None:
+            raise ModelCallError(f"{self.model}: not sent — {spent}; the provider looks down: rerun the judge "
+                                 "stage later (answered pages are cached)", transient=True, attempts=attempts)
+
+    def _send(self, litellm: Any, messages: list[dict[str, Any]], sent: dict[str, Any]) -> Any:
+        return litellm.completion(
+            model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
+            num_retries=0, max_retries=0,  # retries are ours: one policy, one Retry-After
+            drop_params=False,  # never let litellm drop a parameter without us recording it
+            **({"api_key": self._api_key} if self._api_key else {}),
+            **sent,
+        )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         exponential = min(BACKOFF_CAP_S, self.backoff_base_s * 2 ** (attempt - 1))
@@ -435,7 +552,8 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _explain(exc: BaseException, status: int | None, attempts: int, transient: bool) -> str:
+def _explain(exc: BaseException, status: int | None, attempts: int, transient: bool,
+             detail: str | None = None) -> str:
     """A stored error: what failed, after how many attempts, and what to do about it."""
     hint = {
         401: "check the provider's API key environment variable",
@@ -450,6 +568,6 @@ def _explain(exc: BaseException, status: int | None, attempts: int, transient: b
         hint = "the provider kept failing; rerun the judge stage later (answered pages are cached)"
     elif not hint and status == 400:
         hint = "the provider rejected the request"
-    detail = " ".join(str(exc).split())[:400]
+    detail = " ".join((detail or str(exc)).split())[:400]
     where = f"HTTP {status}, " if status else ""
     return f"{name} ({where}{attempts} attempt(s)): {detail}" + (f" — {hint}" if hint else "")
