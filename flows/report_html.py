@@ -363,6 +363,8 @@ def _remediation(rows: list[dict[str, Any]]) -> str:
 def _screening(screening: dict[str, Any]) -> str:
     files = screening["files"]
     run = screening["run_id"]
+    shown = [f for f in files if f["page_images"]]
+    budget = IMAGE_BUDGET // max(1, len(shown))  # bytes of page images per file
     rows = []
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
@@ -404,17 +406,30 @@ def _screening(screening: dict[str, Any]) -> str:
                                 (f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
                                  f'<td>{_e(i["sub_criterion"])}</td><td>{_e(i["problem"])}</td>'
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
-        for page in f["page_images"]:
-            parts.append(_page_figure(f, page))
+        left, dropped = budget, 0
+        for k, page in enumerate(f["page_images"]):
+            figure = _page_figure(f, page, left, first=k == 0)
+            if figure is None:
+                dropped += 1
+                continue
+            parts.append(figure)
+            left -= len(figure)
         if f.get("pages_not_shown"):
             parts.append(f'<p class="note">{f["pages_not_shown"]} more failed page(s) repeat findings shown above; '
                          "the issues tables list every page.</p>")
+        if dropped:
+            parts.append(f'<p class="note">{dropped} more page image(s) left out to keep the report small; the '
+                         "issues tables list every page.</p>")
     return "".join(parts)
 
 
-def _page_figure(f: dict[str, Any], page: dict[str, Any]) -> str:
+IMAGE_BUDGET = 1_500_000  # bytes of page images in one report, shared by its screened files
+
+
+def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bool) -> str | None:
     """The page as WebP (re-rendered legibly from its PDF when it is still there), one outline and number per
-    finding kind, and a legend that names each kind once."""
+    finding kind, and a legend that names each kind once. Over `budget` bytes a file's first page is rendered
+    smaller (96 dpi) and any other page is left out (None)."""
     path = Path(page["image_path"])
     if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
@@ -422,6 +437,11 @@ def _page_figure(f: dict[str, Any], page: dict[str, Any]) -> str:
     drawn = [(r["boxes"], tables.region_label(r)) for r in regions]
     image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
                                                       page["width_pt"], drawn)
+    if len(image) * 4 // 3 > budget:
+        if not first:
+            return None
+        image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
+                                                          page["width_pt"], drawn, dpi=96)
     more = len(page["regions"]) - len(regions)
     caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
                + (f" ({more} more kinds not drawn)" if more > 0 else "")

@@ -116,10 +116,18 @@ def audit_md(audit: dict[str, Any]) -> str:
                           "depth κ (quadratic)"], [
         *(["ours", f"{r['judge_a']} vs {r['judge_b']}", r["n"], _f(r["coverage_agreement"]), _f(r["coverage_kappa"]),
            _f(r["depth_kappa"])] for r in audit.get("agreement") or []),
-        *(["published", r["judges"], "", "", _f(r["kappa"]) if r["dimension"] == "coverage" else "",
-           _f(r["kappa"]) if r["dimension"] == "depth" else ""] for r in pub.get("agreement") or [])])
+        *(["published", judges, "", "", _f(kappa.get("coverage")), _f(kappa.get("depth"))]
+          for judges, kappa in _published_kappa(pub.get("agreement") or []).items())])
     note = "" if audit.get("agreement") else "\nJudge agreement needs two judges on the same responses.\n"
     return (qlcs + "\n### Judge agreement (κ)\n\n" + agreement + note)
+
+
+def _published_kappa(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Table 6 as one row per pair of judges: dimension → κ."""
+    out: dict[str, dict[str, float]] = {}
+    for r in rows:
+        out.setdefault(r["judges"], {})[r["dimension"]] = r["kappa"]
+    return out
 
 
 def row_pairs(pub: dict[str, Any]) -> list[list[Any]]:
