@@ -507,7 +507,7 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> st
         return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str, indent=1) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
+        writer = csv.writer(buffer, lineterminator="\n")  # LF: `$(accessbench sql ...)` gets no \r
         writer.writerow(columns)
         writer.writerows(rows)
         return buffer.getvalue()
