@@ -19,14 +19,98 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
+import pikepdf
 import pymupdf
 
 from corpus.typst_docs import compile_base_doc, make_base_doc
 
 HUGE_PT = 14_400
+_BLOCK = 1 << 24  # zeros per deflate block of a bomb
+
+
+def zero_bomb(size: int) -> bytes:
+    """A zlib stream that inflates to `size` zero bytes (a multiple of 16 MiB), in about size / 1000 bytes.
+
+    Made without compressing `size` bytes: one full-flushed deflate block of 16 MiB zeros repeats
+    (a full flush restarts the dictionary, so every block after the first is the same bytes), and the
+    Adler-32 of n zeros is ((n mod 65521) << 16) | 1.
+    """
+    blocks = max(1, size // _BLOCK)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+    zeros = bytes(_BLOCK)
+    first = deflate.compress(zeros) + deflate.flush(zlib.Z_FULL_FLUSH)
+    repeat = deflate.compress(zeros) + deflate.flush(zlib.Z_FULL_FLUSH)
+    end = deflate.flush()
+    adler = (((blocks * _BLOCK) % 65521) << 16) | 1
+    return b"\x78\xda" + first + repeat * (blocks - 1) + end + adler.to_bytes(4, "big")
+
+
+def _flate_stream(pdf: pikepdf.Pdf, size: int, *, twice: bool = False, **keys: Any) -> pikepdf.Stream:
+    """A stream that decodes to `size` bytes; `twice`: two Flate filters, so kilobytes on disk."""
+    data = zero_bomb(size)
+    stream = pikepdf.Stream(pdf, zlib.compress(data, 9) if twice else data)
+    stream.Filter = pikepdf.Array([pikepdf.Name.FlateDecode] * (2 if twice else 1))
+    for key, value in keys.items():
+        stream[f"/{key}"] = value
+    return stream
+
+
+def _page(pdf: pikepdf.Pdf, content: bytes = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET") -> pikepdf.Page:
+    pdf.add_blank_page(page_size=(612, 792))
+    page = pdf.pages[-1]
+    page.obj.Contents = pikepdf.Stream(pdf, content)
+    return page
+
+
+def write_bomb(path: Path, kind: str, size: int = 4 << 30) -> Path:
+    """A small PDF that decodes (or draws) far more than it weighs; `kind` is one of BOMBS."""
+    pdf = pikepdf.new()
+    if kind == "content":  # the page's content stream inflates to `size` bytes
+        page = _page(pdf)
+        page.obj.Contents = pdf.make_indirect(_flate_stream(pdf, size))
+    elif kind == "font":  # an embedded font file
+        page = _page(pdf)
+        font_file = pdf.make_indirect(_flate_stream(pdf, size, twice=True, Length1=size))
+        descriptor = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.FontDescriptor, FontName=pikepdf.Name.Bomb,
+                                                          Flags=32, FontFile2=font_file))
+        page.obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.TrueType, BaseFont=pikepdf.Name.Bomb,
+            FontDescriptor=descriptor)))
+    elif kind == "cmap":  # a ToUnicode CMap
+        page = _page(pdf)
+        page.obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica,
+            ToUnicode=pdf.make_indirect(_flate_stream(pdf, size, twice=True)))))
+    elif kind == "xmp":  # the document's XMP metadata packet
+        _page(pdf)
+        # Without /Type /Metadata: qpdf writes metadata streams uncompressed (it would inflate the bomb).
+        pdf.Root.Metadata = pdf.make_indirect(_flate_stream(pdf, size, twice=True))
+    elif kind == "image":  # 40,000 x 40,000 RGB pixels declared
+        page = _page(pdf, b"q 612 0 0 792 0 0 cm /Im1 Do Q")
+        image = _flate_stream(pdf, 16 << 20, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image, Width=40_000,
+                              Height=40_000, ColorSpace=pikepdf.Name.DeviceRGB, BitsPerComponent=8)
+        page.obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Im1=pdf.make_indirect(image)))
+    elif kind == "forms":  # ten levels of forms, each drawing the next ten times: 10^10 draws
+        inner = pdf.make_indirect(pikepdf.Stream(pdf, b"0 0 1 1 re f", Type=pikepdf.Name.XObject,
+                                                 Subtype=pikepdf.Name.Form, BBox=[0, 0, 1, 1]))
+        for _ in range(10):
+            inner = pdf.make_indirect(pikepdf.Stream(
+                pdf, b"/X Do " * 10, Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Form, BBox=[0, 0, 1, 1],
+                Resources=pikepdf.Dictionary(XObject=pikepdf.Dictionary(X=inner))))
+        page = _page(pdf, b"/X Do")
+        page.obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(X=inner))
+    else:
+        raise ValueError(f"unknown bomb {kind!r}; choose from {', '.join(BOMBS)}")
+    pdf.save(path, compress_streams=False, stream_decode_level=pikepdf.StreamDecodeLevel.none,
+             fix_metadata_version=False)
+    return path
+
+
+BOMBS = ("content", "font", "cmap", "xmp", "image", "forms")
 
 
 def build_fault_corpus(folder: Path) -> None:

@@ -22,6 +22,7 @@ import pymupdf
 
 from corpus.unreadable import unreadable_reason
 from extractors.errors import scrub_paths
+from extractors.streams import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits, check_pdf_bytes
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
 
@@ -66,6 +67,7 @@ class FileLimits:
 
     max_bytes: int = 512 * 2**20
     max_pages: int = 2000
+    max_stream_bytes: int = int(DEFAULT_MAX_STREAM_MB * 2**20)  # decoded size of one stream (extractors.streams)
 
 
 _CHUNK = 1 << 20
@@ -291,6 +293,10 @@ def describe_files(root: Path, files: list[str], limits: FileLimits | None = Non
             if pages > limits.max_pages:
                 raise FileRefused("limit", f"limit: the document has more than {limits.max_pages} pages; raise it "
                                            "with accessbench run --max-pages N")
+            # Decompression and form bombs are refused here, before any extractor decodes a stream.
+            check_pdf_bytes(data, StreamLimits(max_stream_bytes=limits.max_stream_bytes))
+    except StreamLimitError as exc:
+        return {"files": files, "error": str(exc), "error_kind": "limit"}
     except FileRefused as exc:
         return {"files": files, "error": str(exc), "error_kind": exc.kind}
     except CorpusError as exc:

@@ -4,6 +4,13 @@ A PDF can hang or crash the parser (deep trees, enormous pages, malformed stream
 that no Python signal interrupts. Workers are separate processes, so a document that overruns its
 limit is stopped by terminating the pool, recorded as a `timeout` error, and the others go on.
 Two workers also use both cores of a laptop.
+
+Each worker also has a memory ceiling (`worker_memory_mb`, 1536 MiB unless the run says otherwise):
+its data segment and private memory mappings (`RLIMIT_DATA`: what the heap, MuPDF's and qpdf's
+buffers and numpy arrays take) may grow by at most that much past what the started worker holds, so
+an allocation over the ceiling fails in that worker with MemoryError, which its document's `limit`
+error row reports, instead of the machine swapping or the kernel's OOM killer ending the run. Shared
+libraries and file mappings do not count, so a worker stays under about 2 GiB resident.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import importlib
 import multiprocessing as mp
 import pickle
 import queue
+import resource
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +30,71 @@ from multiprocessing.pool import Pool
 from typing import Any
 
 WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
+DEFAULT_WORKER_MEMORY_MB = 1536.0  # what one worker may allocate for a document; see the module doc
+
+
+class WorkerMemoryLimit(MemoryError):
+    """A document's work needed more memory than its worker's ceiling: terminal, a `limit` error row."""
+
+    kind = "limit"
+    transient = False
+
+    def __init__(self, memory_mb: float) -> None:
+        self.memory_mb = memory_mb
+        super().__init__(f"limit: the document needed more than the worker memory ceiling of {memory_mb:,.0f} MiB; "
+                         "raise --worker-memory-mb to process it")
+
+    def __reduce__(self) -> tuple[Any, tuple[float]]:  # crosses from the worker by pickle
+        return type(self), (self.memory_mb,)
+
+
+_ceiling_mb: float | None = None  # this worker's ceiling (set by the pool's initializer)
+
+
+def _vm_data() -> int | None:
+    """Bytes of this process's data segment and private mappings (what RLIMIT_DATA counts), where /proc says."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def set_memory_ceiling(memory_mb: float | None) -> None:
+    """Let this process allocate at most `memory_mb` MiB more than it holds now (None or 0: no ceiling).
+
+    Counted from now: a worker's imports (PyMuPDF, pyarrow, their allocators' reserved arenas) already
+    map over a GiB that is mostly never touched; the ceiling bounds what a document adds to it. Never
+    raises a hard limit set from outside: a lower one stays.
+    """
+    global _ceiling_mb
+    if not memory_mb or memory_mb <= 0:
+        return
+    wanted = int(memory_mb * 2**20) + (_vm_data() or 0)
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+    _ceiling_mb = memory_mb
+
+
+def within_ceiling(fn: Callable[[Any], Any], arg: Any) -> Any:
+    """`fn(arg)` in a worker, its MemoryError past the ceiling reported as :class:`WorkerMemoryLimit`
+    (a `memory` failure that `fn` classified itself becomes the same terminal `limit` failure)."""
+    try:
+        value = fn(arg)
+    except MemoryError as exc:
+        if _ceiling_mb is None:
+            raise
+        raise WorkerMemoryLimit(_ceiling_mb) from exc
+    if _ceiling_mb is not None and getattr(value, "kind", None) == "memory" and hasattr(value, "transient"):
+        from tasks.failures import classify
+
+        return classify(WorkerMemoryLimit(_ceiling_mb))
+    return value
 
 
 class WorkerPool:
@@ -34,16 +107,18 @@ class WorkerPool:
     terminated and started again on next use.
     """
 
-    def __init__(self, workers: int, preload: Sequence[str] = ()) -> None:
+    def __init__(self, workers: int, preload: Sequence[str] = (),
+                 memory_mb: float | None = DEFAULT_WORKER_MEMORY_MB) -> None:
         self.workers = max(1, workers)
         self.preload = tuple(preload)
+        self.memory_mb = memory_mb
         self._pool: Pool | None = None
         self._lock = threading.Lock()
 
     def get(self) -> Pool:
         with self._lock:
             if self._pool is None:
-                pool = _new_pool(_context(), self.workers, self.preload)
+                pool = _new_pool(_context(), self.workers, self.preload, self.memory_mb)
                 # Wait for a started worker, so starting processes never counts against a document's time.
                 pool.apply(_ready)
                 self._pool = pool
@@ -65,11 +140,13 @@ _shared: WorkerPool | None = None
 
 
 @contextmanager
-def shared_workers(workers: int, preload: Sequence[str] = ()) -> Iterator[WorkerPool]:
+def shared_workers(workers: int, preload: Sequence[str] = (),
+                   memory_mb: float | None = DEFAULT_WORKER_MEMORY_MB) -> Iterator[WorkerPool]:
     """Within the block, isolated work with `workers` processes reuses one pool, started by the first
-    work that needs it (never, when every stage is reused); stopped on the way out."""
+    work that needs it (never, when every stage is reused); stopped on the way out. Each worker's memory
+    is capped at `memory_mb` MiB (see the module doc)."""
     global _shared
-    pool = WorkerPool(workers, preload)
+    pool = WorkerPool(workers, preload, memory_mb)
     previous, _shared = _shared, pool
     try:
         yield pool
@@ -93,13 +170,17 @@ def _ready() -> bool:
     return True
 
 
-def _preload(modules: tuple[str, ...]) -> None:
+def _preload(modules: tuple[str, ...], memory_mb: float | None = None) -> None:
+    set_memory_ceiling(memory_mb)
     for name in modules:
         importlib.import_module(name)
 
 
 class DocumentTimeout(Exception):
-    """The document took longer than its time limit."""
+    """The document took longer than its time limit: terminal, so a resumed run does not pay the time again
+    for the same input (a rerun of the stage, with a higher --doc-timeout, tries it again)."""
+
+    transient = False
 
 
 _kept: WorkerPool | None = None
@@ -151,7 +232,7 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                 index = pending.pop()
                 running[index] = time.monotonic()
                 processes.apply_async(
-                    fn, (args[index],),
+                    within_ceiling, (fn, args[index]),
                     callback=partial(_arrive, arrived, generation, index),
                     error_callback=partial(_arrive, arrived, generation, index))
             wait = WAIT_S
@@ -173,7 +254,9 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
                 generation += 1
                 for index in overdue:
                     running.pop(index)
-                    yield index, DocumentTimeout(f"processing took longer than {timeout_s:.0f} s")
+                    yield index, DocumentTimeout(
+                        f"processing took longer than {timeout_s:.0f} s; not retried on resume: raise --doc-timeout "
+                        "and rerun the stage (accessbench rerun --run RUN --stage STAGE --downstream) to try again")
                 pending.extend(sorted(running, reverse=True))
                 running.clear()
                 processes = owner.get()
@@ -215,5 +298,5 @@ def _context() -> Any:
     return context
 
 
-def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = ()) -> Pool:
-    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload, initargs=(preload,))
+def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = (), memory_mb: float | None = None) -> Pool:
+    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload, initargs=(preload, memory_mb))
