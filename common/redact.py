@@ -63,7 +63,7 @@ def secret_forms(secret: str) -> tuple[str, ...]:
     """`secret` and the encodings of it that are hidden too, longest first (whole encodings before parts)."""
     raw = secret.encode()
     forms = {secret, quote(secret, safe=""), quote(secret), quote_plus(secret), raw.hex(), raw.hex().upper()}
-    forms |= {f.replace(m, m.lower()) for f in list(forms) for m in re.findall(r"%[0-9A-F]{2}", f)}
+    forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m[0].lower(), f) for f in list(forms)}  # %2f as well as %2F
     padded = base64.b64encode(raw).decode()
     for b64 in (padded, padded.rstrip("="), *_base64_cores(raw)):
         forms |= {b64, b64.replace("+", "-").replace("/", "_")}

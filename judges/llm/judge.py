@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from judges.llm.render import render_page
 from judges.model.cache import ResponseCache, messages_digest
 from judges.model.calllog import CallLog, ImageStore
 from judges.model.calllog import bounded as _bounded
-from judges.model.client import ModelCallError, ModelClient, ModelResponse
+from judges.model.client import ModelCallError, ModelClient, ModelResponse, map_calls
 from judges.model.local import client_options, is_local
 from judges.paper_models import paper_family
 
@@ -158,9 +157,8 @@ class LLMJudge:
         """`judge_page` over (bundle, repeat) pairs, concurrently up to the client's limit; same order."""
         if not items:
             return []
-        with ThreadPoolExecutor(max_workers=min(self.client.concurrency, len(items)),
-                                thread_name_prefix="llm-judge") as pool:
-            return list(pool.map(lambda item: self._safe_judge(*item), items))
+        return map_calls(lambda item: self._safe_judge(*item), items, min(self.client.concurrency, len(items)),
+                         "llm-judge")
 
     def _safe_judge(self, bundle: PageBundle, repeat: int) -> PageJudgment:
         try:

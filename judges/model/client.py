@@ -25,11 +25,12 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from common.redact import redact, redact_exact
 from judges.model.cache import ResponseCache, cache_key
@@ -39,13 +40,17 @@ from judges.model.transport import (
     DEFAULT_CONNECT_S,
     TOO_LARGE,
     CallLimits,
+    allow_calls,
     bounded_call,
+    cancel_calls,
     cancelled,
     install,
     max_reply_bytes,
     wait_or_cancelled,
 )
 
+T = TypeVar("T")
+R = TypeVar("R")
 INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
 MAX_RETRY_AFTER_S = 120.0  # a provider asking for longer is treated as an outage: the call fails now
 MAX_REPLY_CHARS = 200_000  # a reply longer than this is refused, never parsed, cached or sent back
@@ -489,6 +494,22 @@ class ModelClient:
         raise CredentialsMissing(
             f"no credentials for {self.model}: set {' or '.join(missing)} in the environment{hint}; "
             "keys are read from the environment only and never stored")
+
+
+def map_calls(function: Callable[[T], R], items: list[T], workers: int, name: str) -> list[R]:
+    """`function` over `items` in `workers` threads, in order — and when the waiting thread is interrupted
+    (Ctrl-C, SIGTERM as Prefect's TerminationSignal), the model calls in flight are cancelled before the
+    threads are waited for, so the interruption takes effect at once instead of after every call's deadline."""
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name) as pool:
+        try:
+            return list(pool.map(function, items))
+        except BaseException:
+            cancel_calls()
+            try:
+                pool.shutdown(wait=True, cancel_futures=True)
+            finally:
+                allow_calls()  # the calls of this pool are over; the interruption goes on unwinding
+            raise
 
 
 def _aws_credentials() -> bool:

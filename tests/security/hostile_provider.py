@@ -8,7 +8,8 @@ memory, hang a run or smuggle a key into storage.
 - ``gzip``: a small valid reply, gzip-compressed although the client asked for `identity`;
 - ``silent``: reads the request and never answers (until the server stops);
 - ``trickle``: sends the status line and headers, then the body one byte every `trickle_s` seconds;
-- ``answer``: a normal reply whose content is `content`.
+- ``answer``: a normal reply whose content is `content`; the first `errors_first` requests get a 500 whose
+  message is `error_message` instead.
 
 The server records how many requests arrived and how many body bytes it managed to write, so a test can
 show that a refused reply was not read to its end.
@@ -42,6 +43,8 @@ class HostileServer:
         self.content = "{}"
         self.huge_bytes = 200 * 1024 * 1024
         self.trickle_s = 0.5
+        self.errors_first = 0
+        self.error_message = "upstream failed"
         self.requests = 0
         self.written = 0  # body bytes written, over all requests
         self.stopping = threading.Event()
@@ -134,6 +137,14 @@ class HostileServer:
                     server._count(written=1)
 
             def _answer(self) -> None:
+                if server.requests <= server.errors_first:
+                    data = json.dumps({"error": {"message": server.error_message, "type": "server_error"}}).encode()
+                    self.send_response(500)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 data = reply_body(server.content)
                 self._headers(Content_Length=str(len(data)))
                 self.wfile.write(data)
