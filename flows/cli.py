@@ -194,8 +194,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from flows.server import ServerError
     from flows.server_cli import cmd_deploy, cmd_server
 
-    # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out.
+    # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out,
+    # and model calls in flight are cancelled at once (see _interrupt).
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous_int = signal.signal(signal.SIGINT, _interrupt) if signal.getsignal(signal.SIGINT) is \
+        signal.default_int_handler else None
     try:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
@@ -216,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
+        if (transport := sys.modules.get("judges.model.transport")) is not None:
+            transport.allow_calls()
 
 
 class _HomeIsAFile(ValueError):
@@ -270,6 +277,9 @@ def _open_home(home_option: str | None, artifacts_option: str | None, tables: bo
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    # Threads blocked in a model call would hold the unwinding for minutes: shut their sockets first.
+    if (transport := sys.modules.get("judges.model.transport")) is not None:
+        transport.cancel_calls()
     raise KeyboardInterrupt
 
 
