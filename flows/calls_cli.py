@@ -61,9 +61,6 @@ def _latest_calls(store: Any, run_id: str | None) -> tuple[str | None, list[dict
 
 
 def run_calls(home: Path, args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.table import Table
-
     from warehouse.store import ArtifactStore
 
     store = ArtifactStore(home)
@@ -76,16 +73,7 @@ def run_calls(home: Path, args: argparse.Namespace) -> int:
         rows = [r for r in rows if (not args.doc or r["doc_id"] == args.doc)
                 and (not args.model or r["model"] == args.model)
                 and (not args.errors or r["error"] or r["parse_error"])]
-        table = Table("call", "purpose", "model", "doc / response", "criterion", "page", "repeat", "kind", "cached",
-                      "tokens", "read as", "error", title=f"LLM calls of run {run_id}")
-        for r in rows[: args.limit]:
-            tokens = f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}"
-            table.add_row(r["call_id"], r.get("purpose") or "judge_page", r["model"] or "-", r["doc_id"],
-                          r["criterion"] or "-", "-" if r["page"] is None else str(r["page"]), str(r["repeat"]),
-                          r["kind"] or "", "yes" if r["cached"] else "", tokens,
-                          ", ".join(json.loads(r.get("normalised") or "[]")),
-                          (r["error"] or r["parse_error"] or "")[:60])
-        Console(width=220).print(table, markup=False)
+        print_calls_table(run_id, rows[: args.limit])
         print(f"{len(rows)} call(s){f', first {args.limit} shown' if len(rows) > args.limit else ''}; "
               "one in full: accessbench calls show CALL")
         return 0
@@ -98,6 +86,45 @@ def run_calls(home: Path, args: argparse.Namespace) -> int:
     return 3
 
 
+def print_calls_table(run_id: str, rows: list[dict[str, Any]]) -> None:
+    """The calls, one line each, in the widest layout that fits the terminal: every column; then without
+    purpose, how the reply was read and the kind of call; then without repeat and tokens; then with the call
+    ids folded. The call id (what `calls show` takes) and the document are never cut."""
+    from rich.table import Table
+
+    from flows.console import key_column, print_first_fitting
+
+    def cells(r: dict[str, Any]) -> dict[str, str]:
+        return {"purpose": r.get("purpose") or "judge_page", "model": r["model"] or "-", "doc / response": r["doc_id"],
+                "criterion": r["criterion"] or "-", "page": "-" if r["page"] is None else str(r["page"]),
+                "repeat": str(r["repeat"]), "kind": r["kind"] or "", "cached": "yes" if r["cached"] else "",
+                "tokens": f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}",
+                "read as": ", ".join(json.loads(r.get("normalised") or "[]")),
+                "error": (r["error"] or r["parse_error"] or "")[:60]}
+
+    names = ["purpose", "model", "doc / response", "criterion", "page", "repeat", "kind", "cached", "tokens",
+             "read as", "error"]
+    drops = [(), ("purpose", "read as", "kind"), ("purpose", "read as", "kind", "repeat", "tokens")]
+    table_rows = [(r["call_id"], cells(r)) for r in rows]
+
+    def layouts() -> Any:
+        for whole, dropped in [*((True, d) for d in drops), (False, drops[-1])]:
+            shown = [n for n in names if n not in dropped]
+            table = Table(title=f"LLM calls of run {run_id}"
+                          + (f" (not shown: {', '.join(dropped)}; see accessbench calls show CALL)" if dropped else ""))
+            key_column(table, "call", [call for call, _ in table_rows], whole)
+            for name in shown:
+                if name == "doc / response":
+                    key_column(table, name, [values[name] for _, values in table_rows], whole)
+                else:
+                    table.add_column(name, overflow="fold")
+            for call, values in table_rows:
+                table.add_row(call, *(values[n] for n in shown))
+            yield table
+
+    print_first_fitting(layouts())
+
+
 def format_call(home: Path, row: dict[str, Any]) -> str:
     """One call as plain text: every message (images by file), then the reply and what it parsed to."""
     images = Path(home) / "calls" / "images"
@@ -106,7 +133,7 @@ def format_call(home: Path, row: dict[str, Any]) -> str:
     out = [f"call {row['call_id']} — run {row['run_id']}, {row['judge']} {row['model'] or ''}, {row['doc_id']}, "
            f"{where}, repeat {row['repeat']}, {row['kind']} (prompt {row['prompt_version']})",
            f"parameters: {row['params']}",
-           f"cached: {bool(row['cached'])}  latency: {row['latency_s']}  tokens: {row['tokens_in']}/"
+           f"cached: {bool(row['cached'])}  latency: {_seconds(row['latency_s'])}  tokens: {row['tokens_in']}/"
            f"{row['tokens_out']}  cost: {row['cost_usd'] if row['cost_usd'] is not None else 'unknown'}"]
     for message in json.loads(row["messages"] or "[]"):
         out.append(f"\n===== {message.get('role')} =====")
@@ -129,3 +156,11 @@ def format_call(home: Path, row: dict[str, Any]) -> str:
     if row["error"]:
         out.append(f"\nerror: {row['error']}")
     return "\n".join(out) + "\n"
+
+
+def _seconds(value: Any) -> str:
+    """A latency as people read it: 2.35 s, 0.041 s; "-" when not measured (a cached reply)."""
+    if value is None:
+        return "-"
+    seconds = float(value)
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds:.3f} s"

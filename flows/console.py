@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,27 +137,58 @@ def terminal_width(stream: Any = None) -> int:
     return PIPE_WIDTH
 
 
+def _measure(table: Any) -> tuple[list[int], list[int]]:
+    """Per column, (the width that breaks no word of any cell, the width of its longest cell), headers included."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console(width=10_000, markup=False)
+    options = console.options
+    lower, natural = [], []
+    for column in table.columns:
+        sizes = [Measurement.get(console, options, cell) for cell in [column.header, *column.cells]]
+        lower.append(max(max(m.minimum for m in sizes), column.min_width or 0))
+        natural.append(max(lower[-1], max(m.maximum for m in sizes)))
+    return lower, natural
+
+
+def _frame(table: Any) -> int:
+    """The columns a table's padding and borders take."""
+    left, right = table.padding[3], table.padding[1]  # (top, right, bottom, left)
+    frame = (left + right) * len(table.columns)
+    if table.box is not None:
+        frame += len(table.columns) - 1 + (2 if table.show_edge else 0)
+    return frame
+
+
+def fit_widths(table: Any, width: int) -> bool:
+    """Fix the width of each column so that the table fits `width`: the widest columns give up space first,
+    none below its longest word; only when that is not enough (no layout fits) do the folding columns break
+    words, down to a few characters each. A `no_wrap` column (an id) keeps its width. (Rich narrows the widest
+    columns too, but through their words, and its last resort cuts ids.) Whether the table now fits."""
+    lower, widths = _measure(table)
+    excess = sum(widths) + _frame(table) - width
+    floors = (lower, [w if column.no_wrap else min(w, 3) for w, column in zip(lower, table.columns, strict=True)])
+    for floor in floors:
+        while excess > 0:
+            shrinkable = [i for i, w in enumerate(widths) if w > floor[i]]
+            if not shrinkable:
+                break
+            widest = max(shrinkable, key=lambda i: widths[i])
+            widths[widest] -= 1
+            excess -= 1
+    for column, fixed in zip(table.columns, widths, strict=True):
+        column.width = fixed
+    return excess <= 0
+
+
 def table_fits(table: Any, width: int) -> bool:
     """Whether `table` can be drawn within `width` columns without breaking a word of any cell.
 
     Rich always draws a table within the console's width, cutting or folding cells to get there;
     this asks whether it would have to, so a caller can choose a narrower layout instead.
     """
-    from rich.console import Console
-    from rich.measure import Measurement
-
-    console = Console(width=10_000, markup=False)
-    options = console.options
-    needed = 0
-    for column in table.columns:
-        cells = [column.header, *column.cells]
-        longest = max(Measurement.get(console, options, cell).minimum for cell in cells)
-        needed += max(longest, column.min_width or 0)
-    left, right = table.padding[3], table.padding[1]  # (top, right, bottom, left)
-    needed += (left + right) * len(table.columns)
-    if table.box is not None:
-        needed += len(table.columns) - 1 + (2 if table.show_edge else 0)
-    return needed <= width
+    return sum(_measure(table)[0]) + _frame(table) <= width
 
 
 def print_table(table: Any, stderr: bool = False) -> None:
@@ -165,3 +197,58 @@ def print_table(table: Any, stderr: bool = False) -> None:
 
     stream = sys.stderr if stderr else sys.stdout
     Console(file=stream, width=terminal_width(stream), markup=False).print(table)
+
+
+def key_column(table: Any, name: str, values: Iterable[str], whole: bool = True) -> None:
+    """Add the column a user copies values from (a run, call or item id, a rule id): whole, on one line,
+    as wide as its longest value; or (`whole=False`, for a terminal narrower than that) folded onto
+    several lines, but never cut."""
+    if whole:
+        table.add_column(name, no_wrap=True, min_width=max([len(name), *(len(v) for v in values)]))
+    else:
+        table.add_column(name, overflow="fold")
+
+
+def print_first_fitting(layouts: Iterable[Any], stderr: bool = False) -> None:
+    """Print the first of `layouts` (tables, widest first) that fits the terminal it goes to with no word
+    broken. When none does: the narrowest that fits with its ids whole (other cells folded through words),
+    else the last (ids folded too). Nothing is cut.
+
+    `layouts` may be a generator: a layout is built only when the wider ones did not fit.
+    """
+    stream = sys.stderr if stderr else sys.stdout
+    width = terminal_width(stream)
+    tried = []
+    for table in layouts:
+        if table_fits(table, width):
+            fit_widths(table, width)
+            print_table(table, stderr)
+            return
+        tried.append(table)
+    if not tried:
+        return
+    whole_ids = [table for table in tried[:-1] if any(column.no_wrap for column in table.columns)]
+    chosen = next((table for table in reversed(whole_ids) if fit_widths(table, width)), tried[-1])
+    fit_widths(chosen, width)
+    print_table(chosen, stderr)
+
+
+def layouts(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], keys: Sequence[str] = (),
+            drops: Sequence[Sequence[str]] = ((),), note: str = "") -> Iterator[Any]:
+    """Tables of `rows` for `print_first_fitting`, widest first: every column, then without each set of
+    `drops` in turn (the title says what is not shown, then `note`), then the narrowest with the `keys`
+    columns (ids a user copies) folded instead of whole. Every other column folds; nothing is cut."""
+    from rich.table import Table
+
+    steps = [*((True, tuple(d)) for d in drops), (False, tuple(drops[-1]))]
+    for whole, dropped in steps:
+        shown = [i for i, name in enumerate(columns) if name not in dropped]
+        table = Table(title=title + (f" (not shown: {', '.join(dropped)}{note})" if dropped else ""))
+        for i in shown:
+            if columns[i] in keys:
+                key_column(table, columns[i], [row[i] for row in rows], whole)
+            else:
+                table.add_column(columns[i], overflow="fold")
+        for row in rows:
+            table.add_row(*(row[i] for i in shown))
+        yield table

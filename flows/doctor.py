@@ -167,18 +167,14 @@ def report(home: Path) -> list[tuple[str, str]]:
 
 
 def run_doctor(home: Path, args: argparse.Namespace) -> int:
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from flows.console import layouts, print_first_fitting
 
     if getattr(args, "local_model", False):  # `make install-local`'s check: the parts are there, or exit 1
         text, ready = local_model(home)
         print(f"local model: {text}")
         return 0 if ready else 1
-    table = Table("check", "value", title="accessbench doctor", show_lines=False)
-    for name, value in report(home):
-        table.add_row(name, escape(value))
-    Console(width=160).print(table)
+    # At the terminal's width (values are data, never markup): the check's name whole, its value folded.
+    print_first_fitting(layouts("accessbench doctor", ("check", "value"), report(home), keys=("check",)))
     return 0
 
 

@@ -39,7 +39,7 @@ def run_rules(home: Path, args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    from flows.console import print_table, table_fits, terminal_width
+    from flows.console import fit_widths, print_table, table_fits, terminal_width
 
     # The widest layout that fits the terminal; the rule id (what --disable-rule takes) is never cut.
     columns = {"what it checks": lambda r: r.title, "PDF/UA-1": lambda r: r.pdfua or "-",
@@ -60,6 +60,7 @@ def run_rules(home: Path, args: argparse.Namespace) -> int:
         for r in rules:
             table.add_row(r.id, *(columns[name](r) for name in shown))
         if table_fits(table, width):
+            fit_widths(table, width)  # no word broken
             break
     print_table(table)  # at the terminal's width
     return 0

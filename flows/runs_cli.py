@@ -84,7 +84,7 @@ def print_runs_table(runs: list[dict[str, Any]], states: dict[str, dict[str, str
     never cut."""
     from rich.table import Table
 
-    from flows.console import print_table, table_fits, terminal_width
+    from flows.console import fit_widths, print_table, table_fits, terminal_width
 
     width = terminal_width()
     id_width = max(len("run"), *(len(run["run_id"]) for run in runs))
@@ -108,5 +108,6 @@ def print_runs_table(runs: list[dict[str, Any]], states: dict[str, dict[str, str
             table.add_row(run["run_id"], *(values[n] for n in optional), run["judge"] or "-", run["status"] or "-",
                           *cells)
         if table_fits(table, width):
+            fit_widths(table, width)  # no word broken
             break
     print_table(table)

@@ -45,7 +45,10 @@ def test_runs_keeps_whole_run_ids_in_a_narrow_terminal(tmp_path: Path, capsys: p
     assert max(len(line) for line in out.splitlines()) <= columns
     assert BENCH in out and AUDIT in out  # whole, on one line each
     assert "…" not in out
-    assert "failed: judge" in out  # the stages folded into one column, the failure still named
+    # The stages folded into one column (words kept whole, over lines), the failure still named.
+    stages = " ".join(line.split("│")[-2].strip() for line in out.splitlines() if line.count("│") > 2)
+    assert "failed: judge" in " ".join(stages.split())
+    assert "hybrid:rules+llm" in out  # no word broken to make room
 
 
 def test_runs_uses_a_wide_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
