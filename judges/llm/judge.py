@@ -227,8 +227,11 @@ def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
     }
 
 
+# How a hostile or stalled provider is bounded (see ModelClient); unset: the client's defaults.
+LIMIT_OPTIONS: dict[str, type] = {"max_reply_mb": float, "connect_timeout_s": float, "first_byte_timeout_s": float,
+                                  "retry_window_s": float, "max_run_retries": int}
 OPTIONS = ("api_base", "temperature", "max_tokens", "concurrency", "timeout_s", "max_retries", "home", "cache",
-           "vision", "price_table", "backoff_base_s", "evidence", "structured")
+           "vision", "price_table", "backoff_base_s", "evidence", "structured", *LIMIT_OPTIONS)
 
 
 def _endpoint(argument: str | None, options: dict[str, Any]
@@ -277,6 +280,7 @@ def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
         timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
         cache=ResponseCache.under_home(home, mode) if mode != "off" else None,
         price_table=options.get("price_table"), backoff_base_s=float(options.get("backoff_base_s", 1.0)),
+        **{name: kind(options[name]) for name, kind in LIMIT_OPTIONS.items() if options.get(name) is not None},
     )
     return LLMJudge(client, temperature=options.get("temperature", DEFAULT_TEMPERATURE),
                     max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=vision,

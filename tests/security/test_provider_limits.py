@@ -167,3 +167,17 @@ def test_cancel_calls_ends_calls_in_flight_at_once(hostile: HostileServer) -> No
         transport.allow_calls()
     hostile.mode, hostile.content = "answer", "back"
     assert client(hostile).complete(MESSAGES).text == "back"
+
+
+def test_the_llm_judge_takes_the_limits_as_options(hostile: HostileServer, tmp_path: Path) -> None:
+    from judges.base import get_judge
+
+    judge = get_judge(f"llm:{MODEL}", {"api_base": hostile.api_base, "home": tmp_path, "max_reply_mb": 2,
+                                       "connect_timeout_s": 3, "first_byte_timeout_s": 4, "retry_window_s": 50,
+                                       "max_run_retries": 7, "timeout_s": 30})
+    limits = judge.client.limits
+    assert (limits.max_reply_bytes, limits.connect_s, limits.first_byte_s, limits.deadline_s) == \
+        (2 * 1024 * 1024, 3, 4, 30)
+    assert (judge.client.budget.window_s, judge.client.budget.max_retries) == (50, 7)
+    with pytest.raises(ValueError, match="max_reply_mb must be > 0"):
+        get_judge(f"llm:{MODEL}", {"api_base": hostile.api_base, "home": tmp_path, "max_reply_mb": 0})
