@@ -39,9 +39,17 @@ window.alert = function (m) { window.__probe.alerts.push(String(m)); };
 
 RUNNER = """<script>
 window.addEventListener('load', function () {
-  var broken = Array.prototype.filter.call(document.images, function (img) {
-    return !(img.complete && img.naturalWidth > 0); }).map(function (img) { return img.alt.slice(0, 80); });
-  axe.run(document, {resultTypes: ['violations']}).then(function (result) {
+  // Lazily loaded page images load when scrolled to: load them all now, then check each one.
+  var images = Array.prototype.slice.call(document.images);
+  images.forEach(function (img) { img.loading = 'eager'; });
+  Promise.all(images.map(function (img) {
+    return img.complete ? null : new Promise(function (done) {
+      img.addEventListener('load', done); img.addEventListener('error', done); });
+  })).then(function () {
+    return axe.run(document, {resultTypes: ['violations']});
+  }).then(function (result) {
+    var broken = images.filter(function (img) { return !(img.complete && img.naturalWidth > 0); })
+                       .map(function (img) { return img.alt.slice(0, 80); });
     var out = document.createElement('pre'); out.id = 'probe-result';
     out.textContent = JSON.stringify({
       images: document.images.length, broken: broken, probe: window.__probe,
@@ -94,3 +102,41 @@ def test_report_in_chromium_has_no_errors_loads_every_image_and_passes_axe(tmp_p
     assert probe["alerts"] == []  # the file name and model text with markup stayed text
     # charts (leaderboard bars, pooled and per-criterion confusion matrices) and the outlined page
     assert isinstance(result["images"], int) and result["images"] >= 5
+
+
+def _screenshot(chromium: str, page: Path, out: Path, profile: Path) -> None:
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+                    f"--user-data-dir={profile}", "--window-size=1280,4000", f"--screenshot={out}", page.as_uri()],
+                   capture_output=True, text=True, timeout=180, check=False)
+
+
+@pytest.mark.parametrize("kind", ["benchmark", "multi-run", "hybrid", "audit", "screening"])
+def test_each_report_kind_passes_axe_stays_small_and_shows_in_a_screenshot(tmp_path: Path, kind: str) -> None:
+    """Each kind of report in Chromium: axe-core finds nothing, every image loads, the file is under 2 MB (16
+    screened files for the screening kind), and a screenshot is taken (kept under ACCESSBENCH_SCREENSHOTS)."""
+    from tests.flows.test_report_compare import SMALL, _screening_home, _small_run
+
+    chromium = _require_browser()
+    home = build_warehouse(tmp_path / "home")
+    _small_run(home)
+    if kind == "screening":
+        _screening_home(home)
+    runs = {"benchmark": [BENCH], "multi-run": [BENCH, SMALL], "hybrid": [SMALL], "audit": [AUDIT],
+            "screening": ["many"]}[kind]
+    report = build(home, runs, "html")
+    assert len(report.encode()) < 2_000_000
+    if kind in ("benchmark", "multi-run", "hybrid"):
+        assert "Tables 3–5 beside the published models" in report
+    plain = tmp_path / f"{kind}.html"
+    plain.write_text(report, encoding="utf-8")
+    shot = Path(os.environ.get("ACCESSBENCH_SCREENSHOTS") or tmp_path) / f"report-{kind}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    _screenshot(chromium, plain, shot, tmp_path / "shot-profile")
+    assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = tmp_path / f"{kind}-axe.html"
+    script = f"<script>{AXE.read_text(encoding='utf-8')}</script>{RUNNER}"
+    page.write_text(report.replace("<head>", "<head>" + PROBE, 1).replace("</body>", script + "</body>", 1),
+                    encoding="utf-8")
+    result = _run_in_chromium(chromium, page, tmp_path / "profile")
+    assert result["violations"] == [], json.dumps(result["violations"], indent=1)
+    assert result["broken"] == []
