@@ -1,8 +1,8 @@
 """`accessbench fix`: repair what the rules judge's findings say can be repaired mechanically, re-judge the
 repaired copies, and list what remains for a person.
 
-    accessbench fix FILE.pdf --out FIXED.pdf [--lang en]
-    accessbench fix --run ID [--doc DOC …] --out DIR [--lang en]
+    accessbench fix FILE.pdf --out FIXED.pdf [--lang en] [--model llm:<id> | local]
+    accessbench fix --run ID [--doc DOC …] --out DIR [--lang en] [--model llm:<id> | local]
 
 A single file is judged first (in the data home given by --home or $ACCESSBENCH_HOME, else in a scratch
 home removed afterwards); a finished run's documents are repaired from that run's findings. Originals are
@@ -40,6 +40,12 @@ def add_parser(sub: Any) -> None:
     fix.add_argument("--out", required=True, help="the repaired file (FILE.pdf) or folder (--run)")
     fix.add_argument("--lang", help="the document language (BCP 47, e.g. en) for files without /Lang, where no "
                                     "language detector is installed")
+    fix.add_argument("--model", metavar="SPEC",
+                     help="draft alt text and link descriptions with a model: llm:<litellm model id> or local (the "
+                          "data home's model server); drafts are marked in the file and listed for review; without "
+                          "it they stay findings (needs a model)")
+    fix.add_argument("--report", metavar="HTML",
+                     help="also write the before → after page here (default: fix.html beside the repaired files)")
     fix.add_argument("--criteria", nargs="+", help="criteria to judge (default: all)")
     fix.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -113,11 +119,17 @@ def _out_paths(files: list[Path], out: Path) -> list[tuple[Path, Path]]:
 
 def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, args: argparse.Namespace,
          scratch: bool) -> int:
-    from tasks.fix import fix_files, remaining, rule_counts
+    from flows.fix_report import write_fix_report
+    from tasks.fix import draft_model, drafts, fix_files, remaining, rule_counts
 
+    model = draft_model(home, args.model) if args.model else None
     before_run, after_run, results = fix_files(home, pairs, original_run=original_run, criteria=args.criteria,
-                                               lang=args.lang)
+                                               lang=args.lang, model=model)
     left = remaining(results)
+    review = drafts(results)
+    report = Path(args.report).expanduser() if args.report else _report_path(home, pairs, original_run, scratch)
+    if report is not None:
+        write_fix_report(report, results, before_run, after_run)
     counts = rule_counts(results)
     criteria = sorted({c for r in results for c in r.labels} | {c for r in results for c in r.labels_after})
     if args.format == "json":
@@ -130,41 +142,55 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
             "rules": {rid: {"before": b, "after": a} for rid, (b, a) in counts.items()},
             "remaining": [{"file": str(x.file), "criterion": x.criterion, "rule_id": x.rule_id,
                            "location": x.location, "problem": x.problem, "reason": x.reason} for x in left],
+            "drafts": [{"file": str(f), "remedy": name, "draft": d} for f, name, d in review],
+            "report": str(report) if report else None,
         }, indent=2, ensure_ascii=False))
         return 0
     from rich.console import Console
-    from rich.table import Table
 
-    console = Console(width=160)
+    from flows.console import layouts, print_first_fitting, terminal_width
+
+    console = Console(width=terminal_width(), markup=False, highlight=False)
     for r in results:
         changes = [f"{name}: {c}" for name, (_, o) in r.outcomes.items() for c in o.changes]
-        console.print(f"{r.original} → {r.fixed}: {len(changes)} change(s)", markup=False, highlight=False)
+        console.print(f"{r.original} → {r.fixed}: {len(changes)} change(s)")
         for line in changes:
-            console.print(f"  {line}", markup=False, highlight=False)
+            console.print(f"  {line}")
     where = "a scratch data home, removed now (pass --home to keep both runs)" if scratch else str(home)
-    console.print(f"re-judged as run {after_run}, linked to run {before_run} ({where})", markup=False,
-                  highlight=False)
-    by_criterion = Table("criterion", "before", "after", title="labels before → after (rules judge)")
-    for c in criteria:
-        by_criterion.add_row(c, _labels(r.labels.get(c) for r in results),
-                             _labels(r.labels_after.get(c) for r in results))
-    console.print(by_criterion, markup=False)
-    by_rule = Table("rule", "findings before", "after", "remedy", title="findings per rule before → after")
+    console.print(f"re-judged as run {after_run}, linked to run {before_run} ({where})")
+    print_first_fitting(layouts("labels before → after (rules judge)", ("criterion", "before", "after"),
+                                [(c, _labels(r.labels.get(c) for r in results),
+                                  _labels(r.labels_after.get(c) for r in results)) for c in criteria],
+                                keys=("criterion",)))
     from judges.rules.catalog import catalog
 
+    by_rule = []
     for rid, (b, a) in counts.items():
         rule = catalog().get(rid)
-        by_rule.add_row(rid, str(b), str(a), (rule.remedy if rule and rule.remedy else "-"))
-    console.print(by_rule, markup=False)
+        by_rule.append((rid, str(b), str(a), rule.remedy if rule and rule.remedy else "-"))
+    print_first_fitting(layouts("findings per rule before → after", ("rule", "findings before", "after", "remedy"),
+                                by_rule, keys=("rule",)))
     if left:
-        todo = Table("file", "rule", "where", "reason", title=f"{len(left)} finding(s) left for a person")
-        for x in left:
-            todo.add_row(x.file.name, x.rule_id, x.location[:60], x.reason)
-        console.print(todo, markup=False)
+        print_first_fitting(layouts(f"{len(left)} finding(s) left for a person", ("file", "rule", "where", "reason"),
+                                    [(x.file.name, x.rule_id, x.location[:60], x.reason) for x in left],
+                                    keys=("file", "rule"), drops=((), ("where",)),
+                                    note="; accessbench fix --format json lists it"))
     else:
-        console.print("nothing left for a person: every finding was repaired", markup=False)
-    print(f"fixed: {', '.join(str(r.fixed) for r in results)}", file=sys.stderr)
+        console.print("nothing left for a person: every finding was repaired")
+    if review:
+        print_first_fitting(layouts(f"{len(review)} draft(s) for a person to review", ("file", "remedy", "draft"),
+                                    [(f.name, name, d) for f, name, d in review], keys=("file",)))
+    where_report = f"; report: {report}" if report else " (give --report FILE.html for the before → after page)"
+    print(f"fixed: {', '.join(str(r.fixed) for r in results)}{where_report}", file=sys.stderr)
     return 0
+
+
+def _report_path(home: Path, pairs: list[tuple[Path, Path]], run: str | None, scratch: bool) -> Path | None:
+    """Where fix.html goes by default: in --out's folder for a run; for one file (--out names the file, and
+    nothing is written beside it) in the data home's reports, unless that home is a scratch one."""
+    if run is not None:
+        return pairs[0][1].parent / "fix.html"
+    return None if scratch else home / "reports" / f"fix-{pairs[0][1].stem}.html"
 
 
 def _labels(values: Any) -> str:

@@ -15,26 +15,24 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pikepdf
-import pyarrow as pa
 
 from tasks.context import RunConfig, new_run_id
+from tasks.fix_schema import FIX_STAGE, FIXES_SCHEMA
 from tasks.registry import ALL_TABLES, BENCHMARK
-from tasks.remedies import ORDER, REMEDIES, Context, Outcome, reason_for, remedy_for
+from tasks.remedies import (
+    ORDER,
+    REMEDIES,
+    UNPROMPTED_REMEDIES,
+    Context,
+    DraftModel,
+    Outcome,
+    reason_for,
+    remedy_for,
+)
 from warehouse import catalog as warehouse
-
-FIX_STAGE = "fix"
-FIXES_SCHEMA = pa.schema([
-    pa.field("run_id", pa.string(), nullable=False),  # the re-judge run
-    pa.field("original_run_id", pa.string(), nullable=False),  # the run whose findings were repaired
-    pa.field("original_file", pa.string(), nullable=False),
-    pa.field("fixed_file", pa.string(), nullable=False),
-    pa.field("remedy", pa.string(), nullable=False),
-    pa.field("rule_ids", pa.list_(pa.string()), nullable=False),  # the findings it answered
-    pa.field("changes", pa.list_(pa.string()), nullable=False),
-    pa.field("left", pa.string()),  # why the finding stays, when the remedy could not clear it
-])
 
 
 class FixError(ValueError):
@@ -125,9 +123,10 @@ def check_output(original: Path, fixed: Path) -> None:
         raise FixError(f"--out {fixed}: name a .pdf file for a single file (or give --run for a folder)")
 
 
-def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | None = None
-           ) -> dict[str, tuple[list[str], Outcome]]:
-    """Write `fixed`: `original` with every remedy its findings call for applied (in ORDER)."""
+def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | None = None,
+           model: DraftModel | None = None) -> dict[str, tuple[list[str], Outcome]]:
+    """Write `fixed`: `original` with every remedy its findings call for applied (in ORDER), then the remedies
+    no finding asks for (UNPROMPTED_REMEDIES: page furniture and decoration as artifacts)."""
     check_output(original, fixed)
     wanted: dict[str, list[str]] = {}
     for f in findings:
@@ -139,9 +138,13 @@ def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | Non
     outcomes: dict[str, tuple[list[str], Outcome]] = {}
     fixed.parent.mkdir(parents=True, exist_ok=True)
     with pikepdf.open(original) as pdf:
-        ctx = Context(pdf=pdf, source=original, lang=lang)
+        ctx = Context(pdf=pdf, source=original, lang=lang, model=model)
         for name in sorted(wanted, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)):
             outcomes[name] = (wanted[name], REMEDIES[name](ctx))
+        for name in UNPROMPTED_REMEDIES:  # no finding asks for these (page furniture as artifacts)
+            outcome = REMEDIES[name](ctx)
+            if outcome.changes or outcome.left:
+                outcomes[name] = ([], outcome)
         temporary = fixed.with_name(f".{fixed.name}.{os.getpid()}.tmp")
         pdf.save(temporary)
     os.replace(temporary, fixed)
@@ -160,7 +163,8 @@ def _stage(home: Path, run_id: str, files: list[Path]) -> Path:
 
 
 def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str | None = None,
-              criteria: list[str] | None = None, lang: str | None = None) -> tuple[str, str, list[FileFix]]:
+              criteria: list[str] | None = None, lang: str | None = None, model: DraftModel | None = None
+              ) -> tuple[str, str, list[FileFix]]:
     """Judge (unless `original_run` already did), repair each (original, fixed) pair, re-judge the repaired
     copies as a new run linked to the original; returns (original run, re-judge run, per-file results)."""
     for original, fixed in pairs:
@@ -178,7 +182,7 @@ def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str |
     for original, fixed in pairs:
         labels, findings = by_original[original]
         result = FileFix(original, fixed, findings, labels)
-        result.outcomes = repair(original, fixed, findings, lang)
+        result.outcomes = repair(original, fixed, findings, lang, model)
         results.append(result)
     rejudge = f"{original_run[:100]}-fixed-{new_run_id()[-4:]}"
     folder = _stage(home, rejudge, [r.fixed for r in results])
@@ -190,8 +194,33 @@ def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str |
     cfg_store.write_table(FIX_STAGE, rejudge, "fixes", [
         {"run_id": rejudge, "original_run_id": original_run, "original_file": str(r.original),
          "fixed_file": str(r.fixed), "remedy": name, "rule_ids": rule_ids, "changes": outcome.changes,
-         "left": outcome.left} for r in results for name, (rule_ids, outcome) in r.outcomes.items()], FIXES_SCHEMA)
+         "left": outcome.left, "drafts": outcome.drafts}
+        for r in results for name, (rule_ids, outcome) in r.outcomes.items()], FIXES_SCHEMA)
+    warehouse.refresh(home, ALL_TABLES)  # `fixes` is one of the warehouse's tables (tasks.fix_schema)
     return original_run, rejudge, results
+
+
+def draft_model(home: Path, spec: str) -> DraftModel:
+    """The model `--model` names: `llm:<litellm model id>` (credentials from the environment, checked now),
+    `local` / `llm:local` (the data home's local model server, `accessbench model start`)."""
+    from judges.model.client import ModelClient
+    from judges.model.local import client_options, is_local
+
+    argument = spec.removeprefix("llm:")
+    if not argument:
+        raise FixError("--model: name the model, e.g. --model llm:openai/gpt-4o or --model local")
+    options: dict[str, Any] = {"model": argument}
+    if is_local(argument):
+        try:
+            options = client_options(home, argument)
+        except ValueError as exc:  # LocalModelError: no server running, another model
+            raise FixError(str(exc)) from exc
+    client = ModelClient(options.pop("model"), **options)
+    try:
+        client.check_credentials()
+    except (ValueError, ImportError) as exc:  # CredentialsMissing, or litellm not installed
+        raise FixError(f"--model {spec}: {exc}") from exc
+    return client
 
 
 def _criteria_of(home: Path, run_id: str) -> list[str] | None:
@@ -227,6 +256,12 @@ def remaining(results: list[FileFix]) -> list[Remaining]:
             reason = left.get(f.rule_id) or reason_for(f.rule_id)
             out.append(Remaining(r.fixed, f.criterion, f.rule_id, f.location, f.problem, reason))
     return out
+
+
+def drafts(results: list[FileFix]) -> list[tuple[Path, str, str]]:
+    """(repaired file, remedy, draft) for every change a person should review: a title drawn from the
+    document's own heading, alt text and link descriptions a model drafted."""
+    return [(r.fixed, name, d) for r in results for name, (_, outcome) in r.outcomes.items() for d in outcome.drafts]
 
 
 def rule_counts(results: list[FileFix]) -> dict[str, tuple[int, int]]:

@@ -10,6 +10,7 @@ from tasks.common import with_run_id
 from tasks.context import RunConfig
 from tasks.corpus import CORPUS
 from tasks.extract import EXTRACT
+from tasks.fix_schema import FIXES_TABLE
 from tasks.inputs import INPUTS
 from tasks.judge import JUDGE
 from tasks.layout import LAYOUT
@@ -34,4 +35,5 @@ ALL_TABLES: tuple[TableSpec, ...] = (
     TableSpec("sample_screening", "sample", with_run_id(SCREENING_SCHEMA)),
     TableSpec("samples", "sample", with_run_id(SAMPLES_SCHEMA)),
     *stage_tables(AUDIT_STAGE_LIST),  # the inclusivity audit's stages, run by flows.audit
+    FIXES_TABLE,  # accessbench fix: what each remedy did, per re-judge run (tasks.fix)
 )

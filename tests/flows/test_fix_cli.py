@@ -1,6 +1,7 @@
 """`accessbench fix` from the command line: one file (judged in a scratch home, output only at --out), a
-finished run's documents (--run, --doc), the before → after report and the list of what remains, and the
-refusals (the original as --out, a file and a run at once, a run that does not exist)."""
+finished run's documents (--run, --doc), the before → after report and the list of what remains (in the
+terminal and as fix.html), the `fixes` table through `accessbench sql`, --model, and the refusals (the
+original as --out, a file and a run at once, a run that does not exist, a model without credentials)."""
 
 from __future__ import annotations
 
@@ -90,13 +91,20 @@ def test_one_file_in_a_scratch_home(pdfs: Path, tmp_path: Path, monkeypatch: pyt
         assert str(pdf.Root.Lang) == "en"
 
 
-def test_without_lang_the_language_stays_a_finding(pdfs: Path, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_lang_the_language_is_detected_from_the_text(pdfs: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     report = _json(capsys, main(["--home", str(tmp_path / "home"), "fix", str(pdfs / "skip.pdf"), "--out",
                                  str(tmp_path / "out" / "fixed.pdf"), "--format", "json"]))
-    left = [x for x in report["remaining"] if x["rule_id"].endswith("lang_missing_advisory")]
-    assert left and "--lang" in left[0]["reason"] and left[0]["reason"].startswith("needs meaning")
+    assert report["rules"]["semantic_tagging.structural_hierarchy.lang_missing_advisory"] == {"before": 1, "after": 0}
+    (file,) = report["files"]
+    (change,) = file["remedies"]["document_lang"]["changes"]
+    assert change.startswith("document /Lang en (detected from the text")
     assert linked_run(tmp_path / "home", report["fixed_run"]) == report["original_run"]
+    # a kept home gets the before → after page in its reports; nothing is written beside --out's file
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["fixed.pdf"]
+    assert report["report"] == str(tmp_path / "home" / "reports" / "fix-fixed.html")
+    page = Path(report["report"]).read_text(encoding="utf-8")
+    assert '<html lang="en">' in page and "lang_missing_advisory" in page
 
 
 def test_a_finished_run(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,7 +114,7 @@ def test_a_finished_run(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     code = main(["--home", str(home), "fix", "--run", "screened", "--doc", "skip3.pdf", "--out", str(out)])
     text = capsys.readouterr().out
     assert code == 0, text
-    assert sorted(p.name for p in out.iterdir()) == ["skip3.pdf"]
+    assert sorted(p.name for p in out.iterdir()) == ["fix.html", "skip3.pdf"]
     assert "heading_levels: heading on page 1: H3 → H2" in text
     assert "labels before → after" in text and "findings per rule before → after" in text
     assert "linked to run screened" in text
@@ -114,6 +122,64 @@ def test_a_finished_run(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert linked_run(home, fixed_run) == "screened"
     assert main(["--home", str(home), "runs"]) == 0
     assert fixed_run in capsys.readouterr().out
+    assert main(["--home", str(home), "sql", "select remedy, original_run_id from fixes where run_id = "
+                 f"'{fixed_run}'"]) == 0
+    rows = capsys.readouterr().out
+    assert "heading_levels" in rows and "screened" in rows
+    page = (out / "fix.html").read_text(encoding="utf-8")
+    for part in ("Labels before → after", "Findings per rule before → after", "What remains for a person",
+                 '<th scope="col">before</th>', "<caption>", 'class="skip"', "semantic_tagging.heading_nesting"):
+        assert part in page, part
+    assert "screened" in page and fixed_run in page
+
+
+class FakeModel:
+    model = "fake/model"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages: list[dict[str, Any]], params: dict[str, Any] | None = None, repeat: int = 0,
+                 context: dict[str, Any] | None = None) -> Any:
+        self.calls += 1
+        return type("Reply", (), {"text": "A red rectangle standing for the share of tagged files"})()
+
+
+def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import tasks.fix
+    from tests.extractors.conftest import red_png
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    source = (PREAMBLE + "= Figures\n" + prose(3) + "\n\n#figure(image(\"red.png\", width: 6cm, alt: \"x\"), "
+              "caption: [Share of tagged files])\n\n" + prose(2, 1) + "\n\n#figure(image(\"red.png\", width: "
+              "6cm, alt: \"A second red rectangle, the share of untagged files\"), caption: [Share of untagged "
+              "files])\n\n" + prose(1, 2) + "\n")
+    clean = compile_typst(source, folder / "fig-clean.pdf", {"red.png": red_png()})
+    with pikepdf.open(clean) as pdf:
+        first = next(e for e in _walk(pdf.Root.StructTreeRoot) if e.get("/S") == "/Figure")
+        del first["/Alt"]
+        pdf.save(folder / "fig.pdf")
+    clean.unlink()
+    remove_sources(folder)
+    model = FakeModel()
+    seen: list[str] = []
+
+    def fake_draft_model(home: Path, spec: str) -> FakeModel:
+        seen.append(spec)
+        return model
+
+    monkeypatch.setattr(tasks.fix, "draft_model", fake_draft_model)
+    report = _json(capsys, main(["--home", str(tmp_path / "home"), "fix", str(folder / "fig.pdf"), "--out",
+                                 str(tmp_path / "fig.fixed.pdf"), "--model", "llm:openai/some-model",
+                                 "--format", "json"]))
+    assert seen == ["llm:openai/some-model"] and model.calls >= 1
+    assert report["rules"]["alt_text_quality.descriptiveness.missing_alt"] == {"before": 1, "after": 0}
+    drafted = [d for d in report["drafts"] if d["remedy"] == "alt_text_draft"]
+    assert drafted and "fake/model" in drafted[0]["draft"]
+    page = Path(report["report"]).read_text(encoding="utf-8")
+    assert "Drafts to review" in page and "A red rectangle standing for the share" in page
 
 
 def test_refusals(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,3 +191,7 @@ def test_refusals(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main([*home, "fix", "--run", "nope", "--out", str(tmp_path / "o")]) == 3
     assert "no run 'nope'" in capsys.readouterr().err
     assert main([*home, "fix", str(tmp_path / "missing.pdf"), "--out", str(tmp_path / "o.pdf")]) == 3
+    capsys.readouterr()
+    assert main([*home, "fix", str(original), "--out", str(tmp_path / "o.pdf"), "--model", "local"]) == 2
+    assert "accessbench model start" in capsys.readouterr().err
+    assert not (tmp_path / "o.pdf").exists()

@@ -1,8 +1,9 @@
 """`accessbench fix`: each remedy on the defective twin of a conforming typst file (the one defect put in by
-pikepdf). The twins go through the whole pipeline with the rules judge, get repaired, and the repaired
-copies are re-judged as a new run linked to the original: each twin's finding must be gone, the original
-untouched, and the repaired file must open in PyMuPDF and pikepdf with the same pages, text and rendering
-(a pixel comparison at low dpi) and a tag tree the structure extractor reads.
+pikepdf). The twins go through the whole pipeline with the rules judge, get repaired (alt text drafted by a
+fake model client), and the repaired copies are re-judged as a new run linked to the original: each twin's
+finding must be gone, the original untouched, and the repaired file must open in PyMuPDF and pikepdf with
+the same pages, text and rendering (a pixel comparison at low dpi) and a tag tree the structure extractor
+reads. The `fixes` table answers SQL; page furniture stripped of its artifact marks gets them back.
 """
 
 from __future__ import annotations
@@ -17,11 +18,24 @@ import pymupdf
 import pytest
 
 from extractors.structure import extract_struct_elements
+from judges.model.client import ModelResponse
 from judges.rules.catalog import catalog
-from tasks.fix import FixError, check_output, fix_files, linked_run, remaining, rule_counts
-from tasks.remedies import REMEDIES, Context, obvious_role, reason_for, th_scope
-from tests.extractors.conftest import compile_typst, struct_elements_of
+from tasks.fix import Finding, FixError, check_output, drafts, fix_files, linked_run, remaining, repair, rule_counts
+from tasks.registry import ALL_TABLES
+from tasks.remedies import (
+    DRAFT_MARK,
+    REMEDIES,
+    UNPROMPTED_REMEDIES,
+    Context,
+    detect_language,
+    document_lang,
+    obvious_role,
+    reason_for,
+    th_scope,
+)
+from tests.extractors.conftest import compile_typst, red_png, struct_elements_of
 from tests.judges.twins import PREAMBLE, prose, remove_sources
+from warehouse import catalog as warehouse
 
 ARTICLE = (PREAMBLE + "= Introduction\n" + prose(3) + "\n\n== Background of the work\n" + prose(3, 1) + "\n\n"
            + "= Methods\n" + prose(3, 2) + "\n\n= Results\n" + prose(2, 3) + "\n")
@@ -29,6 +43,14 @@ LISTS = (PREAMBLE + "= Lists\n" + prose(2) + "\n\n- a first point to make\n- a s
          "- a third point to make\n\n" + prose(1, 1) + "\n")
 TABLE = (PREAMBLE + "= Data\n" + prose(2) + "\n\n#table(columns: 3, table.header([Name], [Spring], [Autumn]),"
          " [Alice], [12], [14], [Bruno], [9], [11], [Chen], [15], [13])\n\n" + prose(2, 1) + "\n")
+# Two figures (missing_alt is raised where the document describes its other figures)
+FIGURE = (PREAMBLE + "= Figures\n" + prose(2) + "\n\n#figure(image(\"red.png\", width: 6cm, alt: \"A red "
+          "rectangle\"), caption: [Share of tagged files per year])\n\n" + prose(2, 1) + "\n\n#figure(image("
+          "\"red.png\", width: 6cm, alt: \"A second red rectangle, the share of untagged files\"), caption: "
+          "[Share of untagged files per year])\n\n" + prose(1, 2) + "\n")
+# Pages with a running head, page numbers and a decorative rule (typst marks them as artifacts)
+FURNITURE = (PREAMBLE + "#set page(numbering: \"1\", header: [Running head of the case])\n= Furniture\n"
+             + prose(12) + "\n\n#line(length: 100%)\n\n" + prose(12, 1) + "\n\n" + prose(12, 2) + "\n")
 LINKS = (PREAMBLE + "= Links\n" + prose(3) + " See #link(\"https://example.org/report\")[the full report] and "
          "#link(\"https://example.org/data\")[the data set] for the figures.\n\n" + prose(2, 1) + "\n")
 
@@ -91,6 +113,35 @@ def _private_para(pdf: pikepdf.Pdf) -> None:
         p.S = pikepdf.Name("/Para")
 
 
+def _untitled(pdf: pikepdf.Pdf) -> None:
+    """No title anywhere: neither XMP dc:title nor the document information's /Title."""
+    with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+        del meta["dc:title"]
+    del pdf.docinfo["/Title"]
+
+
+def _no_alt(pdf: pikepdf.Pdf) -> None:
+    """The first figure loses its /Alt; the second keeps one."""
+    del _of(pdf, "/Figure")[0]["/Alt"]
+
+
+def _unmark_artifacts(pdf: pikepdf.Pdf) -> None:
+    """Every Artifact marked-content sequence unwrapped: running head, page numbers and rule left untagged."""
+    for page in pdf.pages:
+        out, open_marks = [], []
+        for ins in pikepdf.parse_content_stream(page):
+            name = str(ins.operator)
+            if name in ("BDC", "BMC"):
+                artifact = ins.operands[0] == pikepdf.Name.Artifact
+                open_marks.append(artifact)
+                if artifact:
+                    continue
+            elif name == "EMC" and open_marks and open_marks.pop():
+                continue
+            out.append(ins)
+        page.obj.Contents = pdf.make_stream(pikepdf.unparse_content_stream(out))
+
+
 # name → (typst source, edit, the rule the defect raises)
 CASES: dict[str, tuple[str, Any, str]] = {
     "th_scope": (TABLE, _no_scope, "table_structure.header_semantics.th_without_scope"),
@@ -104,7 +155,30 @@ CASES: dict[str, tuple[str, Any, str]] = {
     "first_not_h1": (ARTICLE, _first_h3, "semantic_tagging.heading_nesting.first_not_h1"),
     "level_skip": (ARTICLE, _skip_to_h4, "semantic_tagging.heading_nesting.level_skip"),
     "role_map": (ARTICLE, _private_para, "semantic_tagging.proper_tag_usage.nonstandard_type"),
+    "title_drawn": (ARTICLE, _untitled, "semantic_tagging.structural_hierarchy.title_missing_advisory"),
+    "alt_drafted": (FIGURE, _no_alt, "alt_text_quality.descriptiveness.missing_alt"),
 }
+# Twins whose defect no rule reports: the unprompted remedies repair them
+UNPROMPTED: dict[str, tuple[str, Any]] = {"furniture": (FURNITURE, _unmark_artifacts)}
+FILES = {"alt_drafted": {"red.png": red_png()}}
+DRAFTED_ALT = "A red rectangle standing for the share of tagged files"
+
+
+class FakeModel:
+    """A model client (judges.model.client.ModelClient's `complete`) that answers from a script and records
+    each prompt; no network, no litellm."""
+
+    model = "fake/model"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.prompts: list[list[dict[str, Any]]] = []
+
+    def complete(self, messages: list[dict[str, Any]], params: dict[str, Any] | None = None, repeat: int = 0,
+                 context: dict[str, Any] | None = None) -> ModelResponse:
+        self.prompts.append(messages)
+        return ModelResponse(text=self.reply, tokens_in=10, tokens_out=5, cost_usd=None, latency_s=0.0, cached=False,
+                             params_sent=dict(params or {}))
 
 
 def _sha(path: Path) -> str:
@@ -116,18 +190,19 @@ def fixed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("fix")
     originals = root / "originals"
     originals.mkdir()
-    for name, (source, edit, _) in CASES.items():
-        clean = compile_typst(source, originals / f"{name}-clean.pdf")
+    for name, (source, edit) in {**{n: c[:2] for n, c in CASES.items()}, **UNPROMPTED}.items():
+        clean = compile_typst(source, originals / f"{name}-clean.pdf", FILES.get(name))
         with pikepdf.open(clean) as pdf:
             edit(pdf)
             pdf.save(originals / f"{name}.pdf")
         clean.unlink()
     remove_sources(originals)
-    pairs = [(originals / f"{name}.pdf", root / "out" / f"{name}.pdf") for name in CASES]
+    pairs = [(originals / f"{name}.pdf", root / "out" / f"{name}.pdf") for name in [*CASES, *UNPROMPTED]]
     hashes = {p: _sha(p) for p, _ in pairs}
-    original_run, rejudge, results = fix_files(root / "home", pairs, lang="en")
+    model = FakeModel(DRAFTED_ALT)
+    original_run, rejudge, results = fix_files(root / "home", pairs, lang="en", model=model)
     return {"root": root, "pairs": pairs, "hashes": hashes, "original_run": original_run, "rejudge": rejudge,
-            "results": {r.original.stem: r for r in results}}
+            "results": {r.original.stem: r for r in results}, "model": model}
 
 
 
@@ -152,8 +227,9 @@ def test_originals_untouched_and_outputs_only_under_out(fixed: dict[str, Any]) -
     for original, out in fixed["pairs"]:
         assert _sha(original) == fixed["hashes"][original]
         assert out.exists()
-    assert sorted(p.name for p in (fixed["root"] / "out").iterdir()) == sorted(f"{n}.pdf" for n in CASES)
-    assert sorted(p.name for p in (fixed["root"] / "originals").iterdir()) == sorted(f"{n}.pdf" for n in CASES)
+    names = sorted(f"{n}.pdf" for n in [*CASES, *UNPROMPTED])
+    assert sorted(p.name for p in (fixed["root"] / "out").iterdir()) == names
+    assert sorted(p.name for p in (fixed["root"] / "originals").iterdir()) == names
 
 
 @pytest.mark.slow
@@ -178,7 +254,78 @@ def _text(path: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(CASES))
+def test_the_fixes_table_answers_sql(fixed: dict[str, Any]) -> None:
+    home = fixed["root"] / "home"
+    _, rows = warehouse.query(home, ALL_TABLES, f"select original_run_id, remedy, fixed_file, drafts from fixes "
+                                                f"where run_id = '{fixed['rejudge']}'")
+    assert {r[0] for r in rows} == {fixed["original_run"]}
+    remedies = {r[1] for r in rows}
+    assert {catalog()[rule].remedy for _, _, rule in CASES.values()} <= remedies and "artifacts" in remedies
+    assert (home / "artifacts" / "fix" / f"run={fixed['rejudge']}" / "fixes.parquet").is_file()
+    assert any(d for r in rows for d in (r[3] or []) if DRAFTED_ALT in d)
+
+
+@pytest.mark.slow
+def test_a_title_drawn_from_the_first_heading_is_a_draft(fixed: dict[str, Any]) -> None:
+    result = fixed["results"]["title_drawn"]
+    with pikepdf.open(result.fixed) as pdf:
+        with pdf.open_metadata() as meta:
+            assert meta["dc:title"] == "Introduction"
+        assert str(pdf.docinfo["/Title"]) == "Introduction"
+    (draft,) = [d for f, name, d in drafts([result]) if name == "xmp_title"]
+    assert "Introduction" in draft and "first H1 element" in draft
+
+
+@pytest.mark.slow
+def test_alt_text_drafted_by_the_model_is_marked_as_a_draft(fixed: dict[str, Any]) -> None:
+    result = fixed["results"]["alt_drafted"]
+    with pikepdf.open(result.fixed) as pdf:
+        first, second = _of(pdf, "/Figure")
+        assert str(first.Alt) == DRAFTED_ALT and str(second.Alt).startswith("A second red rectangle")
+        assert "drafted by fake/model" in str(pdf.docinfo[DRAFT_MARK])
+    assert any(DRAFTED_ALT in d and "fake/model" in d for _, _, d in drafts([result]))
+    prompt = next(m for m in fixed["model"].prompts if "Share of tagged files per year" in m[1]["content"])
+    assert prompt[0]["role"] == "system" and "alternative text" in prompt[0]["content"]
+    assert result.labels["alt_text_quality"] == "failed" and result.labels_after["alt_text_quality"] == "passed"
+
+
+def _artifact_text(path: Path) -> list[str]:
+    """The text objects (their shown strings) inside Artifact marked content, page by page."""
+    out = []
+    with pikepdf.open(path) as pdf:
+        for page in pdf.pages:
+            marks: list[bool] = []
+            for ins in pikepdf.parse_content_stream(page):
+                name = str(ins.operator)
+                if name in ("BDC", "BMC"):
+                    marks.append(ins.operands[0] == pikepdf.Name.Artifact)
+                elif name == "EMC" and marks:
+                    marks.pop()
+                elif name in ("Tj", "TJ") and any(marks):
+                    out.append(name)
+    return out
+
+
+@pytest.mark.slow
+def test_page_furniture_is_marked_as_artifacts_again(fixed: dict[str, Any]) -> None:
+    result = fixed["results"]["furniture"]
+    original, out = result.original, result.fixed
+    assert _artifact_text(original) == [], "the twin should have no artifact left"
+    _, outcome = result.outcomes["artifacts"]
+    assert outcome.changes, outcome
+    with pymupdf.open(original) as doc:
+        pages = len(doc)
+    assert pages >= 2  # repetition across pages is what tells furniture from content
+    # a running head and a page number on every page, and the rule
+    assert len(_artifact_text(out)) >= 2 * pages
+    assert any("decorative path" in c and not c.endswith(" 0 decorative path(s) marked as artifacts")
+               for c in outcome.changes)
+    assert [r["type"] for r in extract_struct_elements(out, doc_id="f")] == \
+        [r["type"] for r in extract_struct_elements(original, doc_id="f")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [*CASES, *UNPROMPTED])
 def test_the_fixed_file_is_safe(name: str, fixed: dict[str, Any]) -> None:
     original, out = next((o, f) for o, f in fixed["pairs"] if o.stem == name)
     with pikepdf.open(out) as pdf, pikepdf.open(original) as before:
@@ -197,7 +344,77 @@ def test_the_fixed_file_is_safe(name: str, fixed: dict[str, Any]) -> None:
 def test_every_declared_remedy_exists_and_every_remedy_answers_a_rule() -> None:
     declared = {r.remedy for r in catalog().values() if r.remedy}
     assert declared - set(REMEDIES) == set(), "a catalog rule names a remedy tasks/remedies.py does not register"
-    assert set(REMEDIES) - declared == set(), "a registered remedy answers no catalog rule"
+    assert set(REMEDIES) - declared == set(UNPROMPTED_REMEDIES), "a registered remedy answers no catalog rule"
+    assert declared & set(UNPROMPTED_REMEDIES) == set()
+
+
+SAMPLES = {
+    "en": "The structure tree of a tagged document tells assistive technology which text is a heading and which "
+          "is a paragraph, and in which order the parts of the page are to be read by those who cannot see it on "
+          "the screen.",
+    "de": "Der Strukturbaum eines getaggten Dokuments sagt der assistiven Technik, welcher Text eine Überschrift "
+          "ist und welcher ein Absatz, und in welcher Reihenfolge die Teile der Seite für die gelesen werden, "
+          "die sie nicht sehen können, auch wenn sie auf dem Bildschirm nicht zu sehen sind.",
+    "fr": "L'arbre de structure d'un document balisé indique aux technologies d'assistance quel texte est un titre "
+          "et lequel est un paragraphe, et dans quel ordre les parties de la page sont lues par ceux qui ne la "
+          "voient pas, comme le prévoit la norme pour les documents accessibles.",
+    "es": "El árbol de estructura de un documento etiquetado indica a la tecnología de asistencia qué texto es un "
+          "título y cuál es un párrafo, y en qué orden se leen las partes de la página para quienes no la ven, "
+          "como lo pide la norma para los documentos accesibles.",
+}
+
+
+@pytest.mark.parametrize("lang", list(SAMPLES))
+def test_the_language_detector_tells_running_text(lang: str) -> None:
+    guess = detect_language(SAMPLES[lang])
+    assert guess.lang == lang, guess
+
+
+def test_the_language_detector_declines_short_or_mixed_text() -> None:
+    assert detect_language("Table 3. Results").lang is None
+    assert detect_language("12 34 56 78 " * 20).lang is None
+    mixed = detect_language(SAMPLES["en"] + " " + SAMPLES["de"])
+    assert mixed.lang is None and mixed.runner_up in ("en", "de"), mixed
+
+
+def test_a_language_not_told_stays_a_finding_with_the_reason(tmp_path: Path) -> None:
+    source = compile_typst(PREAMBLE + "= Data\nTable 3. Results 12 34\n", tmp_path / "short.pdf")
+    with pikepdf.open(source) as pdf:
+        del pdf.Root["/Lang"]
+        for element in struct_elements_of(pdf):
+            if "/Lang" in element:
+                del element["/Lang"]
+        outcome = document_lang(Context(pdf=pdf, source=source))
+        assert "/Lang" not in pdf.Root
+    assert outcome.left and outcome.left.startswith("needs meaning") and "--lang" in outcome.left
+
+
+def test_without_a_model_alt_text_and_link_descriptions_stay_findings(tmp_path: Path) -> None:
+    source = compile_typst(FIGURE.replace("[Share of tagged files per year])", "[Share of tagged files per year])"
+                                          "\n\n#link(\"https://example.org/x\")[#box(width: 20pt, height: 8pt, "
+                                          "fill: blue)]"),
+                           tmp_path / "figure.pdf", FILES["alt_drafted"])
+    with pikepdf.open(source) as pdf:
+        _no_alt(pdf)
+        _no_contents(pdf)
+        pdf.save(tmp_path / "defective.pdf")
+    findings = [Finding("alt_text_quality", "alt_text_quality.descriptiveness.missing_alt", "", ""),
+                Finding("functional_hyperlinks", "functional_hyperlinks.descriptiveness.nothing_to_announce", "", "")]
+    outcomes = repair(tmp_path / "defective.pdf", tmp_path / "plain.pdf", findings)
+    for name in ("alt_text_draft", "link_description_draft"):
+        left = outcomes[name][1].left
+        assert left and left.startswith("needs a model") and "--model" in left, outcomes[name]
+    with pikepdf.open(tmp_path / "plain.pdf") as pdf:
+        assert "/Alt" not in _of(pdf, "/Figure")[0] and DRAFT_MARK not in pdf.docinfo
+    model = FakeModel("the example.org page about x")
+    outcomes = repair(tmp_path / "defective.pdf", tmp_path / "drafted.pdf", findings, model=model)
+    (link_draft,) = outcomes["link_description_draft"][1].drafts
+    assert "https://example.org/x" in link_draft and "fake/model" in link_draft
+    with pikepdf.open(tmp_path / "drafted.pdf") as pdf:
+        links = [a for p in pdf.pages for a in p.obj.get("/Annots") or [] if a.get("/Subtype") == "/Link"]
+        assert [str(a.Contents) for a in links] == ["the example.org page about x"]
+        assert "link description" in str(pdf.docinfo[DRAFT_MARK])
+    assert any("https://example.org/x" in m[1]["content"] for m in model.prompts)
 
 
 def test_remaining_findings_get_a_reason() -> None:
