@@ -230,7 +230,7 @@ def responses_body(io: StageIO) -> dict[str, Any]:
         tables = {"responses": rows, "llm_calls": calls, "errors": errors}
         return Incomplete(tables) if transient else tables  # a resumed run asks the failed ones again
 
-    tables = io.per_key(units, work, "responses")
+    tables = io.per_key(units, work, "responses", unit="model × prompt variant × repeat")
     io.failure = _answer_failure(cfg, tables["responses"].to_pylist())
     return tables
 
@@ -405,7 +405,7 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
                   "llm_calls": calls, "errors": errors}
         return Incomplete(tables) if any(e["retryable"] for e in errors) else tables
 
-    tables = io.per_key(units, work, "category judgments")
+    tables = io.per_key(units, work, "category judgments", weight=lambda unit: len(unit[1]), unit="responses")
     io.failure = _judgment_failure(cfg, list(judges), tables["category_judgments"].to_pylist(), len(responses))
     return tables
 

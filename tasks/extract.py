@@ -192,7 +192,10 @@ def extract_body(io: StageIO) -> dict[str, Any]:
                             "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
     work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
                    int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend)
-    return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"])
+    from tasks.render import pages_of
+
+    return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"],
+                      weight=lambda item: pages_of(item["doc"]), unit="pages")
 
 
 def check_extract(cfg: RunConfig) -> None:

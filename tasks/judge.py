@@ -292,9 +292,11 @@ def judge_body(io: StageIO) -> dict[str, Any]:
     for spec, judge in judges:
         mine = [unit for unit in units if unit[1][0] is judge]
         if is_deterministic(judge):
-            parts.append(io.per_key(mine, partial(judge_isolated, cfg.run_id), f"judge ({spec})", isolated=True))
+            parts.append(io.per_key(mine, partial(judge_isolated, cfg.run_id), f"judge ({spec})", isolated=True,
+                                    weight=lambda unit: len(unit[1]), unit="page judgments"))
         else:
-            parts.append(io.per_key(mine, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]), f"judge ({spec})"))
+            parts.append(io.per_key(mine, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]), f"judge ({spec})",
+                                    weight=lambda unit: len(unit[1]), unit="page judgments"))
     tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]} if parts else {}
     judgments = tables["judgments"].to_pylist() if tables else []
     io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],

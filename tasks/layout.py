@@ -49,8 +49,10 @@ def layout_body(io: StageIO) -> dict[str, Any]:
     if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
         in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
     work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
+    from tasks.render import pages_of
+
     return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
-                      isolated=True, same=content_key)
+                      isolated=True, same=content_key, weight=pages_of, unit="pages")
 
 
 def check_layout(cfg: RunConfig) -> None:

@@ -35,7 +35,13 @@ def render_body(io: StageIO) -> dict[str, Any]:
     work = partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi,
                    int(cfg.max_page_megapixels * 1e6))
     docs = good_documents(io)
-    return io.per_key([(d["doc_id"], d) for d in docs], work, "render pages", isolated=True, same=content_key)
+    return io.per_key([(d["doc_id"], d) for d in docs], work, "render", isolated=True, same=content_key,
+                      weight=pages_of, unit="pages")
+
+
+def pages_of(doc: dict[str, Any]) -> int:
+    """A document's pages, as the progress bar counts them (1 when the corpus could not count them)."""
+    return int(doc.get("pages") or 1)
 
 
 def check_render(cfg: RunConfig) -> None:

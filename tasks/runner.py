@@ -132,6 +132,8 @@ class StageIO:
         *,
         isolated: bool = False,
         same: Callable[[K], str] | None = None,
+        weight: Callable[[K], int] | None = None,
+        unit: str = "documents",
     ) -> dict[str, pa.Table]:
         """Run `work` for each (key, item) not done by an earlier attempt; persist each result.
 
@@ -142,7 +144,8 @@ class StageIO:
         `work` (a picklable top-level function) in worker processes with the run's per-document
         time limit. Items with the same `same(item)` value (e.g. byte-identical PDFs) are computed
         once and their rows copied under each item's `doc_id`. Returns the stage's tables
-        assembled from all parts in `items` order.
+        assembled from all parts in `items` order. The progress bar counts `unit`s: one an item, or
+        `weight(item)` (e.g. a document's pages).
         """
         todo = [(key, item) for key, item in items if not self.staging.done(key)]
         if len(todo) < len(items):
@@ -157,8 +160,10 @@ class StageIO:
         # runner only writes them, so it is no bottleneck for many workers.
         schemas = {name: self.stage.schema(name) for name in [spec.name for spec in self.stage.tables] + ["errors"]}
         shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas)
-        with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, len(items),
-                       len(items) - len(todo)) as advance:
+        size = weight or (lambda item: 1)
+        total = sum(max(0, size(item)) for _, item in items)
+        with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, total,
+                       total - sum(max(0, size(item)) for _, item in todo), unit) as advance:
             run = self.fanout if isolated and self.fanout is not None else run_isolated
             for index, result in run(shape, [group[0] for group in members], workers=workers, timeout_s=timeout):
                 for key, item in members[index]:
@@ -168,7 +173,7 @@ class StageIO:
                         rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
                         tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
                     self.staging.put(key, tables, done=done)
-                    advance()
+                    advance(max(0, size(item)))
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
@@ -272,21 +277,21 @@ def document_outcomes(run_id: str, stage: Stage, outputs: Mapping[str, pa.Table]
 
 
 class _progress:
-    """A rich progress bar on stderr, or nothing when disabled."""
+    """A rich progress bar on stderr ("render ━━━━ 120/352 pages 0:00:41"), or nothing when disabled."""
 
-    def __init__(self, enabled: bool, description: str, total: int, completed: int) -> None:
+    def __init__(self, enabled: bool, description: str, total: int, completed: int, unit: str = "documents") -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self.args = (description, total, completed)
+        self.args = (description, total, completed, unit)
 
-    def __enter__(self) -> Callable[[], None]:
+    def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
-            return lambda: None
-        description, total, completed = self.args
+            return lambda amount=1: None
+        description, total, completed, unit = self.args
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=console, transient=True)
+                            TextColumn(unit, markup=False), TimeElapsedColumn(), console=console, transient=True)
         self.bar.start()
         task = self.bar.add_task(description, total=total, completed=completed)
-        return lambda: self.bar.advance(task)
+        return lambda amount=1: self.bar.advance(task, amount)
 
     def __exit__(self, *exc: object) -> None:
         if self.enabled:

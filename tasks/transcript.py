@@ -66,8 +66,11 @@ def transcript_body(io: StageIO) -> dict[str, Any]:
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha256": content_key(d),
                             "elements": elements.get(d["doc_id"], []), "links": links.get(d["doc_id"], [])})
              for d in good_documents(io) if d["doc_id"] not in failed]
+    from tasks.render import pages_of
+
     return io.per_key(items, partial(transcribe_document, cfg.run_id, cfg.transcript_backend),
-                      "screen-reader transcript", isolated=True, same=lambda item: item["sha256"])
+                      "screen-reader transcript", isolated=True, same=lambda item: item["sha256"],
+                      weight=lambda item: pages_of(item["doc"]), unit="pages")
 
 
 def check_transcript(cfg: RunConfig) -> None:
