@@ -316,9 +316,59 @@ def describe_files(root: Path, files: list[str], limits: FileLimits | None = Non
     }
 
 
+class InputChanged(CorpusError):
+    """A document's file is not what the corpus stage read (edited, replaced, or swapped for a symlink)."""
+
+    kind = "corpus"
+    transient = False
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a regular file, read in chunks (never a FIFO or device: refused as FileRefused)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FileRefused("skipped", "not a regular file any more")
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def verify_files(paths: Sequence[Path], recorded: str | None) -> list[Path]:
+    """`paths`, once their content is checked against the sha256 the corpus stage recorded for them
+    (as `describe_files` computes it); raises InputChanged naming what changed. No record: no check."""
+    if not recorded:
+        return list(paths)
+    digest = hashlib.sha256()
+    for path in paths:
+        link = f" (now a symlink to {path.resolve()})" if path.is_symlink() else ""
+        try:
+            digest.update(bytes.fromhex(file_sha256(path)))
+        except (OSError, FileRefused) as exc:
+            raise InputChanged(f"{readable_name(path.name)} changed after the corpus stage{link}: it cannot be read "
+                               f"now ({getattr(exc, 'strerror', None) or exc}); restore it, or rerun the corpus stage "
+                               "(accessbench rerun --run RUN --stage corpus --downstream)") from None
+        if link and digest.hexdigest() != recorded:
+            break
+    if digest.hexdigest() != recorded:
+        names = ", ".join(readable_name(p.name) for p in paths)
+        links = [f"{readable_name(p.name)} is now a symlink to {p.resolve()}" for p in paths if p.is_symlink()]
+        raise InputChanged(f"{names} changed after the corpus stage (its sha256 is not the recorded "
+                           f"{recorded[:12]}…{'; ' + '; '.join(links) if links else ''}); not read: restore the file, "
+                           "or rerun the corpus stage (accessbench rerun --run RUN --stage corpus --downstream)")
+    return list(paths)
+
+
 def _outside_link(folder: Path, rel: str) -> str | None:
     """Why `rel` is skipped when it is a symlink (or under one) that leaves `folder`, else None."""
-    if (folder / rel).resolve().is_relative_to(folder):
+    try:
+        target = (folder / rel).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 says RuntimeError for a loop, later ones OSError
+        return "skipped: a symlink loop (the link points, through other links, back to itself); remove it"
+    if target.is_relative_to(folder):
         return None
     return "skipped: a symlink to a file outside the folder; pass --follow-symlinks to read what symlinks point to"
 

@@ -266,6 +266,12 @@ def _open_home(home_option: str | None, artifacts_option: str | None, tables: bo
     if home.exists() and not home.is_dir():
         raise _HomeIsAFile(f"the data home {home} is a file, not a folder: pass --home with a folder (it is created "
                            "when missing)")
+    from warehouse.home import HomeLinkError, check_home_links
+
+    try:  # a symlink planted in the home (reports, cache, warehouse.duckdb, ...) would send writes outside it
+        check_home_links(home)
+    except HomeLinkError as exc:
+        raise _HomeIsAFile(str(exc)) from None
     if not tables:
         return home
     url = artifact_url(home, asked)

@@ -43,8 +43,15 @@ def file_name(stored: str) -> str:
     return stored
 
 
-def document_files(doc: dict[str, Any]) -> list[Path]:
-    return [Path(doc["root"]) / file_name(rel) for rel in doc["files"]]
+def document_files(doc: dict[str, Any], *, verify: bool = False) -> list[Path]:
+    """The document's files; with `verify`, first checked against the sha256 the corpus stage recorded
+    (`corpus.manifest.verify_files`: a file edited or swapped for a symlink since is an error, not read)."""
+    paths = [Path(doc["root"]) / file_name(rel) for rel in doc["files"]]
+    if not verify:
+        return paths
+    from corpus.manifest import verify_files
+
+    return verify_files(paths, doc.get("sha256"))
 
 
 def add_run_id(run_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -158,7 +158,7 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
     doc, regions = item["doc"], item["regions"]
     doc_id = doc["doc_id"]
     crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
-    for index, path in enumerate(document_files(doc)):
+    for index, path in enumerate(document_files(doc, verify=True)):
         try:
             with PdfSource(path, max_pixels=max_pixels) as source:
                 summary = struct_summary(source)

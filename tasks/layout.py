@@ -30,7 +30,7 @@ def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[st
     """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row)."""
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
-    for path in document_files(doc):
+    for path in document_files(doc, verify=True):
         found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
                                      page_offset=len(pages))
         rows += found

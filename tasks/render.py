@@ -24,7 +24,7 @@ def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc
     # Images are addressed by content and DPI, so identical documents and later runs share them.
     out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
     rows: list[dict[str, Any]] = []
-    for path in document_files(doc):
+    for path in document_files(doc, verify=True):
         rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows),
                              max_pixels=max_pixels)
     return {"pages": add_run_id(run_id, rows), "errors": []}

@@ -27,7 +27,7 @@ def transcribe_document(run_id: str, backend: str, item: dict[str, Any]) -> dict
     """The transcript of one document; raises when there is none (the runner records the error row)."""
     doc = item["doc"]
     rows: list[dict[str, Any]] = []
-    files = document_files(doc)
+    files = document_files(doc, verify=True)
     if backend == "aws-transcribe":
         rows = _from_audio(doc, files)
     elif len(files) == 1:

@@ -29,6 +29,48 @@ def resolve_home(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(raw).expanduser().resolve()
 
 
+# Folders and files of a home that AccessBench writes to or reads from (besides every entry directly in the
+# home and in its artifacts folder, which are checked too).
+HOME_ENTRIES = ("reports", "reports/plots", "cache", "cache/xdg", "prefect", "warehouse.duckdb", "calls",
+                "calls/images", "dask", "artifacts", "artifacts/_state", "artifacts/render",
+                "artifacts/render/images", "artifacts/extract", "artifacts/extract/crops", "artifacts/layout",
+                "artifacts/judge")
+
+
+class HomeLinkError(ValueError):
+    """A symlink inside the data home points outside it: writes there would leave the home."""
+
+
+def check_home_links(home: Path) -> None:
+    """Refuse a data home where a folder or file AccessBench uses is a symlink that leads outside it.
+
+    A link planted as `reports`, `cache`, `prefect`, `warehouse.duckdb` (even a dangling one),
+    `artifacts/render/images` or `artifacts/extract/crops` would redirect the run's writes (or reads)
+    outside the home. Links that stay inside the home are fine. Raises HomeLinkError naming the link.
+    """
+    root = Path(home).resolve()
+    if not root.is_dir():
+        return
+    candidates = {root / rel for rel in HOME_ENTRIES}
+    for folder in (root, root / "artifacts"):
+        try:
+            if folder.is_dir() and not folder.is_symlink():
+                candidates.update(folder.iterdir())
+        except OSError:
+            continue
+    for path in sorted(candidates):
+        if not path.is_symlink():
+            continue
+        try:
+            target = path.resolve()
+        except (RuntimeError, OSError):
+            target = None  # a loop: it cannot be used either
+        if target is None or not (target == root or target.is_relative_to(root)):
+            where = "a symlink loop" if target is None else f"a symlink to {target}, outside the home"
+            raise HomeLinkError(f"refusing to use the data home {root}: {path.relative_to(root)} is {where}; "
+                                f"remove the link (rm {path}) or use another --home")
+
+
 def is_url(value: str | os.PathLike[str] | None) -> bool:
     return isinstance(value, str) and re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", value) is not None
 
