@@ -106,7 +106,8 @@ def test_report_in_chromium_has_no_errors_loads_every_image_and_passes_axe(tmp_p
 
 def _screenshot(chromium: str, page: Path, out: Path, profile: Path) -> None:
     subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                    f"--user-data-dir={profile}", "--window-size=1280,4000", f"--screenshot={out}", page.as_uri()],
+                    f"--user-data-dir={profile}", "--window-size=1280,4000", "--virtual-time-budget=20000",
+                    f"--screenshot={out}", page.as_uri()],
                    capture_output=True, text=True, timeout=180, check=False)
 
 
