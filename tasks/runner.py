@@ -285,17 +285,25 @@ class _progress:
 
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
-            return lambda amount=1: None
+            return _no_progress
         description, total, completed, unit = self.args
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn(unit, markup=False), TimeElapsedColumn(), console=console, transient=True)
         self.bar.start()
         task = self.bar.add_task(description, total=total, completed=completed)
-        return lambda amount=1: self.bar.advance(task, amount)
+
+        def advance(amount: int) -> None:
+            self.bar.advance(task, amount)
+
+        return advance
 
     def __exit__(self, *exc: object) -> None:
         if self.enabled:
             self.bar.stop()
+
+
+def _no_progress(amount: int) -> None:
+    pass
 
 
 def code_version(*packages: str) -> str:
