@@ -98,3 +98,59 @@ def test_a_failed_stage_prints_one_line_and_verbose_the_traceback(tmp_path: Path
         assert verbose.stderr.rstrip().splitlines()[-2].startswith("accessbench: error: stage 'judge' failed")
     finally:
         server.stop()
+
+
+class _Recorder:
+    """Stands in for the runner's progress bar: what it was asked to count, and each advance."""
+
+    bars: list[dict[str, object]] = []
+
+    def __init__(self, enabled: bool, description: str, total: int, completed: int, unit: str = "documents") -> None:
+        self.bar = {"description": description, "total": total, "completed": completed, "unit": unit, "advances": []}
+        _Recorder.bars.append(self.bar)
+
+    def __enter__(self) -> object:
+        advances = self.bar["advances"]
+        assert isinstance(advances, list)
+        return advances.append
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def test_progress_counts_pages_not_documents_called_pages(tmp_path: Path, synthetic_dataset: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tasks import runner
+    from tasks.context import RunConfig
+    from tasks.registry import STAGES
+
+    monkeypatch.setattr(runner, "_progress", _Recorder)
+    _Recorder.bars = []
+    cfg = RunConfig(home=tmp_path / "home", run_id="p", source="dataset", source_path=str(synthetic_dataset),
+                    criteria=["table_structure"], progress=True, workers=1)
+    for name in ("corpus", "render", "layout", "extract", "transcript", "inputs", "judge"):
+        runner.execute(cfg, STAGES[name])
+    documents = cfg.store.read_rows("corpus", "p", "documents")
+    pages = sum(int(d["pages"] or 1) for d in documents)
+    assert pages > len(documents)  # the synthetic documents have several pages each
+    bars = {bar["description"]: bar for bar in _Recorder.bars}
+    render = bars["render"]
+    assert render["unit"] == "pages" and render["total"] == pages and sum(render["advances"]) == pages
+    assert bars["extract evidence"]["unit"] == "pages"
+    judge = bars["judge (rules)"]
+    judged = len(cfg.store.read_rows("inputs", "p", "judge_inputs"))  # one page judgment per page input (rules: 1 repeat)
+    assert judge["unit"] == "page judgments" and judge["total"] == judged == sum(judge["advances"])
+
+
+def test_the_bar_names_its_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from tasks import runner
+
+    out = io.StringIO()
+    monkeypatch.setattr(runner, "console", Console(file=out, force_terminal=True, width=100))
+    monkeypatch.setattr(runner.sys, "stderr", type("Tty", (io.StringIO,), {"isatty": lambda self: True})())
+    with runner._progress(True, "render", 352, 0, "pages") as advance:
+        advance(120)
+        runner.console.print("")  # a frame of the live bar
+    assert "pages" in out.getvalue()
