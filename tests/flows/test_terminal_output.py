@@ -138,7 +138,7 @@ def test_progress_counts_pages_not_documents_called_pages(tmp_path: Path, synthe
     assert render["unit"] == "pages" and render["total"] == pages and sum(render["advances"]) == pages
     assert bars["extract evidence"]["unit"] == "pages"
     judge = bars["judge (rules)"]
-    judged = len(cfg.store.read_rows("inputs", "p", "judge_inputs"))  # one page judgment per page input (rules: 1 repeat)
+    judged = len(cfg.store.read_rows("inputs", "p", "judge_inputs"))  # a page judgment per input (rules: 1 repeat)
     assert judge["unit"] == "page judgments" and judge["total"] == judged == sum(judge["advances"])
 
 
