@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-pages", type=int, default=2000, help="limit: pages of one document (default 2000)")
     run.add_argument("--max-page-megapixels", type=float, default=16.0,
                      help="limit: pixels of one page render or crop; larger pages render at a lower dpi (default 16)")
+    run.add_argument("--report-format", choices=("junit", "sarif", "json"),
+                     help="also write per-file results for CI when the run finishes: JUnit XML, SARIF 2.1.0 or "
+                          "JSON, a test case per file × criterion with the rule ids of its findings")
+    run.add_argument("--report-out", metavar="PATH",
+                     help="where --report-format writes (default: <home>/reports/<run>.junit.xml, .sarif or "
+                          ".results.json)")
 
     from flows.runs_cli import add_parser as add_runs_parser
 
@@ -459,6 +465,10 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
     if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
         _print_report(home, cfg.run_id, brief=True)
         _print_next_steps(home, cfg.run_id)
+    if getattr(args, "report_format", None):
+        from flows.ci_report import write_after_run
+
+        write_after_run(home, cfg.run_id, args.report_format, args.report_out)
     return EXIT_OK
 
 
