@@ -21,6 +21,7 @@ import os
 import socket
 import threading
 import time
+import urllib.request
 import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -344,6 +345,8 @@ def install(litellm: Any) -> None:
             return
         if getattr(litellm, "client_session", None) is None:
             litellm.client_session = BoundedClient(follow_redirects=True)
-        if getattr(litellm, "sync_transport", None) is None:
+        # litellm's own handler (non-OpenAI-SDK providers) skips the environment's proxies when given a
+        # transport: behind a proxy it keeps its own, and only the OpenAI-SDK providers are bounded.
+        if getattr(litellm, "sync_transport", None) is None and not urllib.request.getproxies():
             litellm.sync_transport = BoundedTransport()
         litellm._accessbench_bounded = True
