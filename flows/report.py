@@ -168,9 +168,12 @@ def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], o
         out.print("evidence shown to the LLM judges: " + "; ".join(
             f"{judge} {model}: {mode}" + (" (the paper's protocol)" if mode == "paper" else " (with our findings)")
             for (judge, model), mode in modes.items()))
-    out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3. 'average' is the mean "
-              "over criteria. Items with no usable judgment count as wrong (accessbench sql \"select * from "
-              "unjudged\"). Published rows: flows/published/README.md.")
+    scored, everything = len(criteria) - 1, len(paper.CRITERION_NAMES) - 1
+    out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3. Our 'average' is the mean "
+              f"over the {scored} criteria scored here"
+              + ("" if scored == everything else f" (the published one is over all {everything})")
+              + ". Items with no usable judgment count as wrong (accessbench sql \"select * from unjudged\"). "
+              "Published rows: flows/published/README.md.")
 
 
 def _collected(out: Console, home: Path, run_id: str) -> None:

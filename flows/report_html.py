@@ -185,7 +185,7 @@ def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
          "macro F1 excl. Cannot Tell", "unjudged (counted wrong)", "caveat"], lead, sortable=False)
     out["paper-tables"] = "".join(_paper_table(t) for t in bench["paper_tables"]) + (
         f'<p class="note">Published columns: {_e(bench["published"]["citation"])} — reference values, never runs '
-        "here. “average” is the mean over criteria.</p>")
+        f"here. {_e(tables.average_note(bench['paper_tables']))}</p>")
     out["errors"] = _errors(bench["errors"])
 
     body = []

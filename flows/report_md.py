@@ -174,8 +174,8 @@ def _section_body(data: dict[str, Any], section: str) -> str:
         return leaderboard_md(bench["leaderboard"])
     if section == "paper-tables":
         return "\n".join(f"### {md_cell(t['title'])}\n\n" + paper_table_md(t) for t in bench["paper_tables"]) + (
-            f"\nPublished columns: {md_cell(bench['published']['citation'])}, never runs here. 'average' is the mean "
-            "over criteria.\n")
+            f"\nPublished columns: {md_cell(bench['published']['citation'])}, never runs here. "
+            f"{md_cell(tables.average_note(bench['paper_tables']))}\n")
     if section == "accuracy":
         return md_table(
             ["criterion", "judge", "run", "items", "accuracy", "macro P/R/F1", "accuracy excl. CT"],

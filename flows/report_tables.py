@@ -78,6 +78,13 @@ def paper_tables(accuracy: list[dict[str, Any]], by_label: list[dict[str, Any]],
     return out
 
 
+def average_note(tables_: list[dict[str, Any]]) -> str:
+    """What the 'average' rows average over: ours over the criteria the run scored, the paper's over its seven."""
+    rows = [r["row"] for r in tables_[0]["rows"] if r["row"] != "average"] if tables_ else []
+    return (f"Our 'average' is the mean over the {len(rows)} criteria scored here"
+            + ("" if len(rows) == len(CRITERIA) else f" (the published one is over all {len(CRITERIA)})") + ".")
+
+
 def cell_text(cell: dict[str, Any] | None) -> str:
     """One cell of a paper table: `0.700 ± 0.040`, or `0.57/0.70/0.62` for macro P/R/F1; `–` for none."""
     if not cell:
@@ -221,16 +228,21 @@ def fold_regions(regions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _merge(boxes: list[list[float]]) -> list[list[float]]:
-    merged: list[list[float]] = []
-    for box in sorted(boxes, key=lambda b: (b[1], b[0])):
-        for m in merged:
-            if (box[0] <= m[2] + MERGE_GAP_PT and m[0] <= box[2] + MERGE_GAP_PT
-                    and box[1] <= m[3] + MERGE_GAP_PT and m[1] <= box[3] + MERGE_GAP_PT):
-                m[:] = [min(m[0], box[0]), min(m[1], box[1]), max(m[2], box[2]), max(m[3], box[3])]
-                break
-        else:
-            merged.append(list(box))
-    return merged
+    """Merge boxes that touch or nearly do, until no two of the result do (a grown box may reach another)."""
+    merged = [list(b) for b in boxes]
+    while True:
+        out: list[list[float]] = []
+        for box in sorted(merged, key=lambda b: (b[1], b[0])):
+            for m in out:
+                if (box[0] <= m[2] + MERGE_GAP_PT and m[0] <= box[2] + MERGE_GAP_PT
+                        and box[1] <= m[3] + MERGE_GAP_PT and m[1] <= box[3] + MERGE_GAP_PT):
+                    m[:] = [min(m[0], box[0]), min(m[1], box[1]), max(m[2], box[2]), max(m[3], box[3])]
+                    break
+            else:
+                out.append(box)
+        if len(out) == len(merged):
+            return out
+        merged = out
 
 
 def region_label(region: dict[str, Any]) -> str:

@@ -81,6 +81,22 @@ def test_tables_3_to_5_put_our_judges_first_with_an_average_then_the_five_publis
     assert page.count('class=published>') >= 15 and 'scope="colgroup"' in page  # Table 4: P/R/F1 per judge
     text = render_report(home, BENCH)
     assert "Table 3" in text and "average" in text
+    for out in (md, page, " ".join(text.split())):  # the averages say what they average over
+        assert "over the 2 criteria scored here" in out and "published one is over all 7" in out
+
+
+def test_regions_of_one_finding_kind_merge_into_the_boxes_they_cover() -> None:
+    from flows.report_tables import fold_regions
+
+    lines = [{"criterion": "color_contrast", "what": f"text at {2 + i / 10}:1 (needs 4.5:1)",
+              "bbox": [50.0, 100.0 + 12 * i, 300.0, 110.0 + 12 * i]} for i in range(5)]
+    far = {"criterion": "color_contrast", "what": "text at 3.9:1 (needs 4.5:1)", "bbox": [50.0, 600.0, 90.0, 610.0]}
+    # a box reached only once two others have merged: [0, 0, 10, 10] and [20, 0, 30, 10] join through [9, 0, 21, 10]
+    chain = [{"criterion": "table_structure", "what": "table", "bbox": b}
+             for b in ([0.0, 0.0, 10.0, 10.0], [20.0, 0.0, 30.0, 10.0], [9.0, 0.0, 21.0, 10.0])]
+    contrast, tables = fold_regions([*lines, far, *chain])
+    assert contrast["count"] == 6 and contrast["boxes"] == [[50.0, 100.0, 300.0, 158.0], [50.0, 600.0, 90.0, 610.0]]
+    assert tables["boxes"] == [[0.0, 0.0, 30.0, 10.0]]
 
 
 def test_md_json_and_html_hold_the_same_sections(home: Path) -> None:
