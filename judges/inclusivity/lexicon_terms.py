@@ -3,7 +3,11 @@
 Each entry is a regular-expression fragment matched case-insensitively at word boundaries.
 `mentions` name the group or condition; `supports` name assistive technologies, accommodations,
 design features or services, keyed by a canonical name (depth counts distinct keys); `markers`
-are the supports that name the category on their own ("braille" needs no "blind" beside it).
+are the supports that name the category on their own ("braille" needs no "blind" beside it): an
+answer covers a category when it addresses that group's needs, whether it names the group or only a
+support that serves it. `SHARED_MARKERS` are supports that serve more than one category (easy-read
+serves people with intellectual and with learning disabilities): in a sentence that names no group they
+name all of their categories; beside a named group they only deepen the categories named.
 False friends are idioms that use a disability word for something else; they are blanked before
 matching. Written for AccessBench; extend it with general terms, never with phrases of one response.
 """
@@ -33,6 +37,13 @@ FALSE_FRIENDS: tuple[str, ...] = (
     r"colou?r[- ]blind (?:casting|hiring|recruitment)", r"tone[- ]deaf",
 )
 
+EASY_READ = (r"easy[- ]read\w*", r"easy[- ]to[- ]read (?:versions?|formats?|guides?|leaflets?|documents?)")
+PLAIN_LANGUAGE = (r"plain (?:language|english|words)", r"simple (?:language|words|wording|english)",
+                  r"jargon[- ]free")
+STEP_BY_STEP = (r"step[- ]by[- ]step", r"(?:simple|short|clear),? (?:simple )?(?:instructions|steps)",
+                r"(?:small|smaller|manageable) steps")
+WRITTEN_CONTACT = (r"(?:live|web) chat",)
+
 LEXICON: dict[str, CategoryTerms] = {
     "Vision": {
         "mentions": (r"blind(?:ness)?", r"deaf[- ]?blind\w*", r"(?:visually|vision|sight)[- ]impair\w*",
@@ -45,7 +56,8 @@ LEXICON: dict[str, CategoryTerms] = {
             "braille": (r"braille",),
             "magnification": (r"(?:screen )?magnif\w*", r"enlarg\w* text"),
             "large_print": (r"large[- ]print", r"larger (?:text|fonts?|print)"),
-            "contrast": (r"(?:high|strong|sufficient|good)[- ]contrast", r"colou?r contrast", r"contrast ratios?"),
+            "contrast": (r"(?:high|strong|sufficient|good)[- ]contrast\w*", r"colou?r[- ]contrast\w*",
+                         r"contrast ratios?", r"contrasting colou?rs?"),
             "not_colour_alone": (r"(?:not|never|n't) (?:\w+ ){0,2}colou?r alone", r"colou?r[- ]blind[- ]friendly",
                                  r"(?:patterns|labels|symbols|shapes) as well as colou?r"),
             "tactile": (r"tactile (?:paving|maps?|signs?|signage|markings?|flooring|indicators?|guides?|models?|"
@@ -55,9 +67,13 @@ LEXICON: dict[str, CategoryTerms] = {
             "guide_dog": (r"guide dogs?", r"white canes?", r"assistance dogs?"),
             "audible_signals": (r"audible (?:signals?|crossings?|announcements?|cues?|alerts?)",
                                 r"talking (?:signs?|atms?|lifts?|elevators?|cash machines?)",
-                                r"(?:spoken|audio|voice) announcements?", r"audio guides?"),
+                                r"(?:spoken|audio|audible|voice)(?: and (?:visual|visible|text|written))? "
+                                r"announcements?", r"audio guides?", r"(?:speech|voice|audio) output",
+                                r"audio ballots?", r"touch tours?", r"tactile (?:keypads?|voting templates?|"
+                                r"templates?|guidance paths?)"),
         },
-        "markers": ("screen_reader", "braille", "tactile", "audio_description", "guide_dog", "alt_text"),
+        "markers": ("screen_reader", "braille", "tactile", "audio_description", "guide_dog", "alt_text",
+                    "magnification", "large_print", "contrast", "not_colour_alone", "audible_signals"),
     },
     "Hearing": {
         "mentions": (r"deaf(?:ness)?", r"deafened", r"hard[- ]of[- ]hearing", r"hearing[- ]impaired",
@@ -65,20 +81,24 @@ LEXICON: dict[str, CategoryTerms] = {
                      r"(?:people|users|those|guests|visitors) who (?:cannot|can't) hear"),
         "supports": {
             "captions": (r"caption\w*", r"subtitl\w*"),
-            "sign_language": (r"sign[- ]language\w*", r"\bBSL\b", r"\bASL\b", r"signers?"),
-            "interpreters": (r"interpreters?",),
+            # "sign language interpreters" is one support: interpreters count on their own only without it
+            "sign_language": (r"sign[- ]language\w*(?: interpret\w*)?", r"\bBSL\b", r"\bASL\b", r"signers?"),
+            "interpreters": (r"(?<!language )(?<!BSL )(?<!ASL )interpreters?",),
             "hearing_loop": (r"(?:hearing|induction|audio) loops?", r"assistive listening\w*", r"t-?coils?"),
             "visual_alerts": (r"visual (?:alarms?|alerts?|signals?|notifications?|displays?|information boards?)",
                               r"flashing (?:lights?|alarms?|beacons?)", r"vibrat\w* (?:alerts?|alarms?|pagers?)",
-                              r"(?:text|visual) announcements?", r"display screens?"),
+                              r"(?:text|visual) announcements?",
+                              r"flash(?:es|ing)? (?:a )?lights? (?:as well as|instead of|alongside)"),
             "transcription": (r"transcri(?:pts?|ption|bed)", r"(?:real[- ]time|live) (?:captioning|text)",
                               r"speech[- ]to[- ]text", r"\bCART\b"),
             "text_relay": (r"(?:text|video) relay", r"relay services?", r"textphones?",
-                           r"(?:text|chat|email|sms)(?:[- ]based)? (?:contact|options?|channels?|alternatives?)"),
+                           r"(?:text|chat|email|sms)(?:[- ]based)? (?:contact|options?|channels?|alternatives?)",
+                           *WRITTEN_CONTACT),
             "lip_reading": (r"lip[- ]?read\w*", r"clear (?:face )?masks?", r"face the (?:person|listener|audience)"),
             "hearing_aids": (r"hearing aids?", r"cochlear implants?"),
         },
-        "markers": ("captions", "sign_language", "hearing_loop", "lip_reading", "hearing_aids", "text_relay"),
+        "markers": ("captions", "sign_language", "hearing_loop", "lip_reading", "hearing_aids", "text_relay",
+                    "visual_alerts", "transcription"),
     },
     "Speech": {
         "mentions": (r"speech (?:impair\w*|disabilit\w*|difficult\w*|disorders?|differences?|conditions?)",
@@ -93,17 +113,19 @@ LEXICON: dict[str, CategoryTerms] = {
                     r"speech[- ]generating devices?", r"communication (?:boards?|devices?|aids?|cards?|apps?)"),
             "written_alternative": (r"(?:text|chat|written|email|messaging|typed)(?:[- ]based)? (?:options?|"
                                     r"alternatives?|channels?|contact|communication|responses?|answers?)",
-                                    r"instead of (?:speaking|phone calls?|calling|talking)", r"in writing"),
+                                    r"instead of (?:speaking|phone calls?|calling|talking)", r"in writing",
+                                    *WRITTEN_CONTACT),
             "time_to_speak": (r"(?:extra|more|additional|enough) time to (?:speak|respond|answer|reply|talk)",
                               r"patien(?:t|ce) (?:listening|listeners?|when listening)",
                               r"without interrupting", r"(?:not|never|n't) (?:\w+ ){0,2}finish\w* (?:their|"
                               r"someone's|people's) sentences"),
             "text_to_speech": (r"text[- ]to[- ]speech",),
             "speech_therapy": (r"speech (?:and language )?therap\w*",),
+            "intermediaries": (r"(?:communication )?intermediar(?:y|ies)", r"communication support workers?"),
             "voice_tolerant": (r"(?:speech|voice) recognition (?:that|which) (?:handles|understands|tolerates|"
                                r"adapts)", r"alternatives? to (?:voice|speech)[- ](?:only|control|input)"),
         },
-        "markers": ("aac", "speech_therapy"),
+        "markers": ("aac", "speech_therapy", "voice_tolerant", "intermediaries"),
     },
     "Mobility": {
         "mentions": (r"wheelchair (?:users?|user's)", r"(?:people|those|users|visitors|passengers) (?:who|that) use "
@@ -115,29 +137,34 @@ LEXICON: dict[str, CategoryTerms] = {
                      r"paraly\w*", r"amput\w*", r"spinal cord injur\w*", r"cerebral palsy",
                      r"(?:difficulty|trouble) (?:walking|climbing|standing|moving)", r"crutches", r"walking frames?"),
         "supports": {
-            "ramps": (r"ramps?", r"step[- ]free", r"level (?:access|entrances?|boarding)", r"(?:kerb|curb) cuts?",
+            "ramps": (r"ramps?", r"step[- ]free", r"level (?:access|entrances?|boarding|thresholds?|paths?)",
+                      r"(?:kerb|curb) cuts?",
                       r"dropped kerbs?", r"no steps"),
             "lifts": (r"lifts", r"elevators?", r"(?:a|an|the|working|accessible) lift\b", r"stair ?lifts?",
                       r"platform lifts?"),
             "doors": (r"(?:wide|wider|widened|automatic|power[- ]assisted) (?:doors?|doorways?|entrances?|aisles?)",),
             "accessible_toilets": (r"accessible (?:toilets?|restrooms?|bathrooms?|washrooms?|showers?)",
-                                   r"changing places", r"grab (?:rails|bars)"),
+                                   r"changing places", r"grab (?:rails|bars)", r"roll[- ]in showers?",
+                                   r"wet rooms?"),
             "parking": (r"(?:accessible|disabled|blue[- ]badge|reserved) (?:parking|bays?|spaces)",
                         r"drop[- ]off (?:points?|zones?)"),
             "reach": (r"(?:lower(?:ed)?|reachable|adjustable|accessible)[- ](?:counters?|desks?|tables?|controls?|"
-                      r"shelves|workstations?|service points?)", r"height[- ]adjustable", r"within reach"),
+                      r"shelves|workstations?|service points?|worktops?|booths?|sinks?|switches)",
+                      r"height[- ]adjustable", r"within reach", r"(?:from|in) a seated position"),
             "wheelchair_access": (r"wheelchair[- ]accessible", r"wheelchair (?:spaces?|access|seating|bays?)",
                                   r"(?:turning|circulation) space"),
             "keyboard_switch": (r"keyboard[- ](?:only|accessible|access|navigation|shortcuts)",
                                 r"switch (?:access|controls?|devices?)", r"voice control\w*",
                                 r"eye[- ]?(?:gaze|tracking)"),
-            "low_floor": (r"low[- ]floor", r"boarding (?:ramps?|assistance)", r"kneeling buses"),
+            "low_floor": (r"low[- ]floors?", r"boarding (?:ramps?|assistance)", r"kneeling buses"),
+            "evacuation": (r"evacuation (?:chairs?|lifts?|elevators?)", r"refuge (?:areas?|points?|spaces?)"),
             "mobility_aids": (r"mobility aids?", r"(?:power(?:ed)?|electric) wheelchairs?", r"mobility scooters?",
                               r"accessible (?:routes?|paths?|pathways?|entrances?)",
                               r"(?:smooth|even|firm) (?:paths|surfaces|pavements|ground)"),
             "seating": (r"(?:benches|seating|seats|resting places|places to sit)",),
         },
-        "markers": ("ramps", "lifts", "accessible_toilets", "wheelchair_access", "low_floor", "mobility_aids"),
+        "markers": ("ramps", "lifts", "doors", "accessible_toilets", "parking", "reach", "wheelchair_access",
+                    "low_floor", "mobility_aids", "evacuation"),
     },
     "Neuro": {
         "mentions": (r"epilep\w*", r"seizures?", r"parkinson'?s?", r"multiple sclerosis",
@@ -171,20 +198,21 @@ LEXICON: dict[str, CategoryTerms] = {
                      r"williams syndrome", r"genetic (?:conditions?|disorders?|syndromes?)", r"global delay",
                      r"fetal alcohol"),
         "supports": {
-            "easy_read": (r"easy[- ]read", r"(?:pictures?|symbols?|pictograms?|illustrations?) (?:alongside|with|"
-                          r"next to|to support)", r"picture[- ]based"),
+            "easy_read": EASY_READ,
+            "pictures": (r"(?:pictures?|symbols?|pictograms?|illustrations?) (?:alongside|next to|to support)",
+                         r"picture[- ]based"),
+            "plain_language": PLAIN_LANGUAGE,
             "supported_employment": (r"supported (?:employment|work|internships?|living|housing)",
                                      r"job coach\w*", r"supported decision[- ]making"),
             "individual_plans": (r"individual(?:i[sz]ed)? (?:education|support|learning|care) plans?", r"\bIEPs?\b",
                                  r"personali[sz]ed (?:support|plans?|learning)"),
-            "step_by_step": (r"step[- ]by[- ]step", r"(?:simple|short|clear) (?:instructions|steps)",
-                             r"(?:small|smaller|manageable) steps"),
-            "early_intervention": (r"early (?:intervention|support|years support)", r"developmental support"),
+            "step_by_step": STEP_BY_STEP,
+            "early_intervention": (r"early (?:intervention|years support)", r"developmental support"),
             "support_workers": (r"support workers?", r"personal assistants?", r"self[- ]advoca\w*",
                                 r"(?:trusted|support) (?:person|people)", r"advocates?"),
             "life_skills": (r"life skills", r"independent living skills", r"travel training"),
         },
-        "markers": ("easy_read", "supported_employment"),
+        "markers": ("supported_employment", "early_intervention"),
     },
     "Learning": {
         "mentions": (r"dyslexi\w*", r"dysgraphi\w*", r"dyscalculi\w*",
@@ -200,6 +228,9 @@ LEXICON: dict[str, CategoryTerms] = {
             "speech_to_text": (r"speech[- ]to[- ]text", r"dictation(?: software| tools?)?", r"voice typing"),
             "number_aids": (r"calculators?", r"number (?:lines|aids|grids|charts)", r"maths? aids?"),
             "extra_time": (r"(?:extra|additional) time",),
+            "easy_read": EASY_READ,
+            "plain_language": PLAIN_LANGUAGE,
+            "step_by_step": STEP_BY_STEP,
             "spell_check": (r"spell[- ]?check\w*", r"grammar check\w*", r"word prediction"),
             "alternative_assessment": (r"(?:oral|alternative|spoken) (?:exams?|assessments?|formats?|tests?)",),
             "notes": (r"(?:lecture )?(?:notes|slides) in advance", r"recorded (?:lectures|lessons|classes)",
@@ -219,7 +250,9 @@ LEXICON: dict[str, CategoryTerms] = {
             "quiet_spaces": (r"quiet (?:rooms?|spaces?|areas?|zones?|hours?|times?|sessions?|corners?)",
                              r"(?:low|reduced)[- ]sensory", r"sensory[- ](?:friendly|rooms?|kits?|maps?|bags?|spaces?)",
                              r"calm(?:ing)? (?:rooms?|spaces?|areas?)",
-                             r"relaxed (?:performances?|sessions?|openings?)"),
+                             r"relaxed (?:performances?|sessions?|openings?|screenings?)", r"sensory gardens?",
+                             r"(?:lower|reduced|low|softer) (?:lights?|lighting|noise|sound|music)",
+                             r"(?:no|without|turn\w* (?:off|down)(?: the)?) (?:background )?music"),
             "headphones": (r"(?:noise[- ]cancell?ing )?headphones", r"ear ?(?:plugs|defenders)"),
             "routines": (r"(?:clear|predictable|consistent|structured) "
                          r"(?:routines?|schedules?|structure|timetables?)",),
@@ -227,12 +260,14 @@ LEXICON: dict[str, CategoryTerms] = {
                       r"focus (?:tools|apps?|time)", r"timers?", r"(?:break|breaking) (?:tasks|work) into"),
             "plain_language": (r"plain (?:language|english)", r"clear (?:language|expectations|instructions)",
                                r"(?:literal|direct) (?:language|communication)"),
-            "advance_info": (r"(?:advance|prior) (?:information|notice)", r"social stories", r"visual stories",
-                             r"what to expect", r"virtual tours?"),
+            "advance_info": (r"(?:advance|prior) (?:information|notice)", r"what to expect", r"virtual tours?",
+                             r"(?:questions|information|materials?|schedules?)(?: (?:are|is))?(?: sent| "
+                             r"shared| given| provided)? in advance"),
+            "stories": (r"social stories", r"visual stories"),
             "lighting": (r"(?:dimmable|dimmed|soft|softer|natural|adjustable) light\w*",
                          r"(?:fluorescent|bright|harsh) light\w*"),
         },
-        "markers": ("quiet_spaces", "headphones"),
+        "markers": ("quiet_spaces", "headphones", "routines", "stories"),
     },
     "Mental": {
         "mentions": (r"mental (?:health|illness\w*|disorders?|distress)", r"depress\w*", r"anxi\w*", r"bipolar",
@@ -245,7 +280,8 @@ LEXICON: dict[str, CategoryTerms] = {
                             r"psychologists?", r"mental health (?:services|support|professionals|care)"),
             "flexible_work": (r"flexible (?:working|hours|schedules?|work|deadlines)",
                               r"(?:paid|sick|medical|extended|mental health) leave",
-                              r"time off", r"phased returns?", r"(?:reduced|manageable|adjusted) (?:workload|hours)"),
+                              r"time off", r"phased returns?", r"(?:reduced|manageable|adjusted) (?:workload|hours)",
+                              r"(?:take|taking) (?:a )?leave"),
             "peer_support": (r"peer (?:support|supporters|groups|networks|mentors?)", r"support groups?"),
             "stigma": (r"stigma\w*", r"mental health (?:awareness|first aid)"),
             "crisis": (r"crisis (?:lines?|support|services|teams?|plans?)", r"helplines?", r"hotlines?"),
@@ -253,6 +289,12 @@ LEXICON: dict[str, CategoryTerms] = {
             "check_ins": (r"(?:regular|wellbeing) check[- ]ins?", r"wellbeing (?:programmes?|programs?|support)"),
             "trauma_informed": (r"trauma[- ]informed",),
         },
-        "markers": ("crisis", "peer_support"),
+        "markers": ("crisis", "peer_support", "counselling"),
     },
+}
+
+# Supports that serve more than one category: they name each of these categories in a sentence naming no group.
+SHARED_MARKERS: dict[str, tuple[str, ...]] = {
+    "Gen/Dev": ("easy_read", "plain_language", "step_by_step"),
+    "Learning": ("easy_read", "plain_language", "step_by_step"),
 }

