@@ -18,89 +18,53 @@ FIXTURE_NOTE = (
 
 
 def add_parser(sub: Any) -> None:
-    from judges.inclusivity.base import DEFAULT_JUDGES
-    from judges.inclusivity.prompts import VARIANTS
+    from flows.options_cli import add_options
+    from tasks.options import AuditOptions
 
     audit = sub.add_parser("audit", help="disability-inclusivity audit: which disabilities do model answers cover?")
-    audit.add_argument("--models", nargs="+", metavar="MODEL",
-                       help="litellm model ids to answer the questions (e.g. openai/gpt-4.1 ollama/llama3.1)")
-    audit.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS),
-                       help="base question, and/or the accessibility-aware system prompt (default: both)")
-    audit.add_argument("--judges", nargs="+", default=list(DEFAULT_JUDGES), metavar="JUDGE",
-                       help="lexicon | embedding | llm:<litellm model id> (default: lexicon embedding)")
-    audit.add_argument("--questions", help="questions file (JSON list or JSONL: question_id, text, theme, note)")
-    audit.add_argument("--responses", help="JSONL of responses run elsewhere: model, variant, question_id, text")
-    audit.add_argument("--api-base", help="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the audited models")
-    audit.add_argument("--judge-api-base", help="OpenAI-compatible endpoint of the llm: judges (default: the "
-                                                "provider named in the judge's model id)")
-    audit.add_argument("--concurrency", type=int, default=None,
-                       help="concurrent calls per model (default 8; 1 for the local model)")
-    audit.add_argument("--timeout", type=float, default=None,
-                       help="seconds per model call (default 60; 600 for the local model)")
-    audit.add_argument("--temperature", type=float, default=0.1,
-                       help="sampling temperature of the audited models (default 0.1, the study's)")
-    audit.add_argument("--max-tokens", type=int, default=512,
-                       help="answer length limit of the audited models (default 512, the study's)")
-    audit.add_argument("--repeats", type=int, default=1,
-                       help="answers per model, variant and question (default 1); metrics pool them")
-    audit.add_argument("--limit", type=int, metavar="N", help="only the first N questions (to try a model quickly)")
-    audit.add_argument("--max-error-rate", type=float, default=None,
-                       help="fail the responses stage when more than this share of a model's answers fail, and the "
-                            "judgments stage when an llm: judge cannot judge more than this share of the responses "
-                            "(default 0.2; 0.5 for the local model)")
-    audit.add_argument("--run-id", help="name the run; an existing run id resumes that run "
-                                        "(re-run a stage with: accessbench rerun --run ID --stage STAGE)")
+    add_options(audit, AuditOptions)
 
 
 def run_audit(home: Path, args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
     from flows.console import EXIT_NOT_FOUND
     from flows.console import error as _error
+    from flows.options_cli import describe_errors, given
     from judges.model.client import CredentialsMissing
     from tasks.audit import AuditConfig, category_judge_problems
     from tasks.context import new_run_id
+    from tasks.options import AuditOptions
     from warehouse.store import ArtifactStore
 
-    existing = ArtifactStore(home).get_run(args.run_id) if args.run_id else None
+    run_id = getattr(args, "run_id", None)  # options the user did not give are absent (the model has defaults)
+    existing = ArtifactStore(home).get_run(run_id) if run_id else None
     if existing is not None:
         if existing.get("source") != "audit":
-            return _error(f"run {args.run_id!r} is a benchmark run, not an audit; choose another --run-id")
+            return _error(f"run {run_id!r} is a benchmark run, not an audit; choose another --run-id")
         cfg = AuditConfig.from_audit_record(json.loads(existing["config"]), home=home, progress=True)
         if problem := _before_any_call(cfg):
             return _error(problem)
         print(f"resuming audit run {cfg.run_id} with its recorded settings", file=sys.stderr)
         return _run(home, args, cfg)
-    for path, what in ((args.questions, "--questions"), (args.responses, "--responses")):
+    try:  # every range and choice, as declared once in tasks.options
+        options = AuditOptions.model_validate(given(args, AuditOptions))
+    except ValidationError as exc:
+        return _error(describe_errors(exc, AuditOptions))
+    for path, what in ((options.questions_path, "--questions"), (options.responses_path, "--responses")):
         if path and not Path(path).is_file():
             return _error(f"{what} {path} is not a file", EXIT_NOT_FOUND)
-    if args.models and args.responses:
-        return _error("pass --models (ask models now) or --responses (import answers), not both")
-    local = any(m == "local" or m.startswith("local/") for m in [*(args.models or []),
-                                                                 *(j.partition(":")[2] for j in args.judges)])
-    if local:  # a missing server stops here, before a run of error rows
+    if options.uses_local_model():  # a missing server stops here, before a run of error rows
         from judges.model.local import LocalModelError, endpoint
 
         try:
             endpoint(home)
         except LocalModelError as exc:
             return _error(str(exc))
-    args.concurrency = args.concurrency or (1 if local else 8)
-    args.timeout = args.timeout or (600.0 if local else 60.0)
-    if args.max_error_rate is None:  # as `accessbench run`: a small local model misreads more
-        args.max_error_rate = 0.5 if local else 0.2
-    if args.concurrency < 1 or args.timeout <= 0:
-        return _error("--concurrency must be ≥ 1 and --timeout > 0")
-    if not 0 <= args.max_error_rate <= 1:
-        return _error("--max-error-rate is a share between 0 and 1")
-    if args.repeats < 1 or args.max_tokens < 1 or not 0 <= args.temperature <= 2 or (
-            args.limit is not None and args.limit < 1):
-        return _error("--repeats, --max-tokens and --limit must be ≥ 1, --temperature within 0–2")
-    cfg = AuditConfig(home=home, run_id=args.run_id or new_run_id(), judge=",".join(args.judges),
-                      models=list(args.models or []), variants=list(args.variants), audit_judges=list(args.judges),
-                      questions_path=str(Path(args.questions).resolve()) if args.questions else None,
-                      responses_path=str(Path(args.responses).resolve()) if args.responses else None,
-                      api_base=args.api_base, judge_api_base=args.judge_api_base, concurrency=args.concurrency,
-                      timeout_s=args.timeout, temperature=args.temperature, max_tokens=args.max_tokens,
-                      repeats=args.repeats, question_limit=args.limit, max_error_rate=args.max_error_rate)
+    settings = options.settings()
+    for key in ("questions_path", "responses_path"):
+        settings[key] = str(Path(settings[key]).resolve()) if settings[key] else None
+    cfg = AuditConfig(home=home, run_id=options.run_id or new_run_id(), **settings)
     # Fail early on a misspelt judge (no judge is built: the embedding model loads in the stage); missing
     # credentials are the stage checks' to report (_before_any_call).
     for refused in category_judge_problems(cfg).values():

@@ -12,28 +12,20 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from prefect import flow
 from prefect.runtime import flow_run
 from pydantic import Field
 
-from common import backends
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, check_runner, new_run_id
+from tasks.options import BenchmarkOptions, settings_of
 from tasks.prefect_tasks import run_stage
 from tasks.registry import ALL_TABLES, BENCHMARK, STAGES
 from warehouse import catalog
 from warehouse.home import resolve_home
 
-# The form offers each criterion by name; the list itself lives in judges.criteria.
-Criterion = Annotated[str, Field(json_schema_extra={"enum": list(CRITERIA)})]
-Criteria = Annotated[list[Criterion] | None, Field(
-    description="criteria to evaluate (default: every criterion the judges cover)")]
-# Backends as the form's choices, from the one list in common.backends.
-LayoutBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.LAYOUT_BACKENDS)})]
-TranscriptBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.TRANSCRIPT_BACKENDS)})]
-TagTreeBackend = Annotated[str, Field(json_schema_extra={"enum": list(backends.TAG_TREE_BACKENDS)})]
 StageName = Annotated[str, Field(description="the stage to re-execute", json_schema_extra={"enum": list(STAGES)})]
 
 
@@ -85,7 +77,9 @@ def publish_summary(cfg: RunConfig) -> str | None:
 def run_name_from_parameters() -> str:
     """A flow run's name: its AccessBench run id (a scheduled run gets its id when it starts)."""
     parameters = flow_run.parameters or {}
-    run_id = str(parameters.get("run_id") or "")
+    options = parameters.get("options") or {}  # the benchmark flow's options (a model or, from a deployment, a dict)
+    run_id = str(parameters.get("run_id") or getattr(options, "run_id", None)
+                 or (options.get("run_id") if isinstance(options, dict) else "") or "")
     stage = parameters.get("stage")
     return f"{run_id} rerun {stage}" if run_id and stage else run_id or "new-run"
 
@@ -104,66 +98,23 @@ def name_this_flow_run(run_id: str) -> None:
 
 @flow(name="accessbench-benchmark", flow_run_name=run_name_from_parameters, log_prints=True,
       validate_parameters=True)
-def benchmark_flow(
-    dataset: str | None = None,
-    pdfs: str | None = None,
-    criteria: Criteria = None,
-    judges: list[str] | None = None,
-    run_id: str = "",
-    home: str | None = None,
-    repeats: int = 3,
-    api_base: str | None = None,
-    temperature: float = 0.7,
-    max_tokens: int = 1500,
-    concurrency: int = 8,
-    vision: Literal["auto", "on", "off"] = "auto",
-    evidence: Literal["paper", "enriched"] | None = None,
-    cache: Literal["on", "off", "read", "write"] = "on",
-    max_error_rate: float = 0.2,
-    timeout_s: float = 60.0,
-    disabled_rules: list[str] | None = None,
-    dpi: int = 72,
-    layout_backend: LayoutBackend = "pymupdf",
-    layout_weights: str | None = None,
-    transcript_backend: TranscriptBackend = "emulated",
-    tag_tree_backend: TagTreeBackend = "pikepdf",
-    seed: int = 0,
-    base_docs: int = 3,
-    doc_timeout_s: float = 120.0,
-    workers: int = 2,
-    runner: str = "local",
-    max_file_mb: float = 512.0,
-    max_pages: int = 2000,
-    max_page_megapixels: float = 16.0,
-    follow_symlinks: bool = False,
-    progress: bool = False,
-) -> list[dict[str, Any]]:
+def benchmark_flow(options: BenchmarkOptions | None = None, progress: bool = False) -> list[dict[str, Any]]:
     """Run every stage of one benchmark run; stages with unchanged inputs are skipped.
 
-    dataset: a folder in the upstream layout (with data/dataset.json); pdfs: a folder of unlabelled PDFs;
-    neither: the embedded synthetic benchmark. judges: rules (default), llm:<litellm model id>, hybrid:<model id>.
+    options: the run's options, declared once in `tasks.options.BenchmarkOptions` (the CLI's `accessbench
+    run` options are generated from the same model). dataset: a folder in the upstream layout (with
+    data/dataset.json); pdfs: a folder of unlabelled PDFs; neither: the embedded synthetic benchmark.
     An empty run id (as a scheduled deployment passes) starts a new run; an existing one resumes it.
-    runner: local (worker processes here), dask (a LocalCluster of `workers`) or dask://HOST:PORT.
     """
-    if dataset and pdfs:
-        raise ValueError("pass dataset or pdfs, not both")
-    source = "dataset" if dataset else "pdfs" if pdfs else "synthetic"
-    unknown = sorted(set(criteria or []) - set(CRITERIA))
-    if unknown:
-        raise ValueError(f"unknown criteria {', '.join(unknown)}; criteria: {', '.join(CRITERIA)}")
-    cfg = RunConfig(
-        home=data_home(home), run_id=run_id or new_run_id(), source=source,
-        source_path=resolve_path(dataset or pdfs, "dataset" if dataset else "pdfs"),
-        criteria=list(criteria or CRITERIA), judges=list(judges or ["rules"]), repeats=repeats, api_base=api_base,
-        temperature=temperature, max_tokens=max_tokens, concurrency=concurrency, vision=vision, evidence=evidence,
-        cache=cache, max_error_rate=max_error_rate, timeout_s=timeout_s, disabled_rules=list(disabled_rules or []),
-        dpi=dpi, layout_backend=layout_backend,
-        layout_weights=resolve_path(layout_weights, "layout_weights"), transcript_backend=transcript_backend,
-        tag_tree_backend=tag_tree_backend, seed=seed, base_docs=base_docs, doc_timeout_s=doc_timeout_s,
-        workers=workers, runner=check_runner(runner),
-        max_file_mb=max_file_mb, max_pages=max_pages, max_page_megapixels=max_page_megapixels,
-        follow_symlinks=follow_symlinks, progress=progress)
-    if not criteria:  # the default: what the judges cover (their specs say, before any is built)
+    options = options or BenchmarkOptions()
+    source = "dataset" if options.dataset else "pdfs" if options.pdfs else "synthetic"
+    settings = options.settings()
+    settings["layout_weights"] = resolve_path(options.layout_weights, "layout_weights")
+    cfg = RunConfig(home=data_home(options.home), run_id=options.run_id or new_run_id(), source=source,
+                    source_path=resolve_path(options.dataset or options.pdfs, source), progress=progress, **settings)
+    if options.criteria:
+        cfg.criteria = list(options.criteria)
+    else:  # the default: what the judges cover (their specs say, before any is built)
         from tasks.judge import check_judge_specs
 
         covered = check_judge_specs(cfg).values()
@@ -175,12 +126,10 @@ def benchmark_flow(
 
 def flow_parameters(cfg: RunConfig) -> dict[str, Any]:
     """The benchmark flow's parameters for a run configured by the CLI (or recorded by an earlier run)."""
-    record = cfg.to_record()
-    skip = {"source", "source_path", "home", "crop_dpi"}
-    params = {k: v for k, v in record.items() if k not in skip and k in benchmark_flow.parameters.properties}
-    params.update(home=str(cfg.home), dataset=cfg.source_path if cfg.source == "dataset" else None,
-                  pdfs=cfg.source_path if cfg.source == "pdfs" else None)
-    return params
+    options = settings_of(cfg.to_record(), BenchmarkOptions)
+    options.update(home=str(cfg.home), dataset=cfg.source_path if cfg.source == "dataset" else None,
+                   pdfs=cfg.source_path if cfg.source == "pdfs" else None)
+    return {"options": BenchmarkOptions.model_validate(options), "progress": cfg.progress}
 
 
 @flow(name="accessbench-rerun", flow_run_name=run_name_from_parameters, log_prints=True)

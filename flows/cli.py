@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from common import backends
 from flows.console import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK
 from flows.console import EXIT_USAGE as EXIT_USAGE  # the tests read the exit codes from flows.cli
 from flows.console import error as _error
@@ -25,8 +24,6 @@ from flows.console import start_prefect_server as _start_prefect_server
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from judges.criteria import CRITERIA
-
     parser = argparse.ArgumentParser(prog="accessbench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--home", help="data home (default: $ACCESSBENCH_HOME or ./.accessbench); s3://BUCKET/PREFIX "
@@ -37,62 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    from flows.options_cli import add_options
+    from tasks.options import BenchmarkOptions, Execution, StageSettings
+
     run = sub.add_parser("run", help="run the benchmark flow (default corpus: the embedded synthetic benchmark)")
-    source = run.add_mutually_exclusive_group()
-    source.add_argument("--dataset", help="folder in the upstream layout (contains data/dataset.json)")
-    source.add_argument("--pdfs", help="folder of unlabelled PDFs to screen")
-    run.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
-                     help=f"criteria to evaluate (default: all the judge covers): {', '.join(CRITERIA)}")
-    run.add_argument("--judge", action="append", metavar="JUDGE",
-                     help="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) "
-                          "| hybrid:<model id>; repeat it to run several judges on the same evidence")
-    run.add_argument("--api-base", help="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
-    run.add_argument("--vision", choices=("auto", "on", "off"), default="auto",
-                     help="send page, figure and table images to LLM judges (auto: as the paper did for its five "
-                          "models, else by model family and litellm's table)")
-    run.add_argument("--evidence", choices=("paper", "enriched"),
-                     help="what LLM judges see: paper (raw evidence, the default for llm:) or enriched (plus "
-                          "AccessBench's extracted findings, the default for hybrid:)")
-    run.add_argument("--cache", choices=("on", "off", "read", "write"), default="on",
-                     help="LLM response cache (default on: a rerun costs nothing)")
-    run.add_argument("--max-error-rate", type=float, default=None,
-                     help="fail the judge stage when more than this share of a judge's pages fail (default 0.2; "
-                          "0.5 for the local model)")
-    run.add_argument("--temperature", type=float, default=0.7, help="LLM temperature (default 0.7)")
-    run.add_argument("--max-tokens", type=int, default=None,
-                     help="LLM reply limit (default 1500; 700 for the local model)")
-    run.add_argument("--concurrency", type=int, default=None,
-                     help="concurrent LLM calls per model (default 8; 1 for the local model)")
-    run.add_argument("--timeout", type=float, default=None,
-                     help="seconds one LLM call may take (default 60; 600 for the local model)")
-    run.add_argument("--disable-rule", action="append", default=[], metavar="RULE_ID",
-                     help="switch a rules-catalog check off (an id or a prefix; see: accessbench rules); repeatable")
-    run.add_argument("--run-id", help="name the run; an existing run id resumes that run")
-    run.add_argument("--repeats", type=int, default=3, help="repeats for stochastic judges (default 3)")
-    run.add_argument("--dpi", type=int, default=72, help="page image resolution (default 72)")
-    run.add_argument("--layout-backend", default="pymupdf", choices=list(backends.LAYOUT_BACKENDS),
-                     help="layout detector (default pymupdf: the offline model bundled with PyMuPDF)")
-    run.add_argument("--layout-weights", help="local weights for fasterrcnn (a .pth) or layoutparser (a folder)")
-    run.add_argument("--tag-tree", default="pikepdf", choices=list(backends.TAG_TREE_BACKENDS),
-                     help="tag-tree reader (default pikepdf; pdfix needs pdfix-sdk: pip install 'accessbench[pdfix]')")
-    run.add_argument("--transcript", default="emulated", choices=list(backends.TRANSCRIPT_BACKENDS),
-                     help="screen-reader transcript: emulated from the tag tree (default), or Amazon Transcribe of "
-                          "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
-    run.add_argument("--doc-timeout", type=float, default=120.0, help="seconds allowed per document (default 120)")
-    run.add_argument("--workers", type=int, default=2,
-                     help="processes for per-document work, or Dask workers with --runner dask (default 2)")
-    run.add_argument("--runner", default="local", metavar="local|dask|dask://HOST:PORT",
-                     help="where per-document work runs: local worker processes (default), a Dask LocalCluster, or "
-                          "an existing Dask scheduler (needs: pip install 'accessbench[dask]')")
-    run.add_argument("--seed", type=int, default=0, help="seed of the synthetic benchmark")
-    run.add_argument("--base-docs", type=int, default=3, help="base documents of the synthetic benchmark")
-    run.add_argument("--follow-symlinks", action="store_true",
-                     help="--pdfs: also read files that symlinks point to outside the folder (skipped by default)")
-    run.add_argument("--max-file-mb", type=float, default=512.0,
-                     help="limit: bytes read for one input file, in MiB (default 512)")
-    run.add_argument("--max-pages", type=int, default=2000, help="limit: pages of one document (default 2000)")
-    run.add_argument("--max-page-megapixels", type=float, default=16.0,
-                     help="limit: pixels of one page render or crop; larger pages render at a lower dpi (default 16)")
+    add_options(run.add_mutually_exclusive_group(), BenchmarkOptions, ("dataset", "pdfs"))
+    add_options(run, BenchmarkOptions, ("run_id", *StageSettings.model_fields, *Execution.model_fields))
     run.add_argument("--report-format", choices=("junit", "sarif", "json"),
                      help="also write per-file results for CI when the run finishes: JUnit XML, SARIF 2.1.0 or "
                           "JSON, a test case per file × criterion with the rule ids of its findings")
@@ -313,53 +260,34 @@ def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
         return str(exc) or type(exc).__name__
 
 
-def _uses_local_model(specs: list[str]) -> bool:
-    return any(spec.partition(":")[2].split("/")[0] == "local" for spec in specs if ":" in spec)
-
-
-def _llm_defaults(args: argparse.Namespace, specs: list[str]) -> None:
-    """LLM settings the user left unset: a small local model on this machine's cores gets one call at a
-    time, a shorter reply and minutes per call; a hosted model the usual 8 concurrent calls of 60 s."""
-    local = _uses_local_model(specs)
-    if args.max_tokens is None:
-        args.max_tokens = 700 if local else 1500
-    if args.concurrency is None:
-        args.concurrency = 1 if local else 8
-    if args.timeout is None:
-        args.timeout = 600.0 if local else 60.0
-    if args.max_error_rate is None:  # a 135M model misreads some pages; the run should still finish
-        args.max_error_rate = 0.5 if local else 0.2
-
-
 def cmd_run(home: Path, args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
     from corpus.manifest import MANIFEST
+    from flows.options_cli import describe_errors, given
     from judges.criteria import CRITERIA
     from tasks.context import RunConfig, new_run_id
     from tasks.judge import check_judge_specs
+    from tasks.options import BenchmarkOptions
 
-    specs = list(dict.fromkeys(args.judge or ["rules"]))
-    run_id = args.run_id or new_run_id()
-    _llm_defaults(args, specs)
-    if not 0 <= args.max_error_rate <= 1:
-        return _error("--max-error-rate is a share between 0 and 1")
-    if args.timeout <= 0 or args.max_tokens < 1:
-        return _error("--timeout must be > 0 seconds and --max-tokens ≥ 1")
-    cfg = RunConfig(home=home, run_id=run_id, judges=specs, api_base=args.api_base, temperature=args.temperature,
-                    max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
-                    evidence=args.evidence, cache=args.cache, timeout_s=args.timeout,
-                    disabled_rules=list(args.disable_rule))
-    try:
-        covered = check_judge_specs(cfg)  # bad specs and missing keys stop here, before any call; nothing is built
+    try:  # every range, choice and runner address, as declared once in tasks.options
+        options = BenchmarkOptions.model_validate(given(args, BenchmarkOptions))
+    except ValidationError as exc:
+        return _error(describe_errors(exc, BenchmarkOptions))
+    settings = options.settings()
+    run_id = options.run_id or new_run_id()
+    try:  # bad specs and missing keys stop here, before any call; nothing is built
+        covered = check_judge_specs(RunConfig(home=home, run_id=run_id, **settings))
     except (ValueError, ImportError, KeyError) as exc:
         return _error(str(exc))
-    if args.dataset:
-        source, path = "dataset", str(Path(args.dataset).resolve())
+    if options.dataset:
+        source, path = "dataset", str(Path(options.dataset).resolve())
         if not Path(path).is_dir():
             return _error(f"no such folder: {path}", EXIT_NOT_FOUND)
         if not (Path(path) / MANIFEST).exists():
             return _error(f"{path} has no {MANIFEST}: pass the folder that contains data/dataset.json", EXIT_NOT_FOUND)
-    elif args.pdfs:
-        source, path = "pdfs", str(Path(args.pdfs).resolve())
+    elif options.pdfs:
+        source, path = "pdfs", str(Path(options.pdfs).resolve())
         if not Path(path).is_dir():
             return _error(f"no such folder: {path}" if not Path(path).exists() else f"{path} is not a folder",
                           EXIT_NOT_FOUND)
@@ -367,42 +295,21 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
             return _error(f"{path} holds no .pdf files (searched its subfolders too)", EXIT_NOT_FOUND)
     else:
         source, path = "synthetic", None
-    criteria = args.criteria or [c for c in CRITERIA if any(c in judge for judge in covered.values())]
+    criteria = options.criteria or [c for c in CRITERIA if any(c in judge for judge in covered.values())]
     for spec, judge in covered.items():
         unsupported = [c for c in criteria if c not in judge]
         if unsupported:
             print(f"note: judge {spec!r} does not cover {', '.join(unsupported)}; those documents get error rows",
                   file=sys.stderr)
-    if args.repeats < 1 or args.dpi < 10 or args.base_docs < 1:
-        return _error("--repeats and --base-docs must be ≥ 1 and --dpi ≥ 10")
-    if args.doc_timeout <= 0 or args.workers < 1 or args.concurrency < 1:
-        return _error("--doc-timeout must be > 0 seconds, --workers and --concurrency ≥ 1")
-    if args.max_file_mb <= 0 or args.max_pages < 1 or args.max_page_megapixels < 0.01:
-        return _error("--max-file-mb must be > 0, --max-pages ≥ 1 and --max-page-megapixels ≥ 0.01")
-    from tasks.context import check_runner
-
-    try:
-        check_runner(args.runner)
-    except ValueError as exc:
-        return _error(str(exc))
-    if args.runner != "local" and importlib.util.find_spec("prefect_dask") is None:  # prefect is not imported yet
-        return _error("--runner dask needs prefect-dask: pip install 'accessbench[dask]'")
-    if args.runner.startswith("dask://") and (problem := _unreachable(args.runner.removeprefix("dask://"))):
-        return _error(f"cannot reach the Dask scheduler at {args.runner} ({problem}); start it (dask scheduler "
+    if options.runner != "local" and importlib.util.find_spec("prefect_dask") is None:  # prefect is not imported yet
+        return _error("--runner dask needs prefect-dask: pip install -e '.[dask]'")
+    if options.runner.startswith("dask://") and (problem := _unreachable(options.runner.removeprefix("dask://"))):
+        return _error(f"cannot reach the Dask scheduler at {options.runner} ({problem}); start it (dask scheduler "
                       "--port PORT, then dask worker tcp://HOST:PORT), or run on this machine with --runner dask",
                       EXIT_FAILED)
-    cfg = RunConfig(home=home, run_id=run_id, source=source, source_path=path,
-                    criteria=criteria, judges=specs, repeats=args.repeats, dpi=args.dpi, seed=args.seed,
-                    base_docs=args.base_docs, api_base=args.api_base, temperature=args.temperature,
-                    max_tokens=args.max_tokens, concurrency=args.concurrency, vision=args.vision,
-                    evidence=args.evidence, cache=args.cache, max_error_rate=args.max_error_rate,
-                    timeout_s=args.timeout, disabled_rules=list(args.disable_rule),
-                    layout_backend=args.layout_backend,
-                    layout_weights=str(Path(args.layout_weights).resolve()) if args.layout_weights else None,
-                    doc_timeout_s=args.doc_timeout, workers=args.workers, transcript_backend=args.transcript,
-                    tag_tree_backend=args.tag_tree,
-                    follow_symlinks=args.follow_symlinks, max_file_mb=args.max_file_mb, max_pages=args.max_pages,
-                    max_page_megapixels=args.max_page_megapixels, runner=args.runner)
+    if options.layout_weights:
+        settings["layout_weights"] = str(Path(options.layout_weights).resolve())
+    cfg = RunConfig(home=home, run_id=run_id, source=source, source_path=path, criteria=criteria, **settings)
     from tasks.registry import BENCHMARK
     from tasks.runner import ConfigError
 

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+from pydantic import ConfigDict, model_validator
 
 from judges.inclusivity.base import (
     CATEGORY_JUDGES,
-    DEFAULT_JUDGES,
     CategoryJudge,
     JudgeItem,
     ResponseJudgment,
@@ -29,9 +28,10 @@ from judges.inclusivity.respond import ask_many, not_sent, read_responses_jsonl
 from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
 from judges.model.client import CredentialsMissing
-from tasks.context import RunConfig
+from tasks.context import RunBase
 from tasks.failures import Incomplete
 from tasks.judge import LLM_CALLS_SCHEMA, call_id, once_per_run
+from tasks.options import AuditSettings
 from tasks.pipeline import Pipeline
 from tasks.runner import Stage, StageIO
 from tasks.tables import tables_of
@@ -41,29 +41,19 @@ from warehouse.catalog import TableSpec
 JUDGE_BATCH = 64  # responses per resumable unit of the judgments stage
 
 
-@dataclass
-class AuditConfig(RunConfig):
-    """A run of the audit. Shares RunConfig's home, run id, api base and concurrency; the rest is its own."""
+class AuditConfig(AuditSettings, RunBase):
+    """A run of the audit: its settings (declared once, in `tasks.options.AuditSettings`) plus what every run
+    has (`RunBase`: home, run id, source); none of the benchmark's settings."""
+
+    model_config = ConfigDict(extra="ignore", arbitrary_types_allowed=True)
 
     source: str = "audit"
     judge: str = ""  # recorded in `runs`: the audit's judges, comma-separated
-    criteria: list[str] = field(default_factory=list)
-    models: list[str] = field(default_factory=list)  # litellm ids; none → imported or fixture responses
-    variants: list[str] = field(default_factory=lambda: list(VARIANTS))
-    audit_judges: list[str] = field(default_factory=lambda: list(DEFAULT_JUDGES))
-    judge_api_base: str | None = None  # endpoint of llm: judges (api_base is the audited models')
-    questions_path: str | None = None
-    responses_path: str | None = None
-    temperature: float = 0.1  # the study's protocol for responses
-    max_tokens: int = 512
-    timeout_s: float = 60.0
-    repeats: int = 1  # answers per (model, variant, question): the study's spread over sampled replies
-    question_limit: int | None = None  # the first N questions only (trying a model quickly)
-    backoff_base_s: float = 1.0
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    @model_validator(mode="after")
+    def _judge_label(self) -> AuditConfig:
         self.judge = self.judge or ",".join(self.audit_judges)
+        return self
 
     @classmethod
     def from_audit_record(cls, record: dict[str, Any], **overrides: Any) -> AuditConfig:
@@ -158,7 +148,7 @@ RESPONSES = TableSpec("responses", "responses", RESPONSES_SCHEMA)
 RESPONSE_CALLS = TableSpec("llm_calls", "responses", LLM_CALLS_SCHEMA)  # every audited model's call
 
 
-def _responses_inputs(cfg: RunConfig) -> str:
+def _responses_inputs(cfg: RunBase) -> str:
     path = getattr(cfg, "responses_path", None)
     if path:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -256,13 +246,11 @@ def _answer_failure(cfg: AuditConfig, rows: list[dict[str, Any]]) -> str | None:
             "the cache)")
 
 
-def check_models(cfg: RunConfig) -> None:
+def check_models(cfg: RunBase) -> None:
     """Before any call: the audited models' provider credentials are in the environment (the same check
-    `accessbench run` makes for its llm: judges), and --max-error-rate is a share."""
+    `accessbench run` makes for its llm: judges). Ranges are the settings model's (tasks.options)."""
     from judges.inclusivity.llm_judge import make_client
 
-    if not 0 <= cfg.max_error_rate <= 1:
-        raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
     if isinstance(cfg, AuditConfig):
         for model in cfg.models:
             make_client(model, {**cfg.model_options(), "cache": False}).check_credentials()
@@ -455,7 +443,7 @@ def category_judge_problems(cfg: AuditConfig) -> dict[str, Exception | None]:
     return once_per_run(cfg, "category judges", list(cfg.audit_judges), options, check)
 
 
-def check_judges(cfg: RunConfig) -> None:
+def check_judges(cfg: RunBase) -> None:
     """Before any call: each llm: judge's provider credentials are in the environment. A judge that cannot be
     built is left to the stage (an error row), as is the embedding judge's model (it loads there)."""
     if not isinstance(cfg, AuditConfig):

@@ -323,13 +323,8 @@ def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judge
 
 
 def check_judge(cfg: Any) -> None:
-    """Bad judge specs, missing credentials and out-of-range settings stop the run before any call."""
-    if cfg.repeats < 1:
-        raise ValueError(f"repeats {cfg.repeats}: judge each page at least once")
-    if not 0 <= cfg.max_error_rate <= 1:
-        raise ValueError(f"max_error_rate {cfg.max_error_rate}: a share between 0 and 1")
-    if cfg.concurrency < 1:
-        raise ValueError(f"concurrency {cfg.concurrency}: at least 1 call at a time")
+    """Bad judge specs and missing credentials stop the run before any call (out-of-range settings never make
+    a RunConfig: their limits are declared in tasks.options)."""
     check_judge_specs(cfg)  # no judge is built: the stage body builds each once
 
 

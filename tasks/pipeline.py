@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tasks.context import RunConfig
+from tasks.context import RunBase
 from tasks.isolation import shared_workers
 from tasks.runner import ConfigError, Stage, StageFailed, execute
 from warehouse.store import StageRun, StageStatus, now, run_lock
@@ -25,7 +25,7 @@ log = logging.getLogger("accessbench")
 
 # Runs one stage of a run whose config was checked: (pipeline name, cfg, stage name, force) → its state row.
 # `execute` by default; the flows pass the Prefect task that wraps it (`tasks.prefect_tasks.run_stage`).
-StageRunner = Callable[[str, RunConfig, str, bool], StageRun]
+StageRunner = Callable[[str, RunBase, str, bool], StageRun]
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Pipeline:
     """A study's stages in order, the config type its runs use, and how a list of them is run."""
 
     name: str  # benchmark | audit
-    config: type[RunConfig]
+    config: type[RunBase]
     stages: tuple[Stage, ...]
     by_name: dict[str, Stage] = field(init=False, repr=False, compare=False)
 
@@ -80,7 +80,7 @@ class Pipeline:
                 todo.extend(self.by_name[name].upstream)
         return needed - set(names)
 
-    def plan(self, cfg: RunConfig, names: Sequence[str], force: bool = False) -> list[tuple[Stage, bool]]:
+    def plan(self, cfg: RunBase, names: Sequence[str], force: bool = False) -> list[tuple[Stage, bool]]:
         """(stage, forced) in stage order: `names` (forced when asked) and every upstream stage they need
         whose recorded state is not done (never run, failed, interrupted). Upstream stages that are done
         are used as persisted, even if their code changed since: a rerun works from the artifacts that exist."""
@@ -93,14 +93,14 @@ class Pipeline:
 
     # -- checks and runs ------------------------------------------------------------------------------
 
-    def check(self, cfg: RunConfig, names: Iterable[str] | None = None) -> None:
+    def check(self, cfg: RunBase, names: Iterable[str] | None = None) -> None:
         """Every stage's config check (`Stage.check`), in stage order: the first problem raises ConfigError."""
         wanted = set(self.names if names is None else names)
         for stage in self.stages:
             if stage.name in wanted:
                 stage.check(cfg)
 
-    def run(self, cfg: RunConfig, names: Sequence[str] | None = None, *, force: bool = False,
+    def run(self, cfg: RunBase, names: Sequence[str] | None = None, *, force: bool = False,
             run_stage: StageRunner | None = None, checked: bool = False) -> list[dict[str, Any]]:
         """Run `names` (default: every stage) as planned by `plan`, holding the run: a second process on
         the same run is refused (RunBusy) before it records anything of that run, so the live run's status
@@ -118,7 +118,7 @@ class Pipeline:
         with run_lock(cfg.home, cfg.run_id):
             return self._run_held(cfg, chosen, force, run_stage, checked)
 
-    def _run_held(self, cfg: RunConfig, names: list[str], force: bool, run_stage: StageRunner | None,
+    def _run_held(self, cfg: RunBase, names: list[str], force: bool, run_stage: StageRunner | None,
                   checked: bool) -> list[dict[str, Any]]:
         record_run(cfg, StageStatus.RUNNING)
         results = []
@@ -158,7 +158,7 @@ def seconds(row: StageRun) -> float | None:
     return (row.finished - row.started).total_seconds()
 
 
-def record_run(cfg: RunConfig, status: StageStatus, finished: bool = False) -> None:
+def record_run(cfg: RunBase, status: StageStatus, finished: bool = False) -> None:
     """The run's row in `runs`: created once, then its status (and when it finished)."""
     store = cfg.store
     existing = store.get_run(cfg.run_id) or {}

@@ -6,7 +6,7 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from tasks.audit import AUDIT
-from tasks.context import RunConfig
+from tasks.context import RunBase
 from tasks.fanout import DaskFanOut, current_fanout
 from tasks.pipeline import Pipeline
 from tasks.registry import BENCHMARK
@@ -18,7 +18,7 @@ PIPELINES: dict[str, Pipeline] = {pipeline.name: pipeline for pipeline in (BENCH
 
 # Caching is ours (input hashes over artifacts), so Prefect's own result cache stays off.
 @task(name="stage", task_run_name="{stage_name}", cache_policy=NO_CACHE)
-def run_stage(pipeline: str, cfg: RunConfig, stage_name: str, force: bool = False) -> StageRun:
+def run_stage(pipeline: str, cfg: RunBase, stage_name: str, force: bool = False) -> StageRun:
     """One stage of the `pipeline` study's run, whose config the pipeline checked before the first stage."""
     fanout = current_fanout()
     if isinstance(fanout, DaskFanOut):

@@ -21,7 +21,7 @@ import pyarrow as pa
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from tasks.context import RunConfig
+from tasks.context import RunBase
 from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
 from tasks.isolation import run_isolated
 from warehouse.catalog import TableSpec
@@ -69,15 +69,15 @@ class Stage:
     version: str = "1"
     reusable: bool = True  # may another run's identical outputs be reused?
     # Digest of inputs outside the artifact store (e.g. the dataset manifest and its files).
-    external_inputs: Callable[[RunConfig], str] | None = None
+    external_inputs: Callable[[Any], str] | None = None  # (the study's run config) → a digest
     # Packages whose source decides the outputs: editing them makes the stage run again.
     code: tuple[str, ...] = ()
     # Validates the stage's config (raises ValueError saying what to change); see `check`.
-    validate: Callable[[RunConfig], None] | None = None
+    validate: Callable[[Any], None] | None = None  # (the study's run config) → raises ConfigError
     # Per-document stage: its outcome per document (ok, partial, failed) counts in `documents.status`.
     per_document: bool = False
 
-    def check(self, cfg: RunConfig) -> None:
+    def check(self, cfg: RunBase) -> None:
         """Refuse a config this stage cannot run with (ValueError with what to change), before any work.
 
         The CLI checks every stage before the flow starts; `execute` checks again (a deployment's run).
@@ -104,7 +104,7 @@ class Stage:
 class StageIO:
     """What a stage body gets: its config, upstream tables, resumable per-key work, error rows."""
 
-    cfg: RunConfig
+    cfg: Any  # the study's run config (a RunConfig or an AuditConfig): each stage body knows which it reads
     stage: Stage
     staging: Staging
     errors: list[dict[str, Any]] = field(default_factory=list)
@@ -155,7 +155,7 @@ class StageIO:
             groups.setdefault(same(item) if same else key, []).append((key, item))
         members = list(groups.values())
         workers = self.cfg.workers if isolated else 1
-        timeout = self.cfg.doc_timeout_s if isolated else None
+        timeout = self.cfg.doc_timeout_s if isolated else None  # per-document stages: the benchmark's
         # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
         # runner only writes them, so it is no bottleneck for many workers.
         schemas = {name: self.stage.schema(name) for name in [spec.name for spec in self.stage.tables] + ["errors"]}
@@ -317,7 +317,7 @@ def code_version(*packages: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def input_hash(cfg: RunConfig, stage: Stage) -> str:
+def input_hash(cfg: RunBase, stage: Stage) -> str:
     store = cfg.store
     parts = {
         "stage": stage.name,
@@ -330,7 +330,7 @@ def input_hash(cfg: RunConfig, stage: Stage) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut | None = None,
+def execute(cfg: RunBase, stage: Stage, *, force: bool = False, fanout: FanOut | None = None,
             check: bool = True) -> StageRun:
     """Run `stage` for `cfg.run_id` unless its outputs are current; return the state row.
 
@@ -346,7 +346,7 @@ def execute(cfg: RunConfig, stage: Stage, *, force: bool = False, fanout: FanOut
         raise StageFailed(str(exc)) from exc
 
 
-def _execute(cfg: RunConfig, stage: Stage, *, force: bool, fanout: FanOut | None = None,
+def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None = None,
              check: bool = True) -> StageRun:
     store = cfg.store
     if check:

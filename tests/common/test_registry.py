@@ -40,10 +40,11 @@ def test_the_cli_and_the_flow_form_offer_the_declared_backends() -> None:
     from flows.cli import build_parser
 
     run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
-    choices = {a.dest: list(a.choices) for a in run._actions if a.choices}
-    assert choices["layout_backend"] == list(backends.LAYOUT_BACKENDS)
-    assert choices["transcript"] == list(backends.TRANSCRIPT_BACKENDS)
-    assert choices["tag_tree"] == list(backends.TAG_TREE_BACKENDS)
-    form = benchmark_flow.parameters.properties
-    assert form["layout_backend"]["enum"] == list(backends.LAYOUT_BACKENDS)
-    assert form["tag_tree_backend"]["enum"] == list(backends.TAG_TREE_BACKENDS)
+    shown = {a.dest: a.metavar for a in run._actions}
+    assert shown["layout_backend"] == "{" + ",".join(backends.LAYOUT_BACKENDS) + "}"
+    assert shown["transcript_backend"] == "{" + ",".join(backends.TRANSCRIPT_BACKENDS) + "}"
+    assert shown["tag_tree_backend"] == "{" + ",".join(backends.TAG_TREE_BACKENDS) + "}"
+    schema = benchmark_flow.parameters.model_dump()
+    form = next(d for d in (schema.get("definitions") or {}).values() if "layout_backend" in d["properties"])
+    assert form["properties"]["layout_backend"]["enum"] == list(backends.LAYOUT_BACKENDS)
+    assert form["properties"]["tag_tree_backend"]["enum"] == list(backends.TAG_TREE_BACKENDS)

@@ -29,7 +29,7 @@ def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Pat
     url = deployed.stdout.split("registered every deployment in prefect.yaml with ")[1].split(".\n")[0]
     deployments = {d["name"]: d for d in api(url, "/deployments/filter", {})}
     assert set(deployments) == {"weekly-benchmark", "nightly-synthetic", "audit"}
-    assert deployments["weekly-benchmark"]["parameters"] == {"dataset": "$ACCESSBENCH_DATASET"}  # for the worker
+    assert deployments["weekly-benchmark"]["parameters"] == {"options": {"dataset": "$ACCESSBENCH_DATASET"}}  # for the worker
     assert str(tmp_path) not in str(deployments)  # no path of the deploying host
     # The persistent server schedules: the nightly deployment has runs waiting for their time.
     deadline = time.monotonic() + 120
@@ -40,8 +40,8 @@ def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Pat
         time.sleep(1)
     # The next nightly run is due now (a smaller corpus than the nightly's, to keep the test short).
     run = scheduled[0]
-    assert run["auto_scheduled"] and run["parameters"] == {"base_docs": 3}
-    api(url, f"/flow_runs/{run['id']}", {"parameters": {"base_docs": 1, "criteria": ["semantic_tagging"]}},
+    assert run["auto_scheduled"] and run["parameters"] == {"options": {"base_docs": 3}}
+    api(url, f"/flow_runs/{run['id']}", {"parameters": {"options": {"base_docs": 1, "criteria": ["semantic_tagging"]}}},
         method="PATCH")
     due = datetime.now(UTC).isoformat()
     api(url, f"/flow_runs/{run['id']}/set_state", {"state": {"type": "SCHEDULED", "name": "Scheduled",
