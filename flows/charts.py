@@ -1,4 +1,4 @@
-"""Charts as standalone SVG (no plotting library): confusion heatmaps, bar charts, outlined pages.
+"""Charts as standalone SVG (no plotting library): confusion heatmaps, bar charts; and outlined page images.
 
 Every chart is a string of SVG whose text is XML-escaped (labels can come from a PDF or a model)
 plus the sentence a screen reader hears in its place (`Chart.alt`), which states what it shows.
@@ -12,7 +12,7 @@ import base64
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 INK = "#1a1a1a"
 MUTED = "#595959"  # 7:1 on white
@@ -163,26 +163,6 @@ def bars(name: str, title: str, categories: list[str], series: dict[str, list[fl
         x = left + plot * tick / 5
         body.append(_text(x, axis_y + 16, f"{maximum * tick / 5:.1f}", "middle", MUTED, 10))
     alt = f"{title}. Bar chart; " + "; ".join(described) + "."
-    return Chart(name, _svg(width, height, body, title), alt)
-
-
-def outlined_page(name: str, png: bytes, size_px: tuple[int, int], scale: float,
-                  regions: list[tuple[list[float], str]], title: str) -> Chart:
-    """A page image with regions (bbox in PDF points, top-left origin; label) outlined and numbered."""
-    width, height = size_px
-    image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-    body = [f'<image href={quoteattr(image)} x="0" y="0" width="{width}" height="{height}"/>']
-    for k, (bbox, _label) in enumerate(regions, start=1):
-        x0, y0, x1, y1 = (v * scale for v in bbox[:4])
-        body.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{max(x1 - x0, 2):.1f}" height="{max(y1 - y0, 2):.1f}" '
-                    f'fill="none" stroke="{OUTLINE}" stroke-width="3"/>')
-        tag_y = y0 - 2 if y0 > 16 else y0 + 16
-        body.append(f'<rect x="{x0:.1f}" y="{tag_y - 13:.1f}" width="{10 + 8 * len(str(k))}" height="15" '
-                    f'fill="{OUTLINE}"/>')
-        body.append(_text(x0 + 4, tag_y - 1, str(k), fill="#ffffff", size=12, weight="bold"))
-    described = "; ".join(f"{k}: {label}" for k, (_, label) in enumerate(regions, start=1))
-    alt = f"{title}, with {len(regions)} failing region(s) outlined in red and numbered" + (
-        f" — {described}" if described else "") + "."
     return Chart(name, _svg(width, height, body, title), alt)
 
 
