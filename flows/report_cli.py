@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("text", "md", "json", "html")
+FORMATS = ("text", "md", "json", "html", "junit", "sarif", "ci-json")
+CI_FORMATS = {"junit": "junit", "sarif": "sarif", "ci-json": "json"}  # flows/ci_report.py: one run's per-file results
 
 
 def add_parser(sub: Any) -> None:
@@ -16,7 +17,8 @@ def add_parser(sub: Any) -> None:
     report.add_argument("--run", action="append", metavar="ID",
                         help="run id (default: the latest run); repeat it to report several runs together")
     report.add_argument("--format", choices=FORMATS, default="text",
-                        help="text (terminal tables, default), md, json, or html (one self-contained file)")
+                        help="text (terminal tables, default), md, json, or html (one self-contained file); for CI, "
+                             "one run's per-file results: junit (JUnit XML), sarif (SARIF 2.1.0) or ci-json")
     report.add_argument("--out", help="write the report to this file instead of standard output")
 
 
@@ -26,6 +28,10 @@ def plots_folder(home: Path, run_ids: list[str]) -> Path:
 
 def build(home: Path, run_ids: list[str], fmt: str) -> str:
     """The report of `run_ids` in `fmt`; html also writes its charts as SVG and PNG under the data home."""
+    if fmt in CI_FORMATS:
+        from flows.ci_report import render
+
+        return "".join(render(home, run_id, CI_FORMATS[fmt]) for run_id in run_ids)
     if fmt == "text":
         from flows.audit_report import is_audit_run, render_audit_report
         from flows.report import render_report
@@ -69,6 +75,8 @@ def run_report(home: Path, args: argparse.Namespace) -> int:
     missing = [r for r in run_ids if r not in known]
     if missing:
         return _error(f"no run {missing[0]!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
+    if args.format in CI_FORMATS and len(run_ids) > 1:
+        return _error(f"--format {args.format} writes one run's results: give one --run")
     text = build(home, run_ids, args.format)
     if args.out:
         out = Path(args.out)
