@@ -136,14 +136,16 @@ class _RetryBudget:
             if self.failing_since is None:
                 self.failing_since = time.monotonic()
 
-    def spent(self) -> str | None:
-        """Why no more attempts are made (None while the budget lasts)."""
+    def spent(self, attempt_s: float = 0.0) -> str | None:
+        """Why no more attempts are made (None while the budget lasts): the retries are used up, or the model
+        is failing and an attempt of `attempt_s` would end after its retry window."""
         with self.lock:
             if self.retries >= self.max_retries:
                 return f"the run's retry budget is spent ({self.max_retries} retries)"
-            if self.failing_since is not None and time.monotonic() - self.failing_since >= self.window_s:
-                return (f"every call has failed for {time.monotonic() - self.failing_since:.0f} s (retry window "
-                        f"{self.window_s:g} s)")
+            now = time.monotonic()
+            if self.failing_since is not None and now + attempt_s - self.failing_since > self.window_s:
+                return (f"every call has failed for {now - self.failing_since:.0f} s and an attempt would end after "
+                        f"the retry window ({self.window_s:g} s)")
             return None
 
     def allows_retry(self, wait_s: float, attempt_s: float) -> str | None:
@@ -395,7 +397,7 @@ class ModelClient:
                 raise ModelCallCancelled(self.model, attempt)
 
     def _check_budget(self, attempts: int) -> None:
-        if (spent := self.budget.spent()) is not None:
+        if (spent := self.budget.spent(self.limits.deadline_s)) is not None:
             raise ModelCallError(f"{self.model}: not sent — {spent}; the provider looks down: rerun the judge "
                                  "stage later (answered pages are cached)", transient=True, attempts=attempts)
 
