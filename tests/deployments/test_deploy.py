@@ -29,7 +29,8 @@ def test_scheduled_nightly_run_fires_and_completes_on_a_process_worker(home: Pat
     url = deployed.stdout.split("registered every deployment in prefect.yaml with ")[1].split(".\n")[0]
     deployments = {d["name"]: d for d in api(url, "/deployments/filter", {})}
     assert set(deployments) == {"weekly-benchmark", "nightly-synthetic", "audit"}
-    assert deployments["weekly-benchmark"]["parameters"] == {"options": {"dataset": "$ACCESSBENCH_DATASET"}}  # for the worker
+    # The worker resolves the dataset path.
+    assert deployments["weekly-benchmark"]["parameters"] == {"options": {"dataset": "$ACCESSBENCH_DATASET"}}
     assert str(tmp_path) not in str(deployments)  # no path of the deploying host
     # The persistent server schedules: the nightly deployment has runs waiting for their time.
     deadline = time.monotonic() + 120
