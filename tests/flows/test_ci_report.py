@@ -106,3 +106,21 @@ def test_run_writes_the_results_it_was_asked_for(tmp_path: Path, screened: tuple
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"junit results: {out}" in done.stderr
     assert len(list(ET.parse(out).getroot().iter("testcase"))) == 4
+
+
+def test_report_writes_a_finished_runs_results(screened: tuple[Path, Path], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from flows.cli import main
+
+    home, _ = screened
+    from warehouse.store import ArtifactStore
+
+    if ArtifactStore(home).get_run("ci") is None:  # the fixture ran the stages without the run's record
+        ArtifactStore(home).record_run({"run_id": "ci", "source": "pdfs", "judge": "rules", "config": "{}",
+                                        "status": "completed", "criteria": CRITERIA})
+    out = tmp_path / "ci.sarif"
+    assert main(["--home", str(home), "report", "--run", "ci", "--format", "sarif", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["version"] == "2.1.0"
+    capsys.readouterr()
+    assert main(["--home", str(home), "report", "--run", "ci", "--format", "junit"]) == 0
+    assert ET.fromstring(capsys.readouterr().out.split("\n", 1)[1]).tag == "testsuites"
