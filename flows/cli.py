@@ -9,6 +9,7 @@ import io
 import json
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -61,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     sql = sub.add_parser("sql", help="read-only SQL over the warehouse")
     sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sql.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                     help="stop the query after S seconds (default 60)")
+    sql.add_argument("--memory-mb", type=float, default=2048.0, metavar="MB",
+                     help="memory the query may use, in MiB (default 2048)")
 
     from flows.audit_cli import add_parser as add_audit_parser
     from flows.calls_cli import add_parsers as add_calls_parsers
@@ -421,12 +426,16 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     import duckdb
 
     from tasks.registry import ALL_TABLES
-    from warehouse.catalog import ReadOnlyError, query
+    from warehouse.catalog import QueryLimitError, ReadOnlyError, query
 
+    if args.timeout <= 0 or args.memory_mb < 16:
+        return _error("--timeout must be > 0 and --memory-mb at least 16")
     try:
-        columns, rows = query(home, ALL_TABLES, args.query)
+        columns, rows = query(home, ALL_TABLES, args.query, timeout_s=args.timeout, memory_mb=args.memory_mb)
     except ReadOnlyError as exc:
         return _error(str(exc))
+    except QueryLimitError as exc:
+        return _error(str(exc), EXIT_FAILED)
     except duckdb.Error as exc:
         return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
                       "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
@@ -435,7 +444,25 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
+# Terminal controls in stored text (PDF text, model replies) would be obeyed by the terminal: ESC sequences,
+# a carriage return that overwrites the line, C1 controls, DEL, bidirectional overrides. Shown escaped.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with control characters (except newline and tab) as visible escapes: \\x1b, \\u202e."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                         else f"\\u{ord(m.group()):04x}", text)
+
+
+def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str, *, escape: bool | None = None) -> str:
+    """Rows as json, csv or a table. Table cells are always escaped (`visible`); csv only where it goes to
+    a terminal (`escape` None) or when asked; json escapes every control character itself."""
+    if escape is None:
+        escape = fmt == "table" or sys.stdout.isatty()
+    if escape and fmt != "json":
+        columns = [visible(str(c)) for c in columns]
+        rows = [tuple(visible(v) if isinstance(v, str) else v for v in row) for row in rows]
     if fmt == "json":
         return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str, indent=1) + "\n"
     if fmt == "csv":

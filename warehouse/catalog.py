@@ -15,8 +15,10 @@ its views would need httpfs and credentials inside DuckDB.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +48,14 @@ SANDBOX_LOCK = ("SET enable_external_access = false", "SET lock_configuration = 
 
 class ReadOnlyError(ValueError):
     """A statement other than a query was sent to the read-only entry point."""
+
+
+class QueryLimitError(ValueError):
+    """A query ran past its time limit (it was interrupted) or its memory limit."""
+
+
+DEFAULT_QUERY_TIMEOUT_S = 60.0
+DEFAULT_QUERY_MEMORY_MB = 2048.0
 
 
 @dataclass(frozen=True)
@@ -190,17 +200,22 @@ def _registered(con: duckdb.DuckDBPyConnection, spec: TableSpec, dataset: pads.D
     return f'SELECT * FROM "{hidden}"'
 
 
-def connect(home: Path, tables: Iterable[TableSpec]) -> duckdb.DuckDBPyConnection:
+def connect(home: Path, tables: Iterable[TableSpec], *, memory_mb: float | None = None
+            ) -> duckdb.DuckDBPyConnection:
     """A sandboxed in-memory connection with every view defined (see the module doc).
 
-    Never touches the warehouse file lock, and cannot read or write any file itself.
+    Never touches the warehouse file lock, and cannot read or write any file itself. `memory_mb` caps
+    DuckDB's memory (`memory_limit`, locked with the other settings).
     """
     root = ArtifactStore(home).root
     tables = list(tables)
     specs = [(s, _state_pattern(s)) for s in STATE_TABLES] + [(s, s.key_pattern) for s in tables]
     status_pattern = _state_pattern(DOC_STATUS)
     found = root.glob_many([pattern for _, pattern in specs] + [status_pattern])
-    con = duckdb.connect(":memory:", config=SANDBOX_CONFIG)
+    config = dict(SANDBOX_CONFIG)
+    if memory_mb:
+        config["memory_limit"] = f"{max(1, int(memory_mb))}MiB"
+    con = duckdb.connect(":memory:", config=config)
     try:
         for spec, pattern in specs:
             dataset = _dataset(root, found[pattern], spec.schema)
@@ -340,26 +355,72 @@ def check_read_only(sql: str) -> None:
         )
 
 
-def query(home: Path, tables: Iterable[TableSpec], sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+def query(home: Path, tables: Iterable[TableSpec], sql: str, *, timeout_s: float | None = None,
+          memory_mb: float | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Run one read-only query over the warehouse, in the sandbox; returns column names and rows.
 
-    A statement the sandbox stops (a file read, an extension, a setting) raises ReadOnlyError.
+    A statement the sandbox stops (a file read, an extension, a setting) raises ReadOnlyError. With
+    `timeout_s` the query is interrupted at that deadline and `memory_mb` caps DuckDB's memory: either
+    raises QueryLimitError. The query runs in a thread while this one waits, so a signal (Ctrl-C,
+    SIGTERM turned into KeyboardInterrupt) is handled at once: the query is interrupted and the
+    exception goes on.
     """
     check_read_only(sql)
-    con = connect(home, tables)
-    try:
+    con = connect(home, tables, memory_mb=memory_mb)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
         try:
             result = con.execute(sql)
-        except duckdb.PermissionException as exc:
-            reason = str(exc).splitlines()[0]
-            raise ReadOnlyError(f"refused: {reason}; `accessbench sql` reads the warehouse tables only") from exc
-        except duckdb.InvalidInputException as exc:
-            if "configuration has been locked" not in str(exc):
-                raise
-            raise ReadOnlyError("refused: settings cannot be changed in `accessbench sql`") from exc
-        columns = [d[0] for d in result.description or []]
-        return columns, result.fetchall()
+            outcome["value"] = ([d[0] for d in result.description or []], result.fetchall())
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run, name="accessbench-sql", daemon=True)
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05 if deadline is None else max(0.0, min(0.05, deadline - time.monotonic())))
+            if deadline is not None and worker.is_alive() and time.monotonic() >= deadline:
+                _stop(con, worker)
+                raise QueryLimitError(f"the query ran past the {timeout_s:g} s limit and was stopped; narrow it "
+                                      "(a WHERE, a LIMIT) or raise --timeout")
+    except BaseException:
+        _stop(con, worker)
+        _close(con)
+        raise
+    try:
+        if "error" in outcome:
+            exc = outcome["error"]
+            if isinstance(exc, duckdb.PermissionException):
+                reason = str(exc).splitlines()[0]
+                raise ReadOnlyError(f"refused: {reason}; `accessbench sql` reads the warehouse tables only") from exc
+            if isinstance(exc, duckdb.InvalidInputException) and "configuration has been locked" in str(exc):
+                raise ReadOnlyError("refused: settings cannot be changed in `accessbench sql`") from exc
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise QueryLimitError(f"the query needed more than the {memory_mb:g} MiB memory limit; narrow it "
+                                      "or raise --memory-mb") from exc
+            if isinstance(exc, duckdb.InterruptException):
+                raise KeyboardInterrupt
+            raise exc
+        columns, found = outcome["value"]
+        return columns, found
     finally:
+        _close(con)
+
+
+def _stop(con: duckdb.DuckDBPyConnection, worker: threading.Thread, wait_s: float = 10.0) -> None:
+    """Interrupt the query `worker` runs until it has returned (an interrupt sent before the query
+    started is lost, so it is sent again)."""
+    deadline = time.monotonic() + wait_s
+    while worker.is_alive() and time.monotonic() < deadline:
+        con.interrupt()
+        worker.join(0.1)
+
+
+def _close(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.Error):  # still busy with an interrupted query: the process is on its way out
         con.close()
 
 
