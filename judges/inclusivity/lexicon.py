@@ -80,13 +80,19 @@ def _found(pattern: re.Pattern[str], sentence: str) -> bool:
     return any(not negated(sentence, m.start()) for m in pattern.finditer(sentence))
 
 
-def anchor_patterns(name: str) -> re.Pattern[str]:
-    """One pattern for the terms that tie a text to category `name` on their own: its mentions, and the supports
-    that name it (markers and shared markers). The embedding judge requires one of them, or a clear margin."""
+def anchor_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The terms that tie a text to category `name` on their own: its mentions and markers, and its shared
+    markers (None when it has none), which anchor only a text that names no group (`names_a_group`). The
+    embedding judge requires an anchor, or a clear margin."""
     entry = LEXICON[name]
-    keys = set(entry["markers"]) | set(SHARED_MARKERS.get(name, ()))
-    terms = [*entry["mentions"], *(t for key in sorted(keys) for t in entry["supports"][key])]
-    return _compile(tuple(terms))
+    terms = [*entry["mentions"], *(t for key in entry["markers"] for t in entry["supports"][key])]
+    shared = [t for key in SHARED_MARKERS.get(name, ()) for t in entry["supports"][key]]
+    return _compile(tuple(terms)), (_compile(tuple(shared)) if shared else None)
+
+
+def names_a_group(text: str) -> bool:
+    """Whether a text names any category's group or condition (not only a support)."""
+    return any(_CATEGORIES[name].mentions.search(text) for name in CATEGORY_NAMES)
 
 
 def blank_false_friends(sentence: str) -> str:

