@@ -138,11 +138,13 @@ def _measure(name: str, files: list[Path], work: Path, lang: str | None) -> None
         print(f"\nmechanically fixable findings turned into passes: {fixable_turned}/{fixable_before} = "
               f"{fixable_turned / fixable_before:.2f} (target ≥ 0.90)")
         if fixable_held < fixable_before:
-            print(f"  leaving out the {fixable_held} the remedy left with a reason (no title to draw, the language "
-                  f"not told with confidence): {fixable_turned}/{fixable_before - fixable_held} = "
+            print(f"  leaving out the {fixable_held} the remedy left with a reason (the last column above): "
+                  f"{fixable_turned}/{fixable_before - fixable_held} = "
                   f"{fixable_turned / (fixable_before - fixable_held):.2f}")
     else:
         print("\nno finding of a rule with a remedy in these files")
+    marked = sum(1 for r in results if "artifacts" in r.outcomes and r.outcomes["artifacts"][1].changes)
+    print(f"files whose page furniture or decorative paths were marked as artifacts: {marked}/{len(results)}")
     review = drafts(results)
     print(f"drafts listed for review: {len(review)}" + (f" (e.g. {review[0][2]})" if review else ""))
     changed = [f"{r.original.name} page {page}" for r in results for page in _changed_pages(r.original, r.fixed)]
