@@ -16,6 +16,7 @@ judge reads the same answers and Cohen's κ between each offline judge and it is
 unweighted; depth, quadratic), over the categories the LLM judge did not void.
 
     python -m benchmarks.audit_judges [--judges lexicon embedding] [--per-category] [--llm-judge SPEC]
+                                      [--llm-api-base URL]
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--judges", nargs="+", default=["lexicon", "embedding"])
     parser.add_argument("--per-category", action="store_true", help="also print P/R/F1 and depth MAE per category")
     parser.add_argument("--llm-judge", help="an llm:<model> judge to compute κ against (default: llm:local if running)")
+    parser.add_argument("--llm-api-base", help="the OpenAI-compatible endpoint of --llm-judge, if not its provider's")
     args = parser.parse_args(argv)
     sets = parts()
     print(f"set 1: {len(sets['set 1 all'][1])} hand-written fixtures (the lexicon's author); set 2: "
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"κ against an LLM judge: skipped, {why}; pass --llm-judge llm:<model> to compute it")
         return
     try:
-        llm = get_category_judge(spec_llm)
+        llm = get_category_judge(spec_llm, {"api_base": args.llm_api_base} if args.llm_api_base else None)
         check = getattr(llm, "check", None)
         if check is not None:
             check()
