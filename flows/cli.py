@@ -171,6 +171,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
         return 130
     except BaseException as exc:
+        if (full := _disk_full(exc)) is not None:
+            return _error(f"the disk of the data home {home} is full ({full}): free space there or pass --home on "
+                          "another disk, then resume with the same --run-id (the run is kept, marked failed)",
+                          EXIT_FAILED)
         if not _is_termination(exc):
             raise
         print("terminated: resume with the same --run-id, or accessbench rerun", file=sys.stderr)
@@ -185,6 +189,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 class _HomeIsAFile(ValueError):
     pass
+
+
+def _disk_full(exc: BaseException) -> str | None:
+    """How much is free, when `exc` (or what caused it) is a full disk (warehouse.paths.DiskFull)."""
+    from warehouse.paths import DiskFull, human_size
+
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return None
+        if isinstance(seen, DiskFull):
+            return "unknown space" if seen.free is None else f"{human_size(seen.free)} free"
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 # Commands that only read a data home: on a home that does not exist (a typo in --home) they say so and

@@ -8,10 +8,13 @@ into place, so a reader sees the old file or the new one, never half of one.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -61,11 +64,58 @@ def remove_tree(home: Path, path: Path) -> None:
         shutil.rmtree(target)  # rmtree unlinks symlinks inside the tree without following them
 
 
-def atomic_write_parquet(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class DiskFull(OSError):
+    """A write failed because the disk (or the quota) holding `path` is full."""
+
+    def __init__(self, path: Path, free: int | None) -> None:
+        self.path = Path(path)
+        self.free = free
+        free_text = "unknown" if free is None else human_size(free)
+        super().__init__(errno.ENOSPC, f"no space left on the disk holding {self.path} ({free_text} free)")
+
+
+def human_size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"
+
+
+def free_bytes(path: Path) -> int | None:
+    """Free bytes on the file system of `path` (its nearest existing folder), None where unknown."""
+    where = Path(path)
+    while not where.exists() and where != where.parent:
+        where = where.parent
     try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        return shutil.disk_usage(where).free
+    except OSError:
+        return None
+
+
+@contextmanager
+def disk_full_as_error(path: Path) -> Iterator[None]:
+    """Within the block, an OSError for a full disk or quota becomes :class:`DiskFull` naming `path`."""
+    try:
+        yield
+    except DiskFull:
+        raise
+    except OSError as exc:
+        # pyarrow's writers raise OSError with no errno, the reason only in the message.
+        if exc.errno not in FULL and not any(os.strerror(code) in str(exc) for code in FULL):
+            raise
+        raise DiskFull(path, free_bytes(path)) from exc
+
+
+def atomic_write_parquet(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    with disk_full_as_error(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
