@@ -77,7 +77,8 @@ def _tree_digest(cfg: RunConfig) -> str:
 def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     cfg = io.cfg
     root = source_root(cfg)
-    limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages)
+    limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages,
+                        max_stream_bytes=int(cfg.max_stream_mb * 2**20))
     if cfg.source == "pdfs":
         rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits)
     else:
@@ -116,7 +117,7 @@ CORPUS = Stage(
     name="corpus",
     upstream=(),
     config_keys=("source", "source_path", "criteria", "seed", "base_docs", "follow_symlinks", "max_file_mb",
-                 "max_pages"),
+                 "max_pages", "max_stream_mb"),
     tables=(DOCUMENTS,),
     body=corpus_body,
     code=("corpus", "common"),

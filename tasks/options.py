@@ -177,6 +177,11 @@ class StageSettings(BaseModel):
     max_pages: int = Field(2000, ge=1, description="limit: pages of one document")
     max_page_megapixels: float = Field(16.0, ge=0.01, description="limit: pixels of one page render or crop; "
                                                                   "larger pages render at a lower dpi")
+    max_stream_mb: float = Field(256.0, gt=0, description="limit: decoded size of one PDF stream (content, font, "
+                                                          "CMap, XMP, image), in MiB; decompression bombs over it "
+                                                          "are refused")
+    worker_memory_mb: float = Field(1536.0, gt=0, description="limit: memory one document worker may allocate, in "
+                                                              "MiB (past it: a limit error row)")
     follow_symlinks: bool = Field(False, description="--pdfs: also read files that symlinks point to outside the "
                                                      "folder (skipped by default)")
 

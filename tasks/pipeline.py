@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tasks.context import RunBase
-from tasks.isolation import shared_workers
+from tasks.isolation import DEFAULT_WORKER_MEMORY_MB, shared_workers
 from tasks.runner import ConfigError, Stage, StageFailed, execute
 from warehouse.store import StageRun, StageStatus, now, run_lock
 
@@ -137,7 +137,8 @@ class Pipeline:
             # once, at import; the CLI imports this module to check a run before it prepares those settings.
             from tasks.fanout import fanout_for
 
-            with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload):
+            with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload,
+                                                                                        _memory_mb(cfg)):
                 for stage, forced in plan:
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
                            else execute(cfg, stage, force=forced, check=False))
@@ -149,6 +150,11 @@ class Pipeline:
         record_run(cfg, StageStatus.COMPLETED, finished=True)
         return results
 
+
+
+def _memory_mb(cfg: Any) -> float:
+    """A benchmark run's --worker-memory-mb (an audit run has no such option: the default)."""
+    return float(getattr(cfg, "worker_memory_mb", DEFAULT_WORKER_MEMORY_MB))
 
 
 def seconds(row: StageRun) -> float | None:
