@@ -86,7 +86,6 @@ def _audit_parser() -> argparse.ArgumentParser:
 
 def test_the_audit_has_its_own_settings_and_none_of_the_benchmarks() -> None:
     from tasks.audit import AuditConfig
-
     from tasks.context import RunBase
 
     own = set(AuditConfig.model_fields) - set(RunBase.model_fields)
