@@ -8,7 +8,10 @@ Checks:
 1. every pin in requirements.lock carries at least one --hash (pip then refuses unhashed files);
 2. site-packages holds no .pth file other than those named in ALLOWED_PTH, each installed by the
    distribution named beside it (the malicious litellm 1.82.7/1.82.8 releases shipped one);
-3. litellm, when installed or locked, is inside the range pyproject.toml gives (>=1.83.7,<2).
+3. litellm, when installed or locked, is inside the range pyproject.toml gives (>=1.83.7,<2);
+4. site-packages holds no sitecustomize or usercustomize module (imported at every Python start);
+5. every installed .py and .pth file a distribution's RECORD lists has the sha256 RECORD gives (an
+   edited installed file fails; other files, shared libraries and data, are not hashed, to stay fast).
 
 Exit 0 when all hold, 1 with one line per problem otherwise.
 """
@@ -16,8 +19,10 @@ Exit 0 when all hold, 1 with one line per problem otherwise.
 from __future__ import annotations
 
 import argparse
+import base64
 import csv
 import fnmatch
+import hashlib
 import re
 import sys
 import sysconfig
@@ -105,6 +110,45 @@ def check_pth(site: Path, dists: dict[str, tuple[str, Path]]) -> list[str]:
     return problems
 
 
+CUSTOMIZE = ("sitecustomize", "usercustomize")
+HASHED = (".py", ".pth")  # what check_records hashes (measured: the full venv in a few seconds)
+
+
+def check_customize(site: Path) -> list[str]:
+    problems = []
+    for name in CUSTOMIZE:
+        for path in (site / f"{name}.py", site / name / "__init__.py"):
+            if path.exists():
+                problems.append(f"{path} is imported at every Python start and no dependency of ours installs one; "
+                                "remove it and find what put it there")
+    return problems
+
+
+def _digest(path: Path) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(path.read_bytes()).digest()).rstrip(b"=").decode()
+
+
+def check_records(site: Path, dists: dict[str, tuple[str, Path]]) -> list[str]:
+    """Installed .py/.pth files whose content is not what their distribution's RECORD says."""
+    problems = []
+    for name, (_, info) in sorted(dists.items()):
+        record = info / "RECORD"
+        if not record.exists():
+            continue
+        with record.open(newline="") as handle:
+            rows = [row for row in csv.reader(handle) if len(row) >= 2]
+        for rel, hashed, *_ in rows:
+            if not rel.endswith(HASHED) or not hashed.startswith("sha256="):
+                continue
+            path = site / rel
+            if ".." in Path(rel).parts or not path.is_file():
+                continue  # outside site-packages (scripts) or removed: not what runs at import
+            if _digest(path) != hashed.removeprefix("sha256="):
+                problems.append(f"{path} differs from what {name} installed (its RECORD's sha256); reinstall it: "
+                                f"pip install --force-reinstall --no-deps {name}")
+    return problems
+
+
 def check_watched(dists: dict[str, tuple[str, Path]], spec: str) -> list[str]:
     if WATCHED not in dists:
         return []
@@ -156,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     problems = check_lock(args.lock, spec)
     for site in sites:
         dists = installed(site)
-        problems += check_pth(site, dists) + check_watched(dists, spec)
+        problems += (check_pth(site, dists) + check_watched(dists, spec) + check_customize(site)
+                     + check_records(site, dists))
     for problem in problems:
         print(f"supply-chain check: {problem}", file=sys.stderr)
     if not problems:

