@@ -26,8 +26,10 @@ class ErrorKind:
 
 KINDS: dict[str, ErrorKind] = {kind.name: kind for kind in (
     # Transient: the same work may succeed later; a resume retries the document.
-    ErrorKind("timeout", True, "the document ran past its time limit: resume the run to retry it, or raise "
-                               "--doc-timeout"),
+    # A document past --doc-timeout is terminal (DocumentTimeout: a resume does not pay the time again);
+    # a model call past its deadline is retried on resume.
+    ErrorKind("timeout", True, "ran past its time limit: a model call is retried when the run resumes; a "
+                               "document is not (raise --doc-timeout, then accessbench rerun the stage)"),
     ErrorKind("rate_limit", True, "the service throttled the request: resume the run later to retry it"),
     ErrorKind("connection", True, "a connection failed: check the network or the service, then resume the run"),
     ErrorKind("memory", True, "the process ran out of memory: resume with fewer --workers or a lower "
@@ -58,6 +60,13 @@ WARNING_KINDS = frozenset(name for name, kind in KINDS.items() if kind.warning)
 def kind_of(name: str) -> ErrorKind:
     """The kind named `name`; a kind without an entry (a stage's own, e.g. `bad_question`) is terminal."""
     return KINDS.get(name) or ErrorKind(name, False, "see the message")
+
+
+class DocumentTimeout(Exception):
+    """The document took longer than its time limit: terminal, so a resumed run does not pay the time again
+    for the same input (a rerun of the stage, with a higher --doc-timeout, tries it again)."""
+
+    transient = False
 
 
 class AccessBenchError(Exception):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from judges.criteria import CRITERIA
 from tasks.options import RUNNER_PATTERN as RUNNER_PATTERN
@@ -33,11 +33,13 @@ class RunBase(Execution):
     criteria: list[str] = Field(default_factory=list)
     progress: bool = True
 
-    @model_validator(mode="after")
-    def _check_run_id(self) -> RunBase:
-        if self.run_id:  # empty: a scheduled deployment's "new run each time", filled in by the flow
-            check_run_id(self.run_id)
-        return self
+    def __init__(self, **data: Any) -> None:
+        # Checked before pydantic validates, so the error is UnsafePathError itself (a validator's or
+        # model_post_init's would arrive wrapped in a ValidationError). Empty: a scheduled deployment's "new
+        # run each time", filled in by the flow.
+        if isinstance(data.get("run_id"), str) and data["run_id"]:
+            check_run_id(data["run_id"])
+        super().__init__(**data)
 
     @property
     def judge_label(self) -> str:

@@ -59,7 +59,7 @@ class Incomplete:
 
 
 def _builtin_kind(exc: BaseException) -> str | None:
-    from tasks.isolation import DocumentTimeout
+    from common.errors import DocumentTimeout
 
     if isinstance(exc, DocumentTimeout | TimeoutError):
         return "timeout"

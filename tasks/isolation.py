@@ -29,6 +29,8 @@ from functools import partial
 from multiprocessing.pool import Pool
 from typing import Any
 
+from common.errors import DocumentTimeout as DocumentTimeout  # raised here; declared with the error kinds
+
 WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
 DEFAULT_WORKER_MEMORY_MB = 1536.0  # what one worker may allocate for a document; see the module doc
 
@@ -174,13 +176,6 @@ def _preload(modules: tuple[str, ...], memory_mb: float | None = None) -> None:
     set_memory_ceiling(memory_mb)
     for name in modules:
         importlib.import_module(name)
-
-
-class DocumentTimeout(Exception):
-    """The document took longer than its time limit: terminal, so a resumed run does not pay the time again
-    for the same input (a rerun of the stage, with a higher --doc-timeout, tries it again)."""
-
-    transient = False
 
 
 _kept: WorkerPool | None = None

@@ -8,7 +8,6 @@ from typing import Any
 
 from extractors.pages import PAGES_SCHEMA, render_pages
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
-from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -44,13 +43,6 @@ def pages_of(doc: dict[str, Any]) -> int:
     return int(doc.get("pages") or 1)
 
 
-def check_render(cfg: RunConfig) -> None:
-    if cfg.dpi < 10:
-        raise ValueError(f"dpi {cfg.dpi}: page images need at least 10 dpi")
-    if cfg.max_page_megapixels < 0.01:
-        raise ValueError(f"max_page_megapixels {cfg.max_page_megapixels}: use at least 0.01")
-
-
 RENDER = Stage(
     name="render",
     upstream=("corpus",),
@@ -58,6 +50,5 @@ RENDER = Stage(
     tables=(PAGES,),
     body=render_body,
     code=("extractors", "common"),
-    validate=check_render,
     per_document=True,
 )
