@@ -107,7 +107,7 @@ def write(folder: Path) -> None:
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "flows.cli", "--home", str(home), *args]
+    command = [sys.executable, "-m", "flows.cli.app", "--home", str(home), *args]
     return subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
 
 

@@ -133,7 +133,7 @@ def _cli(home: Path, *args: str, timeout: float = 1800, api_url: bool = False) -
     if not api_url:
         env.pop("PREFECT_API_URL", None)
     env.pop("PREFECT_HOME", None)
-    return subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, text=True, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "flows.cli.app", *args], env=env, text=True, capture_output=True,
                           timeout=timeout)
 
 

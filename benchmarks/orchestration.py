@@ -27,7 +27,7 @@ def _cli(home: Path, *args: str, ephemeral: bool = False) -> float:
     if ephemeral:
         env["ACCESSBENCH_PREFECT"] = "ephemeral"
     start = time.time()
-    result = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "flows.cli.app", *args], env=env, capture_output=True, text=True,
                             cwd=home.parent)
     if result.returncode != 0:
         raise SystemExit(f"accessbench {' '.join(args)} exited {result.returncode}:\n{result.stderr[-3000:]}")

@@ -33,7 +33,7 @@ def _cli(home: Path, *args: str, api_url: str | None = None) -> None:
     env["ACCESSBENCH_HOME"] = str(home)
     if api_url:
         env["PREFECT_API_URL"] = api_url
-    subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "flows.cli.app", *args], env=env, check=True, capture_output=True)
 
 
 def _api(url: str, path: str, body: dict[str, Any]) -> Any:

@@ -61,8 +61,8 @@ def publish_summary(cfg: RunConfig) -> str | None:
     """The run's summary as a Prefect markdown artifact, shown beside the flow run in the Prefect UI."""
     from prefect.artifacts import create_markdown_artifact
 
-    from flows.report_data import collect
-    from flows.report_md import summary_markdown
+    from flows.report.data import collect
+    from flows.report.md import summary_markdown
 
     markdown = f"## AccessBench run {cfg.run_id}\n\n" + summary_markdown(collect(cfg.home, [cfg.run_id]))
     key = re.sub(r"[^a-z0-9-]+", "-", f"accessbench-{cfg.run_id}".lower())

@@ -61,7 +61,7 @@ class CriterionSpec:
     not_present: str | None  # what Not Present means; None: the label does not exist for this criterion
     needs_layout: bool = False  # evidence uses layout regions (table regions, drawn tables the tags miss)
     # Everything else a stage knows about the criterion, each read from here (tests/judges/test_criteria.py).
-    paper_name: str = field(kw_only=True)  # as Kumar et al. 2025's tables name it (flows.paper_numbers)
+    paper_name: str = field(kw_only=True)  # as Kumar et al. 2025's tables name it (flows.report.paper_numbers)
     prompt: CriterionPrompt = field(kw_only=True)  # the LLM judge's task and guidelines (judges.llm.prompts)
     rule: str = field(kw_only=True)  # the rules judge's function, "module:function" (judges.rules.RULES)
     # The screening feature a document needs to be sampled for the criterion (corpus.sampling.ELIGIBLE) and
@@ -74,7 +74,7 @@ class CriterionSpec:
     # (tasks.aggregate: an untagged document's judgment there is about the missing tree).
     tree_evidence: str | None = field(default=None, kw_only=True)
     # The report's outlines: evidence rows (doc_id, page, bbox, what) whose boxes show where a Failed page
-    # fails, in PDF points from the top left, for run `$run` (flows.report_data.REGION_SQL).
+    # fails, in PDF points from the top left, for run `$run` (flows.report.data.REGION_SQL).
     outline_sql: str | None = field(default=None, kw_only=True)
     # Where the criterion's outlines come among a page's (lower first, so the few large boxes of tables and
     # figures are numbered before the many small ones of links, text spans and reading-order blocks).

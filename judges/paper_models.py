@@ -1,7 +1,7 @@
 """The five models of Kumar et al. 2025, declared once: the name its tables give each, the litellm model
 names (after the provider) that are that model, and whether the paper sent it page images.
 
-`--vision auto` (judges.llm.judge) follows the paper for these, and the report (flows.paper_numbers) puts
+`--vision auto` (judges.llm.judge) follows the paper for these, and the report (flows.report.paper_numbers) puts
 our runs of them beside the published numbers.
 """
 

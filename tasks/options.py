@@ -4,7 +4,7 @@
 same for an audit run; `Execution` where the work runs). The places that used to declare them each read
 these models instead:
 
-- the CLI (`accessbench run`): `flows.options_cli.add_options` makes one option per field, its help
+- the CLI (`accessbench run`): `flows.cli.options.add_options` makes one option per field, its help
   from the description, its choices and range from the field's constraints;
 - the flows (`benchmark_flow(options=...)`, `audit_flow(options=...)`): Prefect validates the parameter
   with this model and its UI form shows the same help and choices;

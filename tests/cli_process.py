@@ -1,4 +1,4 @@
-"""`python -m flows.cli ARGS` for the tests, as a process of its own, without paying for the imports of
+"""`python -m flows.cli.app ARGS` for the tests, as a process of its own, without paying for the imports of
 third-party libraries in every one.
 
 The end-to-end tests start about a hundred CLI commands. Each new interpreter spends 1–2 s of CPU
@@ -7,7 +7,7 @@ Here a helper process per test process imports those once (`PRELOAD`) and forks 
 command. The child is a real process: its own pid, exit status, environment, working directory,
 stdout and stderr (pipes read to their end, as `subprocess.run` reads them: a process the command
 left holding them is waited for too), signals and exit handlers (it shares the helper's hash
-seed). It then runs `flows.cli` as `python -m` does, so everything of AccessBench, PyMuPDF and all of
+seed). It then runs `flows.cli.app` as `python -m` does, so everything of AccessBench, PyMuPDF and all of
 Prefect is imported fresh, in the order the product imports them, after the command's environment is
 in place (Prefect reads its settings, onnxruntime and Dask their environment, at import: none of
 them is preloaded). litellm, which reads only its own `LITELLM_*` variables at import, is imported by the
@@ -180,7 +180,7 @@ def _child(request: dict[str, Any], out_w: int, err_w: int) -> None:
         import runpy
 
         try:
-            runpy.run_module("flows.cli", run_name="__main__", alter_sys=True)
+            runpy.run_module("flows.cli.app", run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as exc:
             if exc.code is None or isinstance(exc.code, int):
@@ -295,10 +295,10 @@ def _dask(argv: list[str]) -> bool:
 
 def run_cli(args: list[str] | tuple[str, ...], *, env: dict[str, str], cwd: Path | str | None = None,
             timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """`python -m flows.cli *args` with this environment and working directory, its output captured,
+    """`python -m flows.cli.app *args` with this environment and working directory, its output captured,
     as `subprocess.run(..., capture_output=True, text=True, timeout=timeout)` gives it."""
     argv = [str(a) for a in args]
-    command = [sys.executable, "-m", "flows.cli", *argv]
+    command = [sys.executable, "-m", "flows.cli.app", *argv]
     if cwd is not None and not Path(cwd).is_dir():  # as subprocess.run says it
         raise FileNotFoundError(2, "No such file or directory", str(cwd))
     if (os.environ.get("ACCESSBENCH_TEST_CLI") == "subprocess" or _dask(argv)

@@ -14,7 +14,7 @@ from tests.cli_process import PRELOAD, run_cli
 
 def _both(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
     forked = run_cli(args, env=env, cwd=cwd)
-    fresh = subprocess.run([sys.executable, "-m", "flows.cli", *args], env=env, cwd=cwd, text=True,
+    fresh = subprocess.run([sys.executable, "-m", "flows.cli.app", *args], env=env, cwd=cwd, text=True,
                            capture_output=True, timeout=120)
     return forked, fresh
 

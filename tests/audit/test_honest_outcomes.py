@@ -199,7 +199,7 @@ def test_prompt_effect_is_computed_over_paired_questions_only(tmp_path: Path) ->
     assert effect["delta"] == pytest.approx(3 / 9 - 1 / 9)  # q2 has no aware answer: not in the delta
     assert effect["pairs"] == 1 and effect["unpaired"] == 1
     assert effect["qlcs_base"] == pytest.approx(1 / 9) and effect["qlcs_aware"] == pytest.approx(3 / 9)
-    from flows.audit_report import render_audit_report
+    from flows.report.audit import render_audit_report
 
     report = " ".join(render_audit_report(tmp_path, "r1").split())
     assert "+0.222 over 1 paired question(s); 1 with one variant only left out" in report, report

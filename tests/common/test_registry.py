@@ -37,7 +37,7 @@ def test_every_backend_registry_resolves_each_declared_name() -> None:
 
 def test_the_cli_and_the_flow_form_offer_the_declared_backends() -> None:
     from flows.benchmark import benchmark_flow
-    from flows.cli import build_parser
+    from flows.cli.app import build_parser
 
     run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
     shown = {a.dest: a.metavar for a in run._actions}

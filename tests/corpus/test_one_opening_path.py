@@ -11,7 +11,7 @@ import pytest
 from corpus import manifest, screening
 from corpus.manifest import load_pdf_folder
 from corpus.screening import screen_folder
-from flows.cli import main
+from flows.cli.app import main
 
 # A tagged one-page PDF without a cross-reference table (MuPDF rebuilds it on open) whose second structure
 # element is a dictionary MuPDF cannot parse ("invalid key in dict"): the kind of damage real files have.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flows import ci_report
+from flows.report import ci as ci_report
 from judges.rules.catalog import catalog
 
 CRITERIA = ["table_structure", "functional_hyperlinks"]
@@ -110,7 +110,7 @@ def test_run_writes_the_results_it_was_asked_for(tmp_path: Path, screened: tuple
 
 def test_report_writes_a_finished_runs_results(screened: tuple[Path, Path], tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.cli import main
+    from flows.cli.app import main
 
     home, _ = screened
     from warehouse.store import ArtifactStore

@@ -104,7 +104,7 @@ def test_killed_run_is_completed_by_rerun_without_duplicates(tmp_path: Path, syn
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
     # A high DPI makes rendering slow enough to kill the process in the middle of the stage. Three criteria
     # whose documents use every per-document stage: 11 of the 25 documents.
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset),
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.app", "run", "--dataset", str(synthetic_dataset),
                              "--run-id", "k", "--dpi", "200", "--criteria", "alt_text_quality", "table_structure",
                              "color_contrast"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)

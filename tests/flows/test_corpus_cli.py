@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from flows.cli import main
+from flows.cli.app import main
 from tasks.registry import ALL_TABLES
 from warehouse import catalog
 

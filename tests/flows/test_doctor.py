@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import EXIT_OK, main
-from flows.doctor import installed_extras, provider_keys
+from flows.cli.app import EXIT_OK, main
+from flows.cli.doctor import installed_extras, provider_keys
 
 SECRETS = {"OPENAI_API_KEY": "sk-proj-DOCTOR-secret-1", "ANTHROPIC_API_KEY": "sk-ant-DOCTOR-secret-2",
            "ACME_API_KEY": "acme-DOCTOR-secret-3"}

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from flows import doctor, server
-from flows.cli import EXIT_OK, main
+from flows import server
+from flows.cli import doctor
+from flows.cli.app import EXIT_OK, main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import format_rows, main
+from flows.cli.app import format_rows, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

@@ -13,7 +13,7 @@ from typing import Any
 import pikepdf
 import pytest
 
-from flows.cli import main
+from flows.cli.app import main
 from tasks.fix import judge_folder, linked_run
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose, remove_sources

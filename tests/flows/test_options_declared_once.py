@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from common import backends
-from flows.cli import EXIT_USAGE, build_parser, main
-from flows.options_cli import flag_of
+from flows.cli.app import EXIT_USAGE, build_parser, main
+from flows.cli.options import flag_of
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig
 from tasks.options import AuditOptions, AuditSettings, BenchmarkOptions, Execution, StageSettings

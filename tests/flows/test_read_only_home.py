@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import EXIT_NOT_FOUND, EXIT_OK, main
+from flows.cli.app import EXIT_NOT_FOUND, EXIT_OK, main
 
 
 @pytest.mark.parametrize("command", [["runs"], ["report"], ["report", "--run", "r1"], ["sql", "select 1"]],

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus.manifest import DOCUMENTS_SCHEMA
-from flows.paper_numbers import PAPER_MODELS
-from flows.report import render_report
+from flows.report.paper_numbers import PAPER_MODELS
+from flows.report.text import render_report
 from tasks.aggregate import DOC_LABELS_SCHEMA
 from warehouse.store import ArtifactStore
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.report_cli import build
+from flows.cli.report import build
 from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 

@@ -12,10 +12,10 @@ import pymupdf
 import pytest
 
 from corpus.manifest import DOCUMENTS_SCHEMA
-from flows.audit_report import model_name, published
-from flows.paper_numbers import PAPER_MODELS
-from flows.report import render_report
-from flows.report_cli import build
+from flows.cli.report import build
+from flows.report.audit import model_name, published
+from flows.report.paper_numbers import PAPER_MODELS
+from flows.report.text import render_report
 from tasks.aggregate import DOC_LABELS_SCHEMA
 from tasks.extract import TEXT_SPANS
 from tasks.judge import JUDGMENTS_SCHEMA, LLM_CALLS_SCHEMA, REVIEW_QUEUE_SCHEMA
@@ -86,7 +86,7 @@ def test_tables_3_to_5_put_our_judges_first_with_an_average_then_the_five_publis
 
 
 def test_regions_of_one_finding_kind_merge_into_the_boxes_they_cover() -> None:
-    from flows.report_tables import fold_regions
+    from flows.report.tables import fold_regions
 
     lines = [{"criterion": "color_contrast", "what": f"text at {2 + i / 10}:1 (needs 4.5:1)",
               "bbox": [50.0, 100.0 + 12 * i, 300.0, 110.0 + 12 * i]} for i in range(5)]

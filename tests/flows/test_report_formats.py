@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from flows.cli import EXIT_NOT_FOUND, EXIT_OK, main
-from flows.report_cli import build, plots_folder
+from flows.cli.app import EXIT_NOT_FOUND, EXIT_OK, main
+from flows.cli.report import build, plots_folder
 from tests.flows.report_warehouse import AUDIT, BENCH, EVIL_FILE, EVIL_TEXT, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
@@ -125,7 +125,7 @@ def test_a_run_reads_its_report_data_once_and_again_when_a_stage_changes_it(tmp_
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import UTC, datetime
 
-    from flows import report_data
+    from flows.report import data as report_data
     from warehouse.store import ArtifactStore, StageRun
 
     home = build_warehouse(tmp_path / "home")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
+from flows.cli.app import main
 from tasks.audit import AUDIT_STAGES
 from tasks.registry import STAGES
 from warehouse.store import ArtifactStore, StageRun

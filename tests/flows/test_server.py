@@ -117,7 +117,7 @@ def _running_server(home: Path) -> tuple[int, dict[str, str]]:
 def test_sigterm_of_a_run_leaves_no_process_it_started(home: Path, synthetic_dataset: Path) -> None:
     server_pid, env = _running_server(home)
     # A high DPI keeps the render stage busy long enough to stop the run in the middle of it.
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset),
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.app", "run", "--dataset", str(synthetic_dataset),
                              "--run-id", "t", "--dpi", "400"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     done = home / "artifacts/render/_staging/run=t/_done"

@@ -28,7 +28,7 @@ def _env(home: Path, own_prefect: bool = False) -> dict[str, str]:
 
 def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_dataset: Path) -> None:
     home = tmp_path / "home"
-    args = [sys.executable, "-m", "flows.cli", "run", "--dataset", str(synthetic_dataset), "--run-id", "t",
+    args = [sys.executable, "-m", "flows.cli.app", "run", "--dataset", str(synthetic_dataset), "--run-id", "t",
             "--criteria", "color_contrast", "fonts_readability"]
     # A high DPI keeps the render stage busy long enough to stop it in the middle.
     proc = subprocess.Popen([*args, "--dpi", "200"], env=_env(home, own_prefect=True), stdout=subprocess.DEVNULL,

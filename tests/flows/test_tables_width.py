@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from flows.calls_cli import format_call, print_calls_table
-from flows.cli import format_rows
-from flows.console import PIPE_WIDTH, layouts, print_first_fitting
-from flows.review import print_queue
+from flows.cli.app import format_rows
+from flows.cli.calls import format_call, print_calls_table
+from flows.cli.console import PIPE_WIDTH, layouts, print_first_fitting
+from flows.cli.review import print_queue
 
 CALL_IDS = ["c0123456789abcdef", "c89abcdef01234567"]
 
@@ -92,7 +92,7 @@ def test_an_open_queue_has_no_empty_decision_column(monkeypatch: pytest.MonkeyPa
 
 def test_doctor_fits_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.doctor import run_doctor
+    from flows.cli.doctor import run_doctor
 
     monkeypatch.setenv("COLUMNS", "72")
     assert run_doctor(tmp_path / "home", argparse.Namespace(local_model=False)) == 0
@@ -103,7 +103,7 @@ def test_doctor_fits_the_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_rules_table_fits_and_keeps_rule_ids(monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.rules_cli import run_rules
+    from flows.cli.rules import run_rules
     from judges.rules.catalog import catalog
 
     monkeypatch.setenv("COLUMNS", "100")
@@ -188,7 +188,7 @@ def hybrid_home(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Pat
 
 
 def _review(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    from flows.cli import main
+    from flows.cli.app import main
 
     capsys.readouterr()
     assert main(["--home", str(home), "review", *args]) == 0

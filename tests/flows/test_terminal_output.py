@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.console import quiet_run_logs
+from flows.cli.console import quiet_run_logs
 from judges.llm.scripted_server import ScriptedServer, chat
 from tests import cli_process
 
@@ -67,10 +67,10 @@ def test_checking_a_run_imports_no_prefect() -> None:
     """Prefect reads PREFECT_API_URL and its logging level once, when imported: what `accessbench run`
     imports to check the run before it prepares them must not import Prefect (else every run starts a
     throwaway server and logs at INFO)."""
-    code = ("import sys\nimport flows.cli\nflows.cli.build_parser()\n"
+    code = ("import sys\nimport flows.cli.app\nflows.cli.build_parser()\n"
             "from tasks.registry import BENCHMARK, STAGES\nfrom tasks.judge import check_judge_specs\n"
             "from tasks.audit import AUDIT_STAGES\nfrom warehouse.store import check_run_free\n"
-            "from flows.report_data import reusing_collected\nprint('prefect' in sys.modules)\n")
+            "from flows.report.data import reusing_collected\nprint('prefect' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
 

@@ -8,8 +8,8 @@ import importlib
 from pathlib import Path
 
 from corpus.sampling import ELIGIBLE, PREFERRED
-from flows.paper_numbers import CRITERION_NAMES
-from flows.report_data import REGION_SQL
+from flows.report.data import REGION_SQL
+from flows.report.paper_numbers import CRITERION_NAMES
 from judges.criteria import CRITERIA, SPEC, SPECS
 from judges.llm.prompts import TEMPLATES, system_prompt
 from judges.llm.render import FOCUS

@@ -7,7 +7,7 @@ import csv
 
 import pytest
 
-from flows import paper_numbers
+from flows.report import paper_numbers as paper_numbers
 from judges.llm.judge import vision_for
 from judges.paper_models import PAPER_MODELS, PaperModel, paper_family, paper_model
 

@@ -95,7 +95,7 @@ def test_a_disabled_rule_is_dropped_and_the_page_it_alone_failed_passes() -> Non
 
 
 def test_accessbench_rules_lists_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.cli import main
+    from flows.cli.app import main
 
     assert main(["rules", "--format", "json"]) == 0
     listed = json.loads(capsys.readouterr().out)

@@ -50,7 +50,7 @@ def test_hybrid_run_fills_the_queue_and_resolutions_reach_doc_labels(server: Scr
     _, queue = catalog.query(home, ALL_TABLES, "select item_id, reason from review_queue where run_id='hy'")
     assert queue and any("LLM fails descriptiveness" in reason for _, reason in queue)
     cfg.store.record_run({"run_id": "hy", "config": cfg.store.config_json(cfg.to_record())})
-    from flows.review import run_review
+    from flows.cli.review import run_review
 
     item = queue[0][0]
     args = argparse.Namespace(action="resolve", item=item, label="passed", note="link text is fine", reviewer="me")

@@ -103,7 +103,7 @@ def test_crops_are_attached_on_figure_and_table_pages(protocol_run: dict[str, An
 
 
 def test_every_call_is_logged_and_showable(protocol_run: dict[str, Any]) -> None:
-    from flows.calls_cli import format_call
+    from flows.cli.calls import format_call
 
     home = protocol_run["home"]
     calls = _sql(home, "select * from llm_calls where run_id='two'")
@@ -115,7 +115,7 @@ def test_every_call_is_logged_and_showable(protocol_run: dict[str, Any]) -> None
 
 
 def test_two_models_side_by_side_with_all_five_published(protocol_run: dict[str, Any]) -> None:
-    from flows.report import render_report
+    from flows.report.text import render_report
 
     report = render_report(protocol_run["home"], "two")
     for table in ("Table 3", "Table 4", "Table 5"):
@@ -203,7 +203,7 @@ def test_replies_shaped_as_models_write_them_are_judged_and_say_how(
     assert all(expected_steps <= set(json.loads(p["normalised"])) for p in judged)
     calls = _sql(home, "select normalised from llm_calls where run_id='shaped' and parse_error is null")
     assert calls and all(expected_steps <= set(json.loads(c["normalised"])) for c in calls)
-    from flows.report import render_report
+    from flows.report.text import render_report
 
     text = render_report(home, "shaped")
     assert "replies of openai/test-model read" in text and all(step in text for step in expected_steps)

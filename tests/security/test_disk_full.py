@@ -44,7 +44,7 @@ def test_other_os_errors_stay_what_they_are(tmp_path: Path, monkeypatch: pytest.
 
 def test_the_cli_says_one_line_and_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-    import flows.cli as cli
+    import flows.cli.app as cli
     from tasks.runner import StageFailed
 
     def command(home: Path, args: object) -> int:

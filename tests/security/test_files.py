@@ -52,7 +52,7 @@ def test_links_that_stay_inside_the_home_and_plain_folders_are_fine(tmp_path: Pa
 
 def test_the_cli_refuses_a_home_with_a_planted_link_in_one_line(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.cli import main
+    from flows.cli.app import main
 
     home = tmp_path / "home"
     home.mkdir()

@@ -48,7 +48,7 @@ def test_sigterm_stops_a_run_stuck_on_a_silent_provider_within_15_s_and_the_run_
     home = tmp_path / "home"
     log = tmp_path / "stderr.txt"
     with log.open("w") as stderr:
-        proc = subprocess.Popen([sys.executable, "-m", "flows.cli", *RUN, "--api-base", hostile.api_base,
+        proc = subprocess.Popen([sys.executable, "-m", "flows.cli.app", *RUN, "--api-base", hostile.api_base,
                                  "--timeout", "600"], env=env_for(home), cwd=REPO, stdout=subprocess.DEVNULL,
                                 stderr=stderr, start_new_session=True)
     try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import format_rows, main, visible
+from flows.cli.app import format_rows, main, visible
 from tasks.registry import ALL_TABLES
 from warehouse.catalog import QueryLimitError, query
 
@@ -62,7 +62,7 @@ def test_terminal_controls_in_printed_text_are_escaped(tmp_path: Path, capsys: p
 
 def test_sigterm_stops_a_running_query_within_seconds(tmp_path: Path) -> None:
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "sql", ENDLESS, "--timeout", "600"], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "flows.cli.app", "sql", ENDLESS, "--timeout", "600"], cwd=REPO,
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Wait until the query runs: the main thread waits (sleeping) while another thread computes, seen

@@ -54,7 +54,7 @@ def _env(home: Path, own_prefect: bool = False) -> dict[str, str]:
 
 
 def _start(home: Path, run_id: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "flows.cli", *RUN, "--run-id", run_id],
+    return subprocess.Popen([sys.executable, "-m", "flows.cli.app", *RUN, "--run-id", run_id],
                             env=_env(home, own_prefect=True), text=True, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
 

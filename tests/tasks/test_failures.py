@@ -233,7 +233,7 @@ def test_a_stage_refuses_a_bad_config_before_any_work(tmp_path: Path) -> None:
 
 def test_the_cli_checks_every_stage_before_the_flow_starts(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    from flows.cli import main
+    from flows.cli.app import main
     from warehouse.store import ArtifactStore
 
     home = tmp_path / "home"
@@ -247,7 +247,7 @@ def test_the_pdfix_tag_tree_is_an_option_checked_before_the_run(tmp_path: Path, 
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.util
 
-    from flows.cli import main
+    from flows.cli.app import main
     from warehouse.store import ArtifactStore
 
     real = importlib.util.find_spec

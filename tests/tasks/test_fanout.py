@@ -28,7 +28,7 @@ def test_runner_names_are_checked() -> None:
 
 def test_a_bad_runner_is_refused_before_prefect_is_imported(tmp_path: Path) -> None:
     """Prefect reads PREFECT_API_URL when imported: importing it before the server is chosen loses the server."""
-    code = ("import sys; from flows.cli import main; code = main(['run', '--runner', 'spark']); "
+    code = ("import sys; from flows.cli.app import main; code = main(['run', '--runner', 'spark']); "
             "print(code, 'prefect' in sys.modules)")
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
@@ -42,7 +42,8 @@ def test_an_unreachable_scheduler_is_one_line_before_any_work(tmp_path: Path) ->
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    code = (f"import sys; from flows.cli import main; code = main(['run', '--runner', 'dask://127.0.0.1:{port}']); "
+    code = ("import sys; from flows.cli.app import main; "
+            f"code = main(['run', '--runner', 'dask://127.0.0.1:{port}']); "
             "print(code, 'prefect' in sys.modules)")
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)

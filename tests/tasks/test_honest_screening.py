@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from corpus.unreadable import unreadable_reason
-from flows.report import error_files, render_report
-from flows.report_cli import build
+from flows.cli.report import build
+from flows.report.text import error_files, render_report
 from judges.labels import Label, aggregate_labels
 from tasks.aggregate import untagged_items
 from tasks.context import RunConfig

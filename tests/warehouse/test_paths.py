@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from flows.cli import EXIT_USAGE, main
+from flows.cli.app import EXIT_USAGE, main
 from tasks.context import RunConfig, new_run_id
 from warehouse.store import ArtifactStore, UnsafePathError, check_run_id
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from flows.cli import EXIT_FAILED, main
+from flows.cli.app import EXIT_FAILED, main
 from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_env
 from warehouse import catalog
 from warehouse.artifact_roots import ArtifactRootError, S3Root, parse_s3_url

@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from flows.cli import EXIT_USAGE, main
+from flows.cli.app import EXIT_USAGE, main
 from warehouse import catalog
 from warehouse.catalog import ReadOnlyError, TableSpec
 from warehouse.store import ArtifactStore

@@ -22,7 +22,7 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_server(home: Path, args: argparse.Namespace) -> int:
     from flows import server
-    from flows.console import EXIT_NOT_FOUND, EXIT_OK
+    from flows.cli.console import EXIT_NOT_FOUND, EXIT_OK
 
     remote = os.environ.get("PREFECT_API_URL")
     if remote:
@@ -48,9 +48,9 @@ def cmd_server(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import EXIT_FAILED, EXIT_OK
-    from flows.console import error as _error
-    from flows.console import prepare_prefect as _prepare_prefect
+    from flows.cli.console import EXIT_FAILED, EXIT_OK
+    from flows.cli.console import error as _error
+    from flows.cli.console import prepare_prefect as _prepare_prefect
     from flows.deploy import WORK_POOL, DeployError, register
 
     if os.environ.get("ACCESSBENCH_PREFECT") == "ephemeral" and not os.environ.get("PREFECT_API_URL"):

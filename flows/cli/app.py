@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from flows.console import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK
-from flows.console import EXIT_USAGE as EXIT_USAGE  # the tests read the exit codes from flows.cli
-from flows.console import error as _error
-from flows.console import prepare_prefect as _prepare_prefect
-from flows.console import print_stage_results as _print_stage_results
-from flows.console import start_prefect_server as _start_prefect_server
+from flows.cli.console import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK
+from flows.cli.console import EXIT_USAGE as EXIT_USAGE  # the tests read the exit codes from flows.cli.app
+from flows.cli.console import error as _error
+from flows.cli.console import prepare_prefect as _prepare_prefect
+from flows.cli.console import print_stage_results as _print_stage_results
+from flows.cli.console import start_prefect_server as _start_prefect_server
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    from flows.options_cli import add_options
+    from flows.cli.options import add_options
     from tasks.options import BenchmarkOptions, Execution, StageSettings
 
     run = sub.add_parser("run", help="run the benchmark flow (default corpus: the embedded synthetic benchmark)")
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where --report-format writes (default: <home>/reports/<run>.junit.xml, .sarif or "
                           ".results.json)")
 
-    from flows.runs_cli import add_parser as add_runs_parser
+    from flows.cli.runs import add_parser as add_runs_parser
 
     add_runs_parser(sub)
 
@@ -67,13 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--memory-mb", type=float, default=2048.0, metavar="MB",
                      help="memory the query may use, in MiB (default 2048)")
 
-    from flows.audit_cli import add_parser as add_audit_parser
-    from flows.calls_cli import add_parsers as add_calls_parsers
-    from flows.corpus_cli import add_parser as add_corpus_parser
-    from flows.doctor import add_parser as add_doctor_parser
-    from flows.model_cli import add_parser as add_model_parser
-    from flows.review import add_parser as add_review_parser
-    from flows.rules_cli import add_parser as add_rules_parser
+    from flows.cli.audit import add_parser as add_audit_parser
+    from flows.cli.calls import add_parsers as add_calls_parsers
+    from flows.cli.corpus import add_parser as add_corpus_parser
+    from flows.cli.doctor import add_parser as add_doctor_parser
+    from flows.cli.model import add_parser as add_model_parser
+    from flows.cli.review import add_parser as add_review_parser
+    from flows.cli.rules import add_parser as add_rules_parser
 
     add_review_parser(sub)
     add_corpus_parser(sub)
@@ -82,15 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_doctor_parser(sub)
     add_model_parser(sub)
     add_rules_parser(sub)
-    from flows.fix_cli import add_parser as add_fix_parser
+    from flows.cli.fix import add_parser as add_fix_parser
 
     add_fix_parser(sub)
 
-    from flows.report_cli import add_parser as add_report_parser
+    from flows.cli.report import add_parser as add_report_parser
 
     add_report_parser(sub)
 
-    from flows.server_cli import add_parsers as add_server_parsers
+    from flows.cli.server import add_parsers as add_server_parsers
 
     add_server_parsers(sub)
     _global_options_everywhere(parser)
@@ -149,8 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = _missing_home(home, args)
     if missing:
         return _error(missing, EXIT_NOT_FOUND)
+    from flows.cli.server import cmd_deploy, cmd_server
     from flows.server import ServerError
-    from flows.server_cli import cmd_deploy, cmd_server
 
     # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out,
     # and model calls in flight are cancelled at once (see _interrupt).
@@ -287,7 +287,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from corpus.manifest import MANIFEST
-    from flows.options_cli import describe_errors, given
+    from flows.cli.options import describe_errors, given
     from judges.criteria import CRITERIA
     from tasks.context import RunConfig, new_run_id
     from tasks.judge import check_judge_specs
@@ -356,7 +356,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
 
 
 def _flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra: Any) -> int:
-    from flows.report_data import reusing_collected
+    from flows.report.data import reusing_collected
 
     with reusing_collected():  # the run's summary, HTML report and terminal report read its tables once
         return _run_flow(home, args, kind, cfg, **extra)
@@ -384,7 +384,7 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
     _print_stage_results(results)
     errors = sum(r["errors"] or 0 for r in results)
     if errors and kind == "benchmark":  # counted in files, as a user reads them, not file × criterion
-        from flows.report import error_files
+        from flows.report.text import error_files
 
         files = error_files(home, cfg.run_id)
         print(f"run {cfg.run_id} finished with errors in {files} file(s) ({errors} error rows: accessbench sql "
@@ -396,7 +396,7 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
         _print_report(home, cfg.run_id, brief=True)
         _print_next_steps(home, cfg.run_id)
     if getattr(args, "report_format", None):
-        from flows.ci_report import write_after_run
+        from flows.report.ci import write_after_run
 
         write_after_run(home, cfg.run_id, args.report_format, args.report_out)
     return EXIT_OK
@@ -404,7 +404,7 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
 
 def _print_next_steps(home: Path, run_id: str) -> None:
     """Where the HTML report is, and what to run next."""
-    from flows.report_cli import write_run_report
+    from flows.cli.report import write_run_report
 
     try:
         path = write_run_report(home, run_id)
@@ -417,7 +417,7 @@ def _print_next_steps(home: Path, run_id: str) -> None:
 
 
 def cmd_runs(home: Path, args: argparse.Namespace) -> int:
-    from flows.runs_cli import run_runs
+    from flows.cli.runs import run_runs
 
     return run_runs(home, args)
 
@@ -431,7 +431,7 @@ def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
     if run is None:
         return _error(f"no run {args.run!r} in {home}; list runs with: accessbench runs", EXIT_NOT_FOUND)
     if run.get("source") == "audit":
-        from flows.audit_cli import rerun_audit
+        from flows.cli.audit import rerun_audit
 
         return rerun_audit(home, args, run)
     if args.stage not in STAGES:
@@ -496,7 +496,7 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str, *, es
     for row in rows:
         table.add_row(*("" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
     # Cells are data (PDF text, model replies): never rich markup ("[/bold]" would crash, "[x]" vanish).
-    from flows.console import terminal_width
+    from flows.cli.console import terminal_width
 
     console = Console(file=io.StringIO(), width=terminal_width(), markup=False)  # the width of the terminal
     console.print(table)
@@ -505,68 +505,68 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str, *, es
 
 
 def cmd_corpus(home: Path, args: argparse.Namespace) -> int:
-    from flows.corpus_cli import run_corpus
+    from flows.cli.corpus import run_corpus
 
     return run_corpus(home, args)
 
 
 def cmd_calls(home: Path, args: argparse.Namespace) -> int:
-    from flows.calls_cli import run_calls
+    from flows.cli.calls import run_calls
 
     return run_calls(home, args)
 
 
 def cmd_cache(home: Path, args: argparse.Namespace) -> int:
-    from flows.calls_cli import run_cache
+    from flows.cli.calls import run_cache
 
     return run_cache(home, args)
 
 
 def cmd_model(home: Path, args: argparse.Namespace) -> int:
-    from flows.model_cli import run_model
+    from flows.cli.model import run_model
 
     return run_model(home, args)
 
 
 def cmd_rules(home: Path, args: argparse.Namespace) -> int:
-    from flows.rules_cli import run_rules
+    from flows.cli.rules import run_rules
 
     return run_rules(home, args)
 
 
 def cmd_fix(home: Path, args: argparse.Namespace) -> int:
-    from flows.fix_cli import run_fix
+    from flows.cli.fix import run_fix
 
     return run_fix(home, args)
 
 
 def cmd_audit(home: Path, args: argparse.Namespace) -> int:
-    from flows.audit_cli import run_audit
+    from flows.cli.audit import run_audit
 
     return run_audit(home, args)
 
 
 def cmd_doctor(home: Path, args: argparse.Namespace) -> int:
-    from flows.doctor import run_doctor
+    from flows.cli.doctor import run_doctor
 
     return run_doctor(home, args)
 
 
 def cmd_review(home: Path, args: argparse.Namespace) -> int:
-    from flows.review import run_review
+    from flows.cli.review import run_review
 
     return run_review(home, args)
 
 
 def cmd_report(home: Path, args: argparse.Namespace) -> int:
-    from flows.report_cli import run_report
+    from flows.cli.report import run_report
 
     return run_report(home, args)
 
 
 def _print_report(home: Path, run_id: str, brief: bool) -> None:
-    from flows.audit_report import is_audit_run, render_audit_report
-    from flows.report import render_report
+    from flows.report.audit import is_audit_run, render_audit_report
+    from flows.report.text import render_report
 
     audit = is_audit_run(home, run_id)
     print(render_audit_report(home, run_id, brief) if audit else render_report(home, run_id, brief=brief))

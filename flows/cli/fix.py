@@ -25,7 +25,7 @@ EXIT_USAGE, EXIT_NOT_FOUND = 2, 3  # the CLI's exit codes (README: 2 bad usage, 
 
 
 def _error(message: str, code: int = EXIT_USAGE) -> int:
-    # the CLI's own error line; kept here so flows.cli (which registers this command) is not imported back
+    # the CLI's own error line; kept here so flows.cli.app (which registers this command) is not imported back
     print(f"accessbench: error: {message}", file=sys.stderr)
     return code
 
@@ -51,8 +51,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_fix(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import EXIT_NOT_FOUND
-    from flows.console import error as _error
+    from flows.cli.console import EXIT_NOT_FOUND
+    from flows.cli.console import error as _error
     from judges.criteria import CRITERIA
     from tasks.fix import FixError, check_output, run_documents
     from warehouse.store import ArtifactStore
@@ -119,7 +119,7 @@ def _out_paths(files: list[Path], out: Path) -> list[tuple[Path, Path]]:
 
 def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, args: argparse.Namespace,
          scratch: bool) -> int:
-    from flows.fix_report import write_fix_report
+    from flows.report.fix import write_fix_report
     from tasks.fix import draft_model, drafts, fix_files, remaining, rule_counts
 
     model = draft_model(home, args.model) if args.model else None
@@ -148,7 +148,7 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
         return 0
     from rich.console import Console
 
-    from flows.console import layouts, print_first_fitting, terminal_width
+    from flows.cli.console import layouts, print_first_fitting, terminal_width
 
     console = Console(width=terminal_width(), markup=False, highlight=False)
     for r in results:

@@ -18,7 +18,7 @@ FIXTURE_NOTE = (
 
 
 def add_parser(sub: Any) -> None:
-    from flows.options_cli import add_options
+    from flows.cli.options import add_options
     from tasks.options import AuditOptions
 
     audit = sub.add_parser("audit", help="disability-inclusivity audit: which disabilities do model answers cover?")
@@ -28,9 +28,9 @@ def add_parser(sub: Any) -> None:
 def run_audit(home: Path, args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from flows.console import EXIT_NOT_FOUND
-    from flows.console import error as _error
-    from flows.options_cli import describe_errors, given
+    from flows.cli.console import EXIT_NOT_FOUND
+    from flows.cli.console import error as _error
+    from flows.cli.options import describe_errors, given
     from judges.model.client import CredentialsMissing
     from tasks.audit import AuditConfig, category_judge_problems
     from tasks.context import new_run_id
@@ -108,7 +108,7 @@ def _before_any_call(cfg: Any) -> str | None:
 
 def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> int:
     """`accessbench rerun --run ID --stage STAGE [--downstream]` for an audit run."""
-    from flows.console import error as _error
+    from flows.cli.console import error as _error
     from tasks.audit import AUDIT_STAGES, AuditConfig
 
     if args.stage not in AUDIT_STAGES:
@@ -118,16 +118,16 @@ def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> in
 
 
 def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = None, downstream: bool = False) -> int:
-    from flows.console import EXIT_FAILED, EXIT_OK
-    from flows.console import error as _error
-    from flows.console import prepare_prefect as _prepare_prefect
-    from flows.console import print_stage_results as _print_stage_results
+    from flows.cli.console import EXIT_FAILED, EXIT_OK
+    from flows.cli.console import error as _error
+    from flows.cli.console import prepare_prefect as _prepare_prefect
+    from flows.cli.console import print_stage_results as _print_stage_results
     from warehouse.store import check_run_free
 
     check_run_free(home, cfg.run_id)  # a run another process is running: refused before Prefect starts
     _prepare_prefect(home, args.verbose)
     from flows.audit import audit_flow, audit_flow_parameters, audit_rerun_flow
-    from flows.audit_report import render_audit_report
+    from flows.report.audit import render_audit_report
     from tasks.runner import StageFailed
 
     try:

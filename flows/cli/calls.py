@@ -92,7 +92,7 @@ def print_calls_table(run_id: str, rows: list[dict[str, Any]]) -> None:
     ids folded. The call id (what `calls show` takes) and the document are never cut."""
     from rich.table import Table
 
-    from flows.console import key_column, print_first_fitting
+    from flows.cli.console import key_column, print_first_fitting
 
     def cells(r: dict[str, Any]) -> dict[str, str]:
         return {"purpose": r.get("purpose") or "judge_page", "model": r["model"] or "-", "doc / response": r["doc_id"],

@@ -1,6 +1,6 @@
 """What every `accessbench` command shares: exit codes, error lines, Prefect's preparation and the
 table of stage results. The subcommands' modules (`flows/*_cli.py`) import it, and so does the parser
-and dispatcher (`flows/cli.py`), which imports them: nothing here imports a command's module.
+and dispatcher (`flows/cli/app.py`), which imports them: nothing here imports a command's module.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Published results of the two studies AccessBench reproduces, read from the CSVs shipped beside it.
 
-`flows/published/` holds every published cell of Kumar, Padath, Wang (ASSETS 2025) Tables 3, 4 and 5
+`flows/report/published/` holds every published cell of Kumar, Padath, Wang (ASSETS 2025) Tables 3, 4 and 5
 and the inclusivity study's tables (see the README there). They are reference rows, never results of a
 run here: every report labels them "published".
 """

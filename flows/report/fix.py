@@ -2,7 +2,7 @@
 criterion, findings before → after per rule, the changes made to each file, the drafts a person should
 review, and every finding that remains with the reason a person has to deal with it (needs meaning, needs
 a model, not mechanically fixable). Same house style and accessible markup as the run report
-(flows/report_html.py: captions, scoped header cells, sortable tables by keyboard, a skip link)."""
+(flows/report/html.py: captions, scoped header cells, sortable tables by keyboard, a skip link)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from flows.report_html import CSS, SORT_JS, _e, _rowhead, _table
+from flows.report.html import CSS, SORT_JS, _e, _rowhead, _table
 from judges.rules.catalog import catalog
 from tasks.fix import FileFix, drafts, remaining, rule_counts
 from tasks.remedies import MODEL_REMEDIES

@@ -167,7 +167,7 @@ def report(home: Path) -> list[tuple[str, str]]:
 
 
 def run_doctor(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import layouts, print_first_fitting
+    from flows.cli.console import layouts, print_first_fitting
 
     if getattr(args, "local_model", False):  # `make install-local`'s check: the parts are there, or exit 1
         text, ready = local_model(home)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from flows import report_tables as tables
+from flows.report import tables as tables
 from judges.criteria import labels_for
 
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")

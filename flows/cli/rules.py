@@ -17,7 +17,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run_rules(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import error as _error
+    from flows.cli.console import error as _error
     from judges.criteria import CRITERIA
     from judges.rules.catalog import catalog
 
@@ -39,7 +39,7 @@ def run_rules(home: Path, args: argparse.Namespace) -> int:
         return 0
     from rich.table import Table
 
-    from flows.console import fit_widths, print_table, table_fits, terminal_width
+    from flows.cli.console import fit_widths, print_table, table_fits, terminal_width
 
     # The widest layout that fits the terminal; the rule id (what --disable-rule takes) is never cut.
     columns = {"what it checks": lambda r: r.title, "PDF/UA-1": lambda r: r.pdfua or "-",

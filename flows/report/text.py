@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from flows import paper_numbers as paper
+from flows.report import paper_numbers as paper
 from judges.criteria import labels_for
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
@@ -173,14 +173,14 @@ def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], o
               f"over the {scored} criteria scored here"
               + ("" if scored == everything else f" (the published one is over all {everything})")
               + ". Items with no usable judgment count as wrong (accessbench sql \"select * from unjudged\"). "
-              "Published rows: flows/published/README.md.")
+              "Published rows: flows/report/published/README.md.")
 
 
 def _collected(out: Console, home: Path, run_id: str) -> None:
     """The sections the Markdown, JSON and HTML reports share with this one: error analysis, remediation
     quality, the review queue and the model calls' tokens and cost."""
-    from flows import report_tables as tables
-    from flows.report_data import collect
+    from flows.report import tables as tables
+    from flows.report.data import collect
 
     data = collect(home, [run_id])
     errors = (data.get("benchmark") or {}).get("errors") or []
@@ -220,7 +220,7 @@ def _collected(out: Console, home: Path, run_id: str) -> None:
 
 
 def _confusion(con: Any, out: Console, run_id: str) -> None:
-    from flows.report_tables import repeats_note
+    from flows.report.tables import repeats_note
 
     cells = _rows(con, "SELECT * FROM confusion_matrix WHERE run_id = $run", run_id)
     repeats = {(r["judge"], r["model"] or "-"): r["repeats"] for r in _rows(

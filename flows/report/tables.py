@@ -1,4 +1,4 @@
-"""What every report format shows the same way, computed once from `report_data`'s rows.
+"""What every report format shows the same way, computed once from `flows.report.data`'s rows.
 
 - the paper's Tables 3, 4 and 5 side by side: criteria (or labels) as rows, one column group per judge,
   ours first (with an "average" row), then the five published models, always marked "published";

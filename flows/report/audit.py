@@ -55,7 +55,7 @@ def model_order(name: str) -> tuple[Any, ...]:
 
 
 def published(table: str) -> list[dict[str, str]]:
-    """Rows of one `flows/published/dash2025_<table>.csv` (transcribed from the paper), model names normalised
+    """Rows of one `flows/report/published/dash2025_<table>.csv` (transcribed from the paper), model names normalised
     (`model_name`) and sorted (`model_order`), so one model is one row and the tables join on its name."""
     rows = [{**r, "model": model_name(r["model"])} if "model" in r else r for r in _read(table)]
     return sorted(rows, key=lambda r: model_order(r["model"])) if rows and "model" in rows[0] else rows

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from flows import paper_numbers as paper
-from flows import report_tables as tables
+from flows.report import paper_numbers as paper
+from flows.report import tables as tables
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
@@ -221,8 +221,8 @@ def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
 
 def _audit(con: Any, run_id: str) -> dict[str, Any]:
     """An inclusivity audit run's QLCS, DLCS and Depth@3 beside the study's published rows."""
-    from flows.audit_report import model_name, model_order
-    from flows.audit_report import published as dash
+    from flows.report.audit import model_name, model_order
+    from flows.report.audit import published as dash
 
     p = {"run": run_id}
     base = {r["model"]: float(r["qlcs"]) for r in dash("table3_qlcs")}

@@ -25,8 +25,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_model(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import EXIT_FAILED
-    from flows.console import error as _error
+    from flows.cli.console import EXIT_FAILED
+    from flows.cli.console import error as _error
     from judges.model import local
 
     if args.action == "start":

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 FORMATS = ("text", "md", "json", "html", "junit", "sarif", "ci-json")
-CI_FORMATS = {"junit": "junit", "sarif": "sarif", "ci-json": "json"}  # flows/ci_report.py: one run's per-file results
+CI_FORMATS = {"junit": "junit", "sarif": "sarif", "ci-json": "json"}  # flows/report/ci.py: one run's per-file results
 
 
 def add_parser(sub: Any) -> None:
@@ -29,27 +29,27 @@ def plots_folder(home: Path, run_ids: list[str]) -> Path:
 def build(home: Path, run_ids: list[str], fmt: str) -> str:
     """The report of `run_ids` in `fmt`; html also writes its charts as SVG and PNG under the data home."""
     if fmt in CI_FORMATS:
-        from flows.ci_report import render
+        from flows.report.ci import render
 
         return "".join(render(home, run_id, CI_FORMATS[fmt]) for run_id in run_ids)
     if fmt == "text":
-        from flows.audit_report import is_audit_run, render_audit_report
-        from flows.report import render_report
+        from flows.report.audit import is_audit_run, render_audit_report
+        from flows.report.text import render_report
 
         return "\n".join(render_audit_report(home, r, False) if is_audit_run(home, r) else render_report(home, r)
                          for r in run_ids)
-    from flows.report_data import collect
+    from flows.report.data import collect
 
     data = collect(home, run_ids)
     if fmt == "json":
-        from flows.report_md import render_json
+        from flows.report.md import render_json
 
         return render_json(data)
     if fmt == "md":
-        from flows.report_md import render_markdown
+        from flows.report.md import render_markdown
 
         return render_markdown(data)
-    from flows.report_html import render_html
+    from flows.report.html import render_html
 
     return render_html(data, plots=plots_folder(home, run_ids))
 
@@ -63,8 +63,8 @@ def write_run_report(home: Path, run_id: str) -> Path:
 
 
 def run_report(home: Path, args: argparse.Namespace) -> int:
-    from flows.console import EXIT_NOT_FOUND, EXIT_OK
-    from flows.console import error as _error
+    from flows.cli.console import EXIT_NOT_FOUND, EXIT_OK
+    from flows.cli.console import error as _error
     from warehouse.store import ArtifactStore
 
     runs = ArtifactStore(home).runs()

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from flows.console import EXIT_OK
+from flows.cli.console import EXIT_OK
 
 FORMATS = ("text", "csv", "json")
 DONE = frozenset({"completed", "skipped", "reused"})  # a stage whose outputs stand
@@ -84,7 +84,7 @@ def print_runs_table(runs: list[dict[str, Any]], states: dict[str, dict[str, str
     never cut."""
     from rich.table import Table
 
-    from flows.console import fit_widths, print_table, table_fits, terminal_width
+    from flows.cli.console import fit_widths, print_table, table_fits, terminal_width
 
     width = terminal_width()
     id_width = max(len("run"), *(len(run["run_id"]) for run in runs))

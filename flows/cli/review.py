@@ -238,7 +238,7 @@ def print_queue(run_id: str, items: list[tuple[dict[str, Any], dict[str, Any] | 
     cut; the reason folds."""
     from rich.table import Table
 
-    from flows.console import key_column, print_first_fitting
+    from flows.cli.console import key_column, print_first_fitting
 
     names = ["criterion", "doc", "page", "label", "tiers", "reason"]
     if any(decision for _, decision in items):  # the open queue has none: no empty column

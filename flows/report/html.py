@@ -1,6 +1,6 @@
 """The report as one self-contained, accessible HTML file (no network: charts and pages inline).
 
-Built from `report_data.collect`. Every string from a PDF, a model or the warehouse is escaped
+Built from `flows.report.data.collect`. Every string from a PDF, a model or the warehouse is escaped
 (`_e`); charts are `<img>` with data URIs and an alt text that states what they show; tables have
 captions, `<th scope>` and sort by any column with a few lines of inline script (keyboard
 operable buttons, `aria-sort`). Charts are also written as SVG and PNG under `<home>/reports/plots/`.
@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from flows import charts
-from flows import report_tables as tables
-from flows.report_data import MAX_REGIONS
+from flows.report import charts as charts
+from flows.report import tables as tables
+from flows.report.data import MAX_REGIONS
 from judges.criteria import CRITERIA, labels_for
 from judges.labels import Label
 
