@@ -17,7 +17,7 @@ def add_parsers(sub: Any) -> None:
     listing.add_argument("--doc", help="only this document")
     listing.add_argument("--model", help="only this model")
     listing.add_argument("--errors", action="store_true", help="only calls that failed or could not be parsed")
-    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--limit", type=int, default=50, metavar="N", help="show the first N calls (default 50)")
     show = actions.add_parser("show", help="one call as the model saw it: instructions, evidence, images, reply")
     show.add_argument("call_id")
 

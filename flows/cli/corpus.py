@@ -16,18 +16,23 @@ def add_parser(sub: Any) -> None:
     actions = corpus.add_subparsers(dest="action", required=True)
     synth = actions.add_parser("synth", help="generate labelled variants for all seven criteria (typst + pikepdf)")
     synth.add_argument("--out", required=True, help="output folder (upstream layout: data/dataset.json + PDFs)")
-    synth.add_argument("--base-docs", type=int, default=10)
-    synth.add_argument("--seed", type=int, default=0)
-    synth.add_argument("--criteria", nargs="+", choices=CRITERIA)
+    synth.add_argument("--base-docs", type=int, default=10,
+                       help="base documents; each gets labelled variants per criterion (default 10)")
+    synth.add_argument("--seed", type=int, default=0, help="seed of the documents and defects drawn (default 0)")
+    synth.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
+                       help=f"only these criteria (default: all seven): {', '.join(CRITERIA)}")
     sample = actions.add_parser("sample", help="screen a folder of PDFs and sample documents per criterion")
     sample.add_argument("--pdfs", required=True, help="folder of PDFs (file stem = document id)")
     sample.add_argument("--metadata", help="CSV or JSONL: id, title, field, year, citations, prior_score")
-    sample.add_argument("--per-criterion", type=int, required=True)
-    sample.add_argument("--seed", type=int, default=0)
-    sample.add_argument("--criteria", nargs="+", choices=CRITERIA)
+    sample.add_argument("--per-criterion", type=int, required=True, metavar="N",
+                        help="documents to sample for each criterion (stratified by the screening's verdicts)")
+    sample.add_argument("--seed", type=int, default=0,
+                        help="seed of the sampling (default 0): the same seed, the same sample")
+    sample.add_argument("--criteria", nargs="+", choices=CRITERIA, metavar="CRITERION",
+                        help=f"only these criteria (default: all seven): {', '.join(CRITERIA)}")
     sample.add_argument("--min-prior-score", type=float, help="keep documents whose prior score is at least this")
     sample.add_argument("--out", help="manifest folder (default: <home>/samples/<sample id>)")
-    sample.add_argument("--workers", type=int, default=2)
+    sample.add_argument("--workers", type=int, default=2, help="processes that screen the PDFs (default 2)")
     sample.add_argument("--follow-symlinks", action="store_true",
                         help="also read files that symlinks point to outside the folder (skipped by default)")
 

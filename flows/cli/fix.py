@@ -47,7 +47,8 @@ def add_parser(sub: Any) -> None:
     fix.add_argument("--report", metavar="HTML",
                      help="also write the before → after page here (default: fix.html beside the repaired files)")
     fix.add_argument("--criteria", nargs="+", help="criteria to judge (default: all)")
-    fix.add_argument("--format", choices=("text", "json"), default="text")
+    fix.add_argument("--format", choices=("text", "json"), default="text",
+                     help="text (default: a summary for a person) or json (every fix and remaining finding)")
 
 
 def run_fix(home: Path, args: argparse.Namespace) -> int:

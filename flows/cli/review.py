@@ -17,7 +17,8 @@ def add_parser(sub: Any) -> None:
     actions = review.add_subparsers(dest="action", required=True)
     listing = actions.add_parser("list", help="items waiting for (or given) a decision")
     listing.add_argument("--run", help="run id (default: the latest run with a queue)")
-    listing.add_argument("--status", choices=("open", "resolved", "all"), default="open")
+    listing.add_argument("--status", choices=("open", "resolved", "all"), default="open",
+                         help="open: waiting for a decision (default); resolved: decided; all")
     show = actions.add_parser("show", help="one item: the file and page, both tiers' opinions with their reasons, "
                                            "and the evidence they saw")
     show.add_argument("item")
