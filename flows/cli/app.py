@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     sql = sub.add_parser("sql", help="read-only SQL over the warehouse")
     sql.add_argument("query", help='e.g. "select criterion, label, count(*) from doc_labels group by all"')
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table",
-                     help="table (default: fits the terminal), csv (LF line ends) or json (a list with an object per row)")
+                     help="table (default: fits the terminal), csv (LF line ends) or json (a list, an object per row)")
     sql.add_argument("--timeout", type=float, default=60.0, metavar="S",
                      help="stop the query after S seconds (default 60)")
     sql.add_argument("--memory-mb", type=float, default=2048.0, metavar="MB",
