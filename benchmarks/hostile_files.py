@@ -6,7 +6,7 @@ file must end as an error row, and no process may pass the ceiling (2 GiB by def
 is the largest resident size of any process of the run (the CLI and its worker processes), from
 getrusage(RUSAGE_CHILDREN). Run from the repository root::
 
-    python -m benchmarks.hostile_files --ceiling-gib 2
+    python -m benchmarks.hostile_files --ceiling-gib 2 [--bombs]
 """
 
 from __future__ import annotations
@@ -113,8 +113,11 @@ def write_bomb(path: Path, kind: str, size: int = 4 << 30) -> Path:
 BOMBS = ("content", "font", "cmap", "xmp", "image", "forms")
 
 
-def build_fault_corpus(folder: Path) -> None:
+def build_fault_corpus(folder: Path, bombs: bool = False) -> None:
+    """The fault corpus; with `bombs`, also one file of each kind in BOMBS (each a few KB to a few MB)."""
     folder.mkdir(parents=True, exist_ok=True)
+    for kind in BOMBS if bombs else ():
+        write_bomb(folder / f"bomb-{kind}.pdf", kind)
     (folder / "paper.pdf").write_bytes(compile_base_doc(make_base_doc(0, 0)))
     doc = pymupdf.open()
     page = doc.new_page(width=HUGE_PT, height=HUGE_PT)
@@ -158,10 +161,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ceiling-gib", type=float, default=2.0)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--bombs", action="store_true",
+                        help="add one decompression or drawing bomb of each kind (4 GiB decoded) to the corpus")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="accessbench-faults-") as tmp:
         folder = Path(tmp) / "pdfs"
-        build_fault_corpus(folder)
+        build_fault_corpus(folder, bombs=args.bombs)
         result = measure(folder, Path(tmp) / "home", args.workers)
     print(f"exit code {result['returncode']}; wall {result['wall_s']} s; peak RSS of any process "
           f"{result['peak_rss_mib']} MiB (ceiling {args.ceiling_gib * 1024:.0f} MiB)")

@@ -30,7 +30,7 @@ PUBLISHED = "published"
 
 
 def _read(table: str) -> list[dict[str, str]]:
-    path = resources.files("flows") / "published" / f"dash2025_{table}.csv"
+    path = resources.files("flows.report") / "published" / f"dash2025_{table}.csv"
     return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
 
 

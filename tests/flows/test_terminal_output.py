@@ -67,7 +67,7 @@ def test_checking_a_run_imports_no_prefect() -> None:
     """Prefect reads PREFECT_API_URL and its logging level once, when imported: what `accessbench run`
     imports to check the run before it prepares them must not import Prefect (else every run starts a
     throwaway server and logs at INFO)."""
-    code = ("import sys\nimport flows.cli.app\nflows.cli.build_parser()\n"
+    code = ("import sys\nimport flows.cli.app\nflows.cli.app.build_parser()\n"
             "from tasks.registry import BENCHMARK, STAGES\nfrom tasks.judge import check_judge_specs\n"
             "from tasks.audit import AUDIT_STAGES\nfrom warehouse.store import check_run_free\n"
             "from flows.report.data import reusing_collected\nprint('prefect' in sys.modules)\n")
