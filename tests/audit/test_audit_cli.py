@@ -29,7 +29,7 @@ def test_audit_with_no_arguments_fills_the_tables_and_prints_the_metrics(tmp_pat
                                                            for v in ("base", "aware")}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # nothing outside the data home
 
-    runs = cli(home, "runs").stdout
+    runs = cli(home, "runs", "--format", "csv").stdout  # every column, whatever the terminal's width
     assert "audit_metrics" in runs and "completed" in runs and "render" not in runs  # audit stages, no others
     report = cli(home, "report", "--run", "demo").stdout
     assert "Depth@k" in report and "GPT-4.1 vs Qwen2.5-72B-Instruct" in report

@@ -19,6 +19,7 @@ def test_doctor_lists_key_names_home_disk_prefect_and_extras(tmp_path: Path, mon
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     monkeypatch.delenv("PREFECT_HOME", raising=False)
+    monkeypatch.setenv("COLUMNS", "240")  # what doctor says, not how it fits (tests/flows/test_tables_width.py)
     assert main(["--home", str(tmp_path / "home"), "doctor"]) == EXIT_OK
     out = capsys.readouterr().out
     for name, value in SECRETS.items():
