@@ -70,7 +70,7 @@ def test_server_is_started_once_reused_named_runs_and_stopped(home: Path, tmp_pa
     url = f"http://127.0.0.1:{state['port']}/api"
     runs = api(url, "/flow_runs/filter", {})
     assert [(r["name"], r["state_type"]) for r in runs] == [("named", "COMPLETED")]
-    assert runs[0]["parameters"]["criteria"] == ["semantic_tagging"]  # typed parameters, as the UI shows them
+    assert runs[0]["parameters"]["options"]["criteria"] == ["semantic_tagging"]  # typed options, as the UI shows them
     # Prefect's database is in the data home; nothing in the working directory.
     assert (home / "prefect/prefect.db").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]
