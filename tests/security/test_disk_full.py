@@ -91,3 +91,41 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z" and os.path.exists(f"/proc/{pid}")
+
+
+def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_dataset: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills while the extract stage writes its tables: the run is recorded failed (the small
+    status write still fits), and once space is back the same run id resumes from the stages it finished."""
+    import flows.benchmark
+    from tasks.context import RunConfig
+    from tasks.prefect_tasks import run_stage
+
+    monkeypatch.setattr(flows.benchmark, "run_stage", run_stage.fn)  # the stage bodies without a Prefect server
+    monkeypatch.setattr(flows.benchmark, "publish_summary", lambda cfg: None)
+    cfg = RunConfig(home=tmp_path / "home", run_id="full", source="dataset", source_path=str(synthetic_dataset),
+                    criteria=["fonts_readability"], progress=False)
+    real = paths.pq.write_table
+
+    def filling(table: pa.Table, where: object, **options: object) -> None:
+        if "extract" in str(where):
+            _full()
+        real(table, where, **options)
+
+    monkeypatch.setattr(paths.pq, "write_table", filling)
+    with pytest.raises(BaseException) as raised:  # noqa: PT011 - StageFailed, caused by DiskFull
+        flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
+    chain, seen = [], raised.value
+    while seen is not None:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    assert any(isinstance(e, DiskFull) for e in chain)
+    run = cfg.store.get_run("full")
+    assert run is not None and run["status"] == "failed"
+    assert cfg.store.get_stage_run("full", "render").status == "completed"
+
+    monkeypatch.setattr(paths.pq, "write_table", real)  # space again
+    results = flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
+    status = {r["stage"]: r["status"] for r in results}
+    assert status["render"] == "skipped" and status["extract"] == "completed" and status["metrics"] == "completed"
+    assert cfg.store.get_run("full")["status"] == "completed"
