@@ -115,7 +115,8 @@ def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_datase
     monkeypatch.setattr(paths.pq, "write_table", filling)
     with pytest.raises(BaseException) as raised:  # noqa: PT011 - StageFailed, caused by DiskFull
         flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
-    chain, seen = [], raised.value
+    chain: list[BaseException] = []
+    seen: BaseException | None = raised.value
     while seen is not None:
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
