@@ -123,10 +123,11 @@ def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_datase
     assert any(isinstance(e, DiskFull) for e in chain)
     run = cfg.store.get_run("full")
     assert run is not None and run["status"] == "failed"
-    assert cfg.store.get_stage_run("full", "render").status == "completed"
+    render = cfg.store.get_stage_run("full", "render")
+    assert render is not None and render.status == "completed"
 
     monkeypatch.setattr(paths.pq, "write_table", real)  # space again
     results = flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
     status = {r["stage"]: r["status"] for r in results}
     assert status["render"] == "skipped" and status["extract"] == "completed" and status["metrics"] == "completed"
-    assert cfg.store.get_run("full")["status"] == "completed"
+    assert (cfg.store.get_run("full") or {}).get("status") == "completed"
