@@ -90,9 +90,7 @@ def print_calls_table(run_id: str, rows: list[dict[str, Any]]) -> None:
     """The calls, one line each, in the widest layout that fits the terminal: every column; then without
     purpose, how the reply was read and the kind of call; then without repeat and tokens; then with the call
     ids folded. The call id (what `calls show` takes) and the document are never cut."""
-    from rich.table import Table
-
-    from flows.cli.console import key_column, print_first_fitting
+    from flows.cli.console import layouts, print_first_fitting
 
     def cells(r: dict[str, Any]) -> dict[str, str]:
         return {"purpose": r.get("purpose") or "judge_page", "model": r["model"] or "-", "doc / response": r["doc_id"],
@@ -105,24 +103,10 @@ def print_calls_table(run_id: str, rows: list[dict[str, Any]]) -> None:
     names = ["purpose", "model", "doc / response", "criterion", "page", "repeat", "kind", "cached", "tokens",
              "read as", "error"]
     drops = [(), ("purpose", "read as", "kind"), ("purpose", "read as", "kind", "repeat", "tokens")]
-    table_rows = [(r["call_id"], cells(r)) for r in rows]
-
-    def layouts() -> Any:
-        for whole, dropped in [*((True, d) for d in drops), (False, drops[-1])]:
-            shown = [n for n in names if n not in dropped]
-            table = Table(title=f"LLM calls of run {run_id}"
-                          + (f" (not shown: {', '.join(dropped)}; see accessbench calls show CALL)" if dropped else ""))
-            key_column(table, "call", [call for call, _ in table_rows], whole)
-            for name in shown:
-                if name == "doc / response":
-                    key_column(table, name, [values[name] for _, values in table_rows], whole)
-                else:
-                    table.add_column(name, overflow="fold")
-            for call, values in table_rows:
-                table.add_row(call, *(values[n] for n in shown))
-            yield table
-
-    print_first_fitting(layouts())
+    table_rows = [[r["call_id"], *(shown[n] for n in names)] for r in rows for shown in [cells(r)]]
+    print_first_fitting(layouts(f"LLM calls of run {run_id}", ["call", *names], table_rows,
+                                keys=("call", "doc / response"), drops=drops,
+                                note="; see accessbench calls show CALL"))
 
 
 def format_call(home: Path, row: dict[str, Any]) -> str:

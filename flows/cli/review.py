@@ -237,9 +237,7 @@ def print_queue(run_id: str, items: list[tuple[dict[str, Any], dict[str, Any] | 
     """The queue in the widest layout that fits the terminal: every column; then without the tiers (review show
     has them); then without the label meanwhile; then with the item id folded. Item and document ids are never
     cut; the reason folds."""
-    from rich.table import Table
-
-    from flows.cli.console import key_column, print_first_fitting
+    from flows.cli.console import layouts, print_first_fitting
 
     names = ["criterion", "doc", "page", "label", "tiers", "reason"]
     if any(decision for _, decision in items):  # the open queue has none: no empty column
@@ -250,25 +248,12 @@ def print_queue(run_id: str, items: list[tuple[dict[str, Any], dict[str, Any] | 
                 "label": item["label"] or "-", "tiers": tiers_text(item["tier_labels"]), "reason": item["reason"],
                 "decision": decision["label"] if decision else ""}
 
-    rows = [(item["item_id"], cells(item, decision)) for item, decision in items]
-
-    def layouts() -> Any:
-        drops: list[tuple[str, ...]] = [(), ("tiers",), ("tiers", "label")]
-        for whole, dropped in [*((True, d) for d in drops), (False, drops[-1])]:
-            hidden = f" (not shown: {', '.join(dropped)}; see accessbench review show ITEM)" if dropped else ""
-            table = Table(title=f"review queue of run {run_id}{hidden}")
-            key_column(table, "item", [item for item, _ in rows], whole)
-            shown = [n for n in names if n not in dropped]
-            for name in shown:
-                if name == "doc":
-                    key_column(table, name, [values["doc"] for _, values in rows], whole)
-                else:
-                    table.add_column(name, overflow="fold")
-            for item, values in rows:
-                table.add_row(item, *(values[n] for n in shown))
-            yield table
-
-    print_first_fitting(layouts())
+    rows = [[item["item_id"], *(shown[n] for n in names)] for item, decision in items
+            for shown in [cells(item, decision)]]
+    columns = ["item", *names]
+    drops: list[tuple[str, ...]] = [(), ("tiers",), ("tiers", "label")]
+    print_first_fitting(layouts(f"review queue of run {run_id}", columns, rows, keys=("item", "doc"), drops=drops,
+                                note="; see accessbench review show ITEM"))
 
 
 def run_review(home: Path, args: argparse.Namespace) -> int:
