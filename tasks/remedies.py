@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -210,6 +210,19 @@ def _shown_rect(annot: pikepdf.Dictionary, shown: pymupdf.Page) -> pymupdf.Rect:
                         max(rect.y0, rect.y1)) * shown.transformation_matrix
 
 
+def _links_without_contents(ctx: Context, doc: pymupdf.Document) -> Iterator[tuple[int, Dictionary, pymupdf.Page]]:
+    """(page index, link annotation, the page as PyMuPDF shows it) for each link with no /Contents."""
+    for number, page in enumerate(ctx.pdf.pages):
+        annots = page.obj.get("/Annots")
+        if not isinstance(annots, Array):
+            continue
+        shown = doc[number]
+        for annot in annots:
+            if isinstance(annot, Dictionary) and annot.get("/Subtype") == Name.Link \
+                    and not _clean(str(annot.get("/Contents", ""))):
+                yield number, annot, shown
+
+
 @remedy("link_contents")
 def link_contents(ctx: Context) -> Outcome:
     """Link annotations without /Contents get the text drawn under them. Links with no text under them are
@@ -217,22 +230,13 @@ def link_contents(ctx: Context) -> Outcome:
     out = Outcome()
     missing = 0
     with pymupdf.open(ctx.source) as doc:
-        for number, page in enumerate(ctx.pdf.pages):
-            annots = page.obj.get("/Annots")
-            if not isinstance(annots, Array):
+        for number, annot, shown in _links_without_contents(ctx, doc):
+            contents = _clean(shown.get_textbox(_shown_rect(annot, shown)))
+            if not contents:  # nothing under it to copy: a description is words only a model or a person writes
+                missing += 1
                 continue
-            shown = doc[number]
-            for annot in annots:
-                if not isinstance(annot, Dictionary) or annot.get("/Subtype") != Name.Link:
-                    continue
-                if _clean(str(annot.get("/Contents", ""))):
-                    continue
-                contents = _clean(shown.get_textbox(_shown_rect(annot, shown)))
-                if not contents:  # nothing under it to copy: a description is words only a model or a person writes
-                    missing += 1
-                    continue
-                annot.Contents = pikepdf.String(contents[:200])
-                out.changes.append(f"page {number + 1}: link /Contents “{contents[:60]}”")
+            annot.Contents = pikepdf.String(contents[:200])
+            out.changes.append(f"page {number + 1}: link /Contents “{contents[:60]}”")
     if missing:
         out.left = (f"{NEEDS_MODEL}: {missing} link(s) with no text under them need a description (--model drafts "
                     "one)")
@@ -597,24 +601,15 @@ def link_description_draft(ctx: Context) -> Outcome:
     text is. Without one the finding stays."""
     links: list[tuple[int, pikepdf.Dictionary, pymupdf.Rect, str]] = []
     with pymupdf.open(ctx.source) as doc:
-        for number, page in enumerate(ctx.pdf.pages):
-            annots = page.obj.get("/Annots")
-            if not isinstance(annots, Array):
-                continue
-            shown = doc[number]
-            for annot in annots:
-                if not isinstance(annot, Dictionary) or annot.get("/Subtype") != Name.Link:
-                    continue
-                if _clean(str(annot.get("/Contents", ""))):
-                    continue
-                rect = _shown_rect(annot, shown)
-                if _clean(shown.get_textbox(rect)):
-                    continue  # text under it: link_contents copies that, no model needed
-                action = annot.get("/A")
-                target = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""
-                if not target and (action is not None or "/Dest" in annot):
-                    target = f"a place in this document ({'page ' + str(number + 1)})"
-                links.append((number, annot, rect, target))
+        for number, annot, shown in _links_without_contents(ctx, doc):
+            rect = _shown_rect(annot, shown)
+            if _clean(shown.get_textbox(rect)):
+                continue  # text under it: link_contents copies that, no model needed
+            action = annot.get("/A")
+            target = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""
+            if not target and (action is not None or "/Dest" in annot):
+                target = f"a place in this document ({'page ' + str(number + 1)})"
+            links.append((number, annot, rect, target))
         if not links:
             return Outcome()
         if ctx.model is None:
