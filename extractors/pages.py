@@ -17,6 +17,7 @@ import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
+from common.progress import page_done
 from extractors.errors import reading
 from extractors.source import DEFAULT_MAX_PIXELS, PdfSource, pdf_source, save_png
 
@@ -54,9 +55,12 @@ def render_pages(pdf: str | Path | PdfSource, *, doc_id: str, out_dir: Path, dpi
     """
     folder = Path(out_dir).resolve() / _folder_name(doc_id)
     folder.mkdir(parents=True, exist_ok=True)
+    rows = []
     with pdf_source(pdf, max_pixels=max_pixels) as source, reading(source, "page content"):
-        return [_render(source, number, doc_id, folder, dpi, number + 1 + page_offset)
-                for number in range(source.page_count)]
+        for number in range(source.page_count):
+            rows.append(_render(source, number, doc_id, folder, dpi, number + 1 + page_offset))
+            page_done()
+    return rows
 
 
 def _render(source: PdfSource, number: int, doc_id: str, folder: Path, dpi: int, page_no: int) -> dict:

@@ -10,6 +10,7 @@ from typing import Any
 import pyarrow as pa
 
 from common import geometry
+from common.progress import in_shares
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
@@ -107,28 +108,34 @@ def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_
         return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions, tag_tree)
 
 
+_PASSES = 10  # the `done(...)` passes of `_extract_file`, crops of figures and tables counted as one
+
+
 def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
                   regions: list[dict[str, Any]], tag_tree: str = "pikepdf") -> dict[str, list[dict[str, Any]]]:
     at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
+    # Each extractor is one pass over the file's pages: the progress bar counts a share of them per pass.
+    done = in_shares(source.page_count, _PASSES)
     # The default reader shares the parsed file; another (pdfix) reads the file itself.
-    elements = (extract_struct_elements(source, **at) if tag_tree == "pikepdf"
-                else get_tag_tree_backend(tag_tree)(source.path, **at))
-    tables, cells = extract_tables(source, **at, elements=elements, regions=regions)
-    figures = extract_figures(source, **at, elements=elements)
+    elements = done(extract_struct_elements(source, **at) if tag_tree == "pikepdf"
+                    else get_tag_tree_backend(tag_tree)(source.path, **at))
+    tables, cells = done(extract_tables(source, **at, elements=elements, regions=regions))
+    figures = done(extract_figures(source, **at, elements=elements))
     # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
     judged = [f for f in figures if not f.get("small")]
     for record, crop in zip(judged, render_figure_crops(source, judged, crops, crop_dpi, page_offset=page_offset),
                             strict=True):
         record["crop_path"] = crop
-    table_crops = render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset)
+    table_crops = done(render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset))
     rows = {
         "struct_elements": elements,
-        "links": extract_links(source, **at),
-        "orphan_link_elements": extract_orphan_link_elements(source, **at),
-        "fonts": extract_fonts(source, **at),
+        "links": done(extract_links(source, **at)),
+        "orphan_link_elements": done(extract_orphan_link_elements(source, **at)),
+        "fonts": done(extract_fonts(source, **at)),
         # text_spans never holds off-page text: measure the very spans it holds.
-        "text_spans": with_contrast(extract_text_spans(source, **at), extract_contrast(source, **at, off_page=False)),
-        "reading_order": extract_reading_order(source, **at, elements=elements),
+        "text_spans": with_contrast(done(extract_text_spans(source, **at)),
+                                    done(extract_contrast(source, **at, off_page=False))),
+        "reading_order": done(extract_reading_order(source, **at, elements=elements)),
         "tables": [{**t, "crop_path": c} for t, c in zip(tables, table_crops, strict=True)],
         "table_cells": cells,
         "figures": figures,

@@ -26,9 +26,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
+from multiprocessing.connection import Connection
 from multiprocessing.pool import Pool
 from typing import Any
 
+from common import progress
 from common.errors import DocumentTimeout as DocumentTimeout  # raised here; declared with the error kinds
 
 WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
@@ -172,8 +174,9 @@ def _ready() -> bool:
     return True
 
 
-def _preload(modules: tuple[str, ...], memory_mb: float | None = None) -> None:
+def _preload(modules: tuple[str, ...], memory_mb: float | None = None, pages: Connection | None = None) -> None:
     set_memory_ceiling(memory_mb)
+    progress.attach(pages)  # pages done inside a document reach the runner's bar (`common.progress`)
     for name in modules:
         importlib.import_module(name)
 
@@ -294,4 +297,5 @@ def _context() -> Any:
 
 
 def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = (), memory_mb: float | None = None) -> Pool:
-    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload, initargs=(preload, memory_mb))
+    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload,
+                        initargs=(preload, memory_mb, progress.worker_channel()))

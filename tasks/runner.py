@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -21,6 +22,7 @@ import pyarrow as pa
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from common.progress import PageTally, counting
 from tasks.context import RunBase
 from tasks.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
 from tasks.isolation import run_isolated
@@ -159,21 +161,33 @@ class StageIO:
         # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
         # runner only writes them, so it is no bottleneck for many workers.
         schemas = {name: self.stage.schema(name) for name in [spec.name for spec in self.stage.tables] + ["errors"]}
-        shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas)
         size = weight or (lambda item: 1)
         total = sum(max(0, size(item)) for _, item in items)
-        with _progress(self.cfg.progress and len(todo) > 1, description or self.stage.name, total,
-                       total - sum(max(0, size(item)) for _, item in todo), unit) as advance:
+        remaining = sum(max(0, size(item)) for _, item in todo)
+        with _progress(self.cfg.progress and (len(todo) > 1 or (weight is not None and remaining > 1)),
+                       description or self.stage.name, total, total - remaining, unit) as advance:
             run = self.fanout if isolated and self.fanout is not None else run_isolated
-            for index, result in run(shape, [group[0] for group in members], workers=workers, timeout_s=timeout):
-                for key, item in members[index]:
-                    if isinstance(result, Shaped):
-                        tables, done = result.for_document(_doc_id(item)), result.done
-                    else:  # raised outside the work: a time limit, a lost worker
-                        rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
-                        tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
-                    self.staging.put(key, tables, done=done)
-                    advance(max(0, size(item)))
+            # Pages done inside a document advance the bar as they happen where the work reaches this
+            # process (here or its worker processes); on a cluster a document counts when its result is in.
+            tally = (PageTally({group[0][0]: max(0, size(group[0][1])) for group in members}, advance)
+                     if weight is not None and run is run_isolated and advance is not _no_progress else None)
+            shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas,
+                            pages=tally.token if tally is not None else None)
+            with tally or nullcontext():
+                for index, result in run(shape, [group[0] for group in members], workers=workers,
+                                         timeout_s=timeout):
+                    for key, item in members[index]:
+                        if isinstance(result, Shaped):
+                            tables, done = result.for_document(_doc_id(item)), result.done
+                        else:  # raised outside the work: a time limit, a lost worker
+                            rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
+                            tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
+                        self.staging.put(key, tables, done=done)
+                        if tally is None:
+                            advance(max(0, size(item)))
+                    if tally is not None:
+                        tally.finish(members[index][0][0], sum(max(0, size(item)) for _, item in members[index]),
+                                     reported=isinstance(result, Shaped) and result.reported)
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
@@ -187,6 +201,7 @@ class Shaped:
     tables: dict[str, pa.Table]
     done: bool
     doc_id: str | None  # the document the rows were computed for
+    reported: bool = False  # its page counts reached the runner's tally (`common.progress.counting`)
 
     def for_document(self, doc_id: str | None) -> dict[str, pa.Table]:
         """The tables, re-labelled for an identical document computed once (`per_key`'s `same`)."""
@@ -203,15 +218,18 @@ class Shaped:
 
 
 def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping[str, pa.Schema],
-           unit: tuple[str, Any]) -> Shaped:
-    """`work(item)` for one (key, item) unit, with its rows (or its error row) conformed to `schemas`.
+           unit: tuple[str, Any], pages: str | None = None) -> Shaped:
+    """`work(item)` for one (key, item) unit, with its rows (or its error row) conformed to `schemas`;
+    the pages it reports done (`common.progress.page_done`) count for the runner's tally `pages`.
 
     Runs where the work runs. A row that does not fit its schema, or a table the stage does not
     declare, is a bug in the stage, not in the document: it comes back as a `StageBug`, which
     `rows_for` raises in the runner, failing the stage.
     """
     key, item = unit
-    rows, done = rows_for(run_id, stage, key, item, work(item))
+    with counting(pages, key) as counted:
+        result = work(item)
+    rows, done = rows_for(run_id, stage, key, item, result)
     for name in rows:
         if name not in schemas:
             raise StageBug(f"stage {stage!r} declares no table {name!r}")
@@ -219,7 +237,7 @@ def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping
         tables = {name: conform(r, schemas[name], name) for name, r in rows.items()}
     except SchemaError as exc:
         raise StageBug(str(exc)) from None
-    return Shaped(tables, done, _doc_id(item))
+    return Shaped(tables, done, _doc_id(item), counted.reported)
 
 
 class StageBug(Exception):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from common.progress import page_done
 from extractors.errors import ExtractionError, open_pdf, reading
 from extractors.layout import fasterrcnn_backend, layoutparser_backend, pymupdf_backend  # noqa: F401 - registers
 from extractors.layout.base import (
@@ -95,6 +96,7 @@ def detect_layout(
                     "score": region.score,
                     "backend": backend,
                 })
+            page_done()
     return records
 
 
@@ -123,6 +125,7 @@ def layout_file(
                 elements = []
             with reading(source, "layout plan"):
                 plans = plan_pages(source, elements)
+    page_done(sum(1 for p in plans if not p.run))  # decided without the model: done
     regions = detect_layout(pdf, doc_id=doc_id, backend=backend, weights=weights, page_offset=page_offset,
                             pages=[p.number for p in plans if p.run])
     decisions = [{"doc_id": doc_id, "page": p.number + 1 + page_offset, "ran": p.run, "reason": p.reason,

@@ -14,6 +14,7 @@ from typing import Any
 
 import pymupdf
 
+from common.progress import page_done
 from extractors.errors import ExtractionError, reading
 from extractors.links import extract_links
 from extractors.source import PdfSource, pdf_source
@@ -99,6 +100,7 @@ def _read_untagged(source: PdfSource, page_offset: int) -> list[_Row]:
                 text = clean_text(block[4])
                 if block[6] == TEXT_BLOCK and speakable(text):
                     rows.append(_Row(number + 1 + page_offset, text, "text", None, text=text))
+            page_done()
     return rows
 
 
