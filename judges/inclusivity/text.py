@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[\"'(\[A-Z0-9*•-])|\n+\s*(?:[-*•]|\d+[.)])?\s*")
+# A sentence ends at . ! ? ; : before a capital, digit, quote or list mark — but not after a list number
+# ("1. **Plan early**" is one item) — or at a line break, with the line's list mark dropped.
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])(?<!^\d\.)(?<!^\d\d\.)(?<!\s\d\.)(?<!\s\d\d\.)\s+(?=[\"'(\[A-Z0-9*•-])"
+                           r"|\n+\s*(?:[-*•]|\d+[.)])?\s*")
 _EDGES = " \t\r\n\"'“”‘’`«»…."
 
 

@@ -15,6 +15,13 @@ and terms may be fitted on the `fit` half only; the `report` half is the figure 
 annotation rule: a category is covered when the answer addresses its needs, by naming the group or
 by a support that serves it; a group named only to be dismissed or negated is not covered; refusals
 and answers under `cues.MIN_ANSWER_WORDS` words cover nothing.
+
+`data/validation_unseen.jsonl` is the third set, the figure for answers no judge was tuned on: answers
+written after the judges were frozen (prose, markdown lists, groups named in a row, "I can't give advice,
+but …", dismissals, negated supports; `source` says whether written or a local model's output),
+annotated by reading with the rule above and scored once before any change to the judges. Nothing is
+ever fitted on it: a change to the judges is measured on it, and a later batch written after that change
+joins it as unseen (`batch`).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
 
 FIXTURE_MODEL = "fixture/hand-written"  # the model name fixture responses carry in `responses`
 HELDOUT_FILE = "validation_heldout.jsonl"
+UNSEEN_FILE = "validation_unseen.jsonl"
 SPLITS = ("fit", "report")
 
 
@@ -86,8 +94,28 @@ def load_heldout(split: str | None = None) -> list[HeldoutResponse]:
     return [r for r in out if split is None or r.split == split]
 
 
+@dataclass(frozen=True)
+class UnseenResponse:
+    """One answer of the third validation set: never tuned on. `source` is "written" or a model's name."""
+
+    fixture_id: str
+    question_id: str
+    style: str
+    source: str
+    batch: int  # 1: scored before any change to the judges; each later batch was written after the last change
+    text: str
+    annotation: dict[str, int]
+
+
+def load_unseen(batch: int | None = None) -> list[UnseenResponse]:
+    """The third validation set (answers no judge was tuned on), or one batch of it."""
+    out = [UnseenResponse(row["fixture_id"], row["question_id"], row["style"], row.get("source", "written"),
+                          int(row.get("batch", 1)), row["text"], row["annotation"]) for row in _rows(UNSEEN_FILE)]
+    return [r for r in out if batch is None or r.batch == batch]
+
+
 class Annotated(Protocol):
-    """An answer with its annotation: a ValidationResponse or a HeldoutResponse."""
+    """An answer with its annotation: a ValidationResponse, HeldoutResponse or UnseenResponse."""
 
     @property
     def text(self) -> str: ...

@@ -44,4 +44,4 @@ def test_with_an_llm_judge_kappa_is_printed_for_each_offline_judge(capsys: pytes
     main(["--judges", "lexicon", "--llm-judge", f"llm:{MODEL}", "--llm-api-base", server.api_base])
     out = capsys.readouterr().out
     assert f"κ lexicon vs llm:{MODEL}: coverage" in out
-    assert out.count("κ lexicon vs") == 3  # set 1, set 2 fit, set 2 report
+    assert out.count("κ lexicon vs") == 4  # set 1, set 2 fit, set 2 report, set 3

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from judges.inclusivity.cues import MIN_ANSWER_WORDS, blank_dismissals, is_refusal, judged_sentences
+from judges.inclusivity.cues import (
+    MIN_ANSWER_WORDS,
+    blank_dismissals,
+    expand_shared_nouns,
+    is_refusal,
+    judged_sentences,
+)
 
 
 @pytest.mark.parametrize("text", [
@@ -51,3 +57,30 @@ def test_a_dismissed_stretch_is_blanked_and_what_follows_a_but_is_kept(sentence:
 def test_not_only_is_no_dismissal() -> None:
     sentence = "This is not only about wheelchair users but also about autistic people."
     assert blank_dismissals(sentence) == sentence
+
+
+def test_a_disclaimer_that_goes_on_to_answer_keeps_its_answer() -> None:
+    text = "I can't give legal advice, but a good law would require step-free access for wheelchair users."
+    assert [judged for _, judged in judged_sentences(text)] == [
+        "a good law would require step-free access for wheelchair users."]
+    assert judged_sentences("I'm sorry, but I can't help with that request.") == []
+
+
+@pytest.mark.parametrize(("sentence", "expanded"), [
+    ("Plans must cover people with mobility, hearing and cognitive impairments.",
+     "Plans must cover people with mobility impairments, hearing impairments and cognitive impairments."),
+    ("Panels include people with physical or intellectual disabilities.",
+     "Panels include people with physical disabilities and intellectual disabilities."),
+    ("Surveys ask about difficulty seeing, hearing or walking.",
+     "Surveys ask about difficulty seeing, difficulty hearing, difficulty walking."),
+])
+def test_groups_named_in_a_row_each_get_the_noun_they_share(sentence: str, expanded: str) -> None:
+    assert expand_shared_nouns(sentence) == expanded
+    assert [judged for _, judged in judged_sentences(sentence)] == [expanded]
+
+
+def test_unnecessary_dismisses_only_as_a_predicate() -> None:
+    kept = "Break content into short chunks and avoid unnecessary time limits."
+    assert blank_dismissals(kept) == kept
+    assert "Braille" not in blank_dismissals("Braille is unnecessary here, but deaf viewers need captions.")
+    assert "Cognitive" not in blank_dismissals("Cognitive issues are a secondary concern, but ramps matter.")
