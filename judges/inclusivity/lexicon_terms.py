@@ -48,7 +48,7 @@ LEXICON: dict[str, CategoryTerms] = {
     "Vision": {
         "mentions": (r"blind(?:ness)?", r"deaf[- ]?blind\w*", r"(?:visually|vision|sight)[- ]impair\w*",
                      r"low[- ]vision", r"partial(?:ly)?[- ]sight\w*", r"(?:sight|vision) loss",
-                     r"visual (?:impairment|disabilit\w*)", r"vision disabilit\w*", r"colou?r[- ]?blind\w*",
+                     r"visual(?:ly)? (?:impair\w*|disabilit\w*)", r"vision disabilit\w*", r"colou?r[- ]?blind\w*",
                      r"colou?r vision deficienc\w*",
                      r"(?:people|users|those|visitors|readers) who (?:cannot|can't) see",
                      r"(?:difficulty|difficulties|trouble) (?:with )?seeing"),
