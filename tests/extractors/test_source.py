@@ -206,3 +206,24 @@ def test_mupdf_diagnostics_of_a_file_do_not_outlive_it(tmp_path: Path) -> None:
             source.page(0)
             assert len(pymupdf.TOOLS.mupdf_warnings(reset=False).splitlines()) >= 500  # MuPDF did complain
         assert pymupdf.TOOLS.mupdf_warnings(reset=False) == ""  # and the complaints went with the file
+
+
+@pytest.mark.parametrize("options", [{}, {"colorspace": pymupdf.csGRAY}, {"alpha": True},
+                                     {"clip": pymupdf.Rect(20, 30, 220, 150)}],
+                         ids=["rgb", "grey", "alpha", "crop"])
+def test_saved_pngs_hold_exactly_the_rendered_pixels(tagged_pdf: Path, tmp_path: Path,
+                                                     options: dict[str, Any]) -> None:
+    from PIL import Image
+
+    pixmap = pymupdf.open(tagged_pdf)[0].get_pixmap(dpi=72, **options)
+    path = tmp_path / "page.png"
+    source_module.save_png(pixmap, path)
+    back = pymupdf.Pixmap(str(path))
+    assert (back.width, back.height, back.n, back.alpha) == (pixmap.width, pixmap.height, pixmap.n, pixmap.alpha)
+    assert back.samples == pymupdf.Pixmap(pixmap.tobytes("png")).samples  # what MuPDF's own writer stores
+    with Image.open(path) as image:  # any PNG reader takes it
+        image.load()
+        assert image.size == (pixmap.width, pixmap.height)
+    # the fast writer covers page renders and crops; alpha (premultiplied in MuPDF) stays with MuPDF's
+    assert (source_module.png_bytes(pixmap) is None) == bool(pixmap.alpha)
+    assert not list(tmp_path.glob(".*partial"))
