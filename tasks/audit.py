@@ -34,6 +34,7 @@ from tasks.judge import LLM_CALLS_SCHEMA, call_id, once_per_run
 from tasks.options import AuditSettings
 from tasks.pipeline import Pipeline
 from tasks.runner import Stage, StageIO
+from tasks.stage_order import AUDIT_STAGE_NAMES, in_order
 from tasks.tables import tables_of
 from warehouse import catalog
 from warehouse.catalog import TableSpec
@@ -507,6 +508,7 @@ AUDIT_METRICS_STAGE = Stage(
     body=audit_metrics_body,
 )
 
-AUDIT_STAGE_LIST: tuple[Stage, ...] = (QUESTIONS_STAGE, RESPONSES_STAGE, JUDGMENTS_STAGE, AUDIT_METRICS_STAGE)
+AUDIT_STAGE_LIST: tuple[Stage, ...] = in_order(AUDIT_STAGE_NAMES, (QUESTIONS_STAGE, RESPONSES_STAGE, JUDGMENTS_STAGE,
+                                                                  AUDIT_METRICS_STAGE))
 AUDIT_STAGES: dict[str, Stage] = {stage.name: stage for stage in AUDIT_STAGE_LIST}
 AUDIT = Pipeline("audit", AuditConfig, AUDIT_STAGE_LIST)  # its order, reruns and resumes: tasks.pipeline

@@ -18,13 +18,14 @@ from tasks.metrics import METRICS
 from tasks.pipeline import Pipeline
 from tasks.render import RENDER
 from tasks.runner import Stage
+from tasks.stage_order import BENCHMARK_STAGE_NAMES, in_order
 from tasks.tables import stage_tables, tables_of
 from tasks.transcript import TRANSCRIPT
 from warehouse.catalog import TableSpec
 from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA
 
-STAGE_LIST: tuple[Stage, ...] = (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT, INPUTS, JUDGE, AGGREGATE,
-                                    METRICS)
+STAGE_LIST: tuple[Stage, ...] = in_order(BENCHMARK_STAGE_NAMES, (CORPUS, RENDER, LAYOUT, EXTRACT, TRANSCRIPT,
+                                                                   INPUTS, JUDGE, AGGREGATE, METRICS))
 STAGES: dict[str, Stage] = {stage.name: stage for stage in STAGE_LIST}
 BENCHMARK = Pipeline("benchmark", RunConfig, STAGE_LIST)  # its order, reruns and resumes: tasks.pipeline
 

@@ -25,8 +25,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_runs(home: Path, args: argparse.Namespace) -> int:
-    from tasks.audit import AUDIT_STAGES
-    from tasks.registry import STAGES
+    from tasks.stage_order import AUDIT_STAGE_NAMES as AUDIT_STAGES
+    from tasks.stage_order import BENCHMARK_STAGE_NAMES as STAGES
     from warehouse.store import ArtifactStore
 
     store = ArtifactStore(home)
