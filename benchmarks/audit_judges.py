@@ -16,7 +16,10 @@ depth.
   (36 answers) was written and annotated by a separate session that never read the judges, their terms
   or the other sets, and scored once before any change. Batch 4 (14 answers) is real output of the
   packaged local model (SmolLM2-135M-Instruct, `accessbench audit --models local`), annotated the same
-  way; one miss it showed ("visual impairments", plural) was fixed after it was scored.
+  way; one miss it showed ("visual impairments", plural) was fixed after it was scored. Batch 5 (30
+  answers in the styles of larger assistants: long markdown, tables, answers by disability or by setting,
+  laws with few supports) was written and annotated by another separate session after that fix, and
+  scored once.
 
 With `--llm-judge llm:<model>` (or when the data home's local model server runs: `llm:local`), an LLM
 judge reads the same answers and Cohen's κ between each offline judge and it is printed (coverage,
@@ -45,7 +48,7 @@ from judges.inclusivity.validation import (
 )
 
 TARGET_F1, TARGET_MAE = 0.8, 0.3  # on answers the judges were not tuned on (set 2 report, set 3 unseen)
-UNTUNED = ("set 2 report", "set 3 unseen", "set 3 batch 2", "set 3 batch 3", "set 3 batch 4")
+UNTUNED = ("set 2 report", "set 3 unseen", "set 3 batch 2", "set 3 batch 3", "set 3 batch 4", "set 3 batch 5")
 
 
 def parts() -> dict[str, tuple[str, Sequence[Annotated]]]:
@@ -55,7 +58,7 @@ def parts() -> dict[str, tuple[str, Sequence[Annotated]]]:
             "set 1 h36–h70": ("set 1", first[35:]), "set 2 fit": ("set 2", load_heldout("fit")),
             "set 2 report": ("set 2", load_heldout("report")), "set 3 unseen": ("set 3", load_unseen()),
             "set 3 batch 2": ("set 3", load_unseen(2)), "set 3 batch 3": ("set 3", load_unseen(3)),
-            "set 3 batch 4": ("set 3", load_unseen(4))}
+            "set 3 batch 4": ("set 3", load_unseen(4)), "set 3 batch 5": ("set 3", load_unseen(5))}
 
 
 def texts(answers: Sequence[Annotated]) -> list[JudgeItem]:
