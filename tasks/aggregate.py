@@ -14,6 +14,7 @@ from tasks.failures import WARNING_KINDS
 from tasks.judge import review_item_id
 from tasks.runner import Stage, StageIO
 from tasks.screening import SCREENING_VERDICTS, screening_rows
+from tasks.stage_order import BENCHMARK_STAGE_NAMES
 from warehouse.catalog import TableSpec
 from warehouse.metrics import UNJUDGED
 from warehouse.review import latest_resolutions, resolutions_digest
@@ -98,7 +99,7 @@ def aggregate_body(io: StageIO) -> dict[str, Any]:
 
 
 # The stages whose error rows can keep a file from being checked (every stage before this one).
-CHECKING_STAGES = ("corpus", "render", "layout", "extract", "transcript", "inputs", "judge")
+CHECKING_STAGES = BENCHMARK_STAGE_NAMES[:BENCHMARK_STAGE_NAMES.index("aggregate")]
 
 
 def _verdicts(io: StageIO, doc_labels: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -61,6 +61,7 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
     from judges.criteria import CRITERIA
     from tasks.common import document_files
     from tasks.failures import WARNING_KINDS
+    from tasks.stage_order import BENCHMARK_STAGE_NAMES
     from warehouse.store import ArtifactStore
 
     store = ArtifactStore(home)
@@ -73,7 +74,7 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
     for row in store.read_rows("judge", run_id, "judgments"):
         judged.setdefault((row["doc_id"], row["criterion"], _judge(row)), []).append(row)
     errors: dict[str, list[str]] = {}
-    for stage in ("corpus", "render", "layout", "extract", "transcript", "inputs", "judge", "aggregate"):
+    for stage in BENCHMARK_STAGE_NAMES[:BENCHMARK_STAGE_NAMES.index("aggregate") + 1]:  # the stages with error rows
         for row in store.read_rows(stage, run_id, "errors"):
             if row["doc_id"] and row["kind"] not in WARNING_KINDS:
                 errors.setdefault(row["doc_id"], []).append(f"{stage}: {row['kind']}: {row['message']}")
