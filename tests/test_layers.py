@@ -13,6 +13,7 @@ code) and under `TYPE_CHECKING` (a type-only import upward is still a dependency
 from __future__ import annotations
 
 import ast
+import functools
 from collections import deque
 from pathlib import Path
 
@@ -44,9 +45,15 @@ def _modules() -> dict[str, Path]:
     return modules
 
 
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    """The syntax tree of one source file, parsed once for every test of the module (~1 s for all)."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def _imports(path: Path) -> set[str]:
     """Top-level names of everything `path` imports (ours and third-party), at any depth."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _parsed(path)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -59,8 +66,9 @@ def _imports(path: Path) -> set[str]:
 Edges = dict[str, dict[str, list[str]]]  # module → module it imports → ["path:line", ...]
 
 
+@functools.cache
 def _module_graph() -> Edges:
-    """Our modules and the modules of ours each one imports, anywhere in its source.
+    """Our modules and the modules of ours each one imports, anywhere in its source (built once; read only).
     `from pkg import sub` depends on `pkg.sub`; `from pkg.mod import name` on `pkg.mod`."""
     modules = _modules()
 
@@ -74,7 +82,7 @@ def _module_graph() -> Edges:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         out: dict[str, list[str]] = {}
         where = str(path.relative_to(REPO))
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        for node in ast.walk(_parsed(path)):
             if not isinstance(node, ast.Import | ast.ImportFrom):
                 continue
             targets: set[str | None] = set()
