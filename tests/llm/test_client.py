@@ -78,11 +78,11 @@ def test_retries_are_bounded(server: ScriptedServer) -> None:
 
 
 def test_timeout_is_per_call_and_retried(server: ScriptedServer) -> None:
-    server.script(chat("late", delay_s=2.0), chat("ok"))
+    server.script(chat("late", delay_s=20.0), chat("ok"))
     start = time.monotonic()
     response = client(server, timeout_s=0.5).complete(HELLO)
     assert response.text == "ok" and server.calls == 2
-    assert time.monotonic() - start < 1.9  # did not wait for the slow reply
+    assert time.monotonic() - start < 10  # did not wait for the 20 s reply (generous for a loaded machine)
 
 
 @pytest.mark.parametrize("status", [400, 401, 404])
@@ -176,7 +176,7 @@ def test_a_retry_after_beyond_the_cap_fails_now_instead_of_sleeping(server: Scri
     start = time.monotonic()
     with pytest.raises(ModelCallError, match="asked to wait 100000 s") as caught:
         client(server, max_retries=4).complete(HELLO)
-    assert time.monotonic() - start < 5 and server.calls == 1 and caught.value.transient
+    assert time.monotonic() - start < 60 and server.calls == 1 and caught.value.transient  # slept no 100000 s
 
 
 def test_an_oversized_reply_is_refused_and_never_cached(server: ScriptedServer, tmp_path: object) -> None:

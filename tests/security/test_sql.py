@@ -24,7 +24,7 @@ def test_a_query_past_its_time_limit_is_interrupted(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(QueryLimitError, match="ran past the 0.5 s limit"):
         query(tmp_path, ALL_TABLES, ENDLESS, timeout_s=0.5)
-    assert time.monotonic() - started < 30  # interrupted, not run to the end
+    assert time.monotonic() - started < 120  # interrupted, not run to the end (hours)
     assert query(tmp_path, ALL_TABLES, "select 41 + 1 as answer", timeout_s=30) == (["answer"], [(42,)])
 
 

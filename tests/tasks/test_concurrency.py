@@ -110,7 +110,7 @@ def test_a_second_writer_of_the_same_stage_and_run_is_refused(tmp_path: Path) ->
         started = time.monotonic()
         with pytest.raises(StageFailed, match=f"being written by process {holder.pid}"):
             execute(cfg, STAGES["corpus"])
-        assert time.monotonic() - started < 5  # refused at once, not after waiting
+        assert time.monotonic() - started < 30  # refused at once, not after waiting for the 60 s holder
         with stage_lock(tmp_path, "corpus", "r2"):  # another run's stage is free
             pass
     finally:

@@ -113,7 +113,7 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
 
     started = time.monotonic()
     results = batch([0, 2, 3, 4], 3)
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 120  # not behind the stuck document's 600 s (test_isolation)
     assert results[0] == 0 and results[3] == 40
     assert isinstance(results[1], DocumentTimeout) and isinstance(results[2], ValueError)
     assert batch([1], None) == [10]  # no limit: in the worker

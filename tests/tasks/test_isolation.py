@@ -11,7 +11,7 @@ from tasks.isolation import DocumentTimeout, in_a_worker, run_isolated, shared_w
 
 def slow_or_fast(arg: int) -> int:
     if arg == 2:
-        time.sleep(60)  # stands for a parser stuck in C code
+        time.sleep(600)  # stands for a parser stuck in C code (ended by its time limit or its pool's end)
     if arg == 3:
         raise ValueError("broken document")
     return arg * 10
@@ -20,7 +20,7 @@ def slow_or_fast(arg: int) -> int:
 def test_overdue_document_times_out_and_the_rest_finish() -> None:
     started = time.monotonic()
     results = dict(run_isolated(slow_or_fast, [0, 1, 2, 3, 4, 5], workers=2, timeout_s=3))
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < 120  # generous for a loaded machine; the stuck document takes 600 s
     assert isinstance(results[2], DocumentTimeout)
     assert isinstance(results[3], ValueError)
     assert {i: results[i] for i in (0, 1, 4, 5)} == {0: 0, 1: 10, 4: 40, 5: 50}
@@ -85,4 +85,4 @@ def test_work_the_caller_abandons_does_not_block_the_shared_pool() -> None:
         results.close()  # the caller stops reading (an interrupt) while a document still runs
         started = time.monotonic()
         assert dict(run_isolated(slow_or_fast, [1, 4], workers=2, timeout_s=None)) == {0: 10, 1: 40}
-        assert time.monotonic() - started < 30  # not behind the stuck document's 60 s
+        assert time.monotonic() - started < 120  # not behind the stuck document's 600 s
