@@ -47,32 +47,37 @@ def client(server: HostileServer, **options: object) -> ModelClient:
 CALL_IN_CHILD = textwrap.dedent("""
     import json, resource, sys
     from judges.model.client import ModelCallError, ModelClient
-    client = ModelClient("openai/test-model", api_base=sys.argv[1], timeout_s=60, max_retries=3)
-    try:
-        client.complete([{"role": "user", "content": "hi"}])
-        outcome = {"error": None}
-    except ModelCallError as exc:
-        outcome = {"error": str(exc), "transient": exc.transient, "attempts": exc.attempts}
-    outcome["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps(outcome))
+    for api_base in sys.argv[1:]:  # one interpreter for every server: litellm's import is most of its time
+        client = ModelClient("openai/test-model", api_base=api_base, timeout_s=60, max_retries=3)
+        try:
+            client.complete([{"role": "user", "content": "hi"}])
+            outcome = {"error": None}
+        except ModelCallError as exc:
+            outcome = {"error": str(exc), "transient": exc.transient, "attempts": exc.attempts}
+        outcome["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        print(json.dumps(outcome), flush=True)
 """)
 
 
-@pytest.mark.parametrize("mode", ["huge", "huge_chunked"])
-def test_a_200_mb_reply_is_a_terminal_error_and_the_process_stays_small(hostile: HostileServer, mode: str) -> None:
-    hostile.mode = mode
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    env.pop(transport.MAX_REPLY_MB_ENV, None)  # the default cap
-    done = subprocess.run([sys.executable, "-c", CALL_IN_CHILD, hostile.api_base], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+def test_a_200_mb_reply_is_a_terminal_error_and_the_process_stays_small() -> None:
+    servers = {mode: HostileServer(mode).start() for mode in ("huge", "huge_chunked")}  # sized, then chunked
+    try:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "OPENAI_API_KEY": KEY, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env.pop(transport.MAX_REPLY_MB_ENV, None)  # the default cap
+        done = subprocess.run([sys.executable, "-c", CALL_IN_CHILD, *(s.api_base for s in servers.values())],
+                              env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    finally:
+        for server in servers.values():
+            server.stop()
     assert done.returncode == 0, done.stderr[-3000:]
-    outcome = json.loads(done.stdout.strip().splitlines()[-1])
-    assert outcome["error"] and "reply cap" in outcome["error"] and "16 MB" in outcome["error"], outcome
-    assert outcome["transient"] is False and outcome["attempts"] == 1  # terminal: never asked again
-    assert hostile.requests == 1
-    assert outcome["peak_rss"] < 2 * GIB, outcome
-    # The reply was not read to its end: the server could write little more than the cap (plus socket buffers).
-    assert hostile.written < 64 * 1024 * 1024, hostile.written
+    outcomes = [json.loads(line) for line in done.stdout.strip().splitlines()[-len(servers):]]
+    for (mode, hostile), outcome in zip(servers.items(), outcomes, strict=True):
+        assert outcome["error"] and "reply cap" in outcome["error"] and "16 MB" in outcome["error"], (mode, outcome)
+        assert outcome["transient"] is False and outcome["attempts"] == 1  # terminal: never asked again
+        assert hostile.requests == 1
+        assert outcome["peak_rss"] < 2 * GIB, (mode, outcome)
+        # The reply was not read to its end: the server could write little more than the cap (plus socket buffers).
+        assert hostile.written < 64 * 1024 * 1024, (mode, hostile.written)
 
 
 def test_the_reply_cap_is_configurable(hostile: HostileServer, monkeypatch: pytest.MonkeyPatch) -> None:
