@@ -1,0 +1,55 @@
+"""`accessbench sql` reads the tables' specs from a cached index instead of importing every stage."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from flows.cli.table_index import INDEX_FILE, all_tables, read_index, source_fingerprint, write_index
+from tasks.registry import ALL_TABLES
+
+
+def _same(found: tuple[object, ...]) -> bool:
+    return len(found) == len(ALL_TABLES) and all(
+        (a.name, a.stage, a.pattern) == (b.name, b.stage, b.pattern) and a.schema.equals(b.schema, check_metadata=True)
+        for a, b in zip(found, ALL_TABLES, strict=True))  # type: ignore[attr-defined]
+
+
+def test_the_index_holds_every_table_with_its_schema_and_is_rebuilt_when_stale(tmp_path: Path) -> None:
+    index = tmp_path / INDEX_FILE
+    assert all_tables(tmp_path) is ALL_TABLES and index.is_file()  # the first use imports and writes
+    fingerprint = source_fingerprint()
+    assert fingerprint == source_fingerprint()
+    cached = read_index(index, fingerprint)
+    assert cached is not None and cached is not ALL_TABLES and _same(cached)
+    assert _same(all_tables(tmp_path))
+    assert read_index(index, "sources changed") is None  # stale: the stages are imported again
+    write_index(index, "sources changed", ALL_TABLES)
+    assert all_tables(tmp_path) is ALL_TABLES and read_index(index, fingerprint) is not None  # and rewritten
+    for broken in ("", "{", json.dumps({"version": 1, "fingerprint": fingerprint, "tables": [{"name": "x"}]})):
+        index.write_text(broken)
+        assert read_index(index, fingerprint) is None
+        assert all_tables(tmp_path) is ALL_TABLES
+    assert [p.name for p in tmp_path.iterdir()] == [INDEX_FILE]  # no partial file left
+
+
+HEAVY = ("tasks.registry", "tasks.audit", "tasks.runner", "tasks.extract", "corpus", "extractors", "judges.model",
+         "judges.rules", "prefect", "pymupdf", "litellm")
+
+
+def test_sql_with_a_warm_index_imports_no_stage(tmp_path: Path) -> None:
+    script = ("import json, sys\nfrom flows.cli.app import main\n"
+              "try:\n    main(['--home', sys.argv[1], 'sql', 'select count(*) as n from judgments', '--format', "
+              "'json'])\nexcept SystemExit:\n    pass\n"
+              f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({HEAVY!r}))), file=sys.stderr)\n")
+    (tmp_path / "home").mkdir()
+    env = {**{k: v for k, v in os.environ.items() if k != "ACCESSBENCH_HOME"}, "ACCESSBENCH_CACHE": str(tmp_path / "c")}
+    runs = [subprocess.run([sys.executable, "-c", script, str(tmp_path / "home")], capture_output=True, text=True,
+                           env=env, timeout=120, check=True) for _ in range(2)]
+    for run in runs:  # an empty home: the declared, empty table
+        assert json.loads(run.stdout) == [{"n": 0}]
+    assert "tasks.registry" in json.loads(runs[0].stderr.strip().splitlines()[-1])  # cold: imported, then cached
+    assert json.loads(runs[1].stderr.strip().splitlines()[-1]) == []
