@@ -444,10 +444,11 @@ def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
 def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     import duckdb
 
-    from flows.cli.table_index import all_tables
+    from flows.server import cache_dir
+    from tasks.table_index import all_tables
     from warehouse.catalog import QueryLimitError, ReadOnlyError, query
 
-    ALL_TABLES = all_tables()  # noqa: N806 - the registry's tables, read without importing the stages
+    ALL_TABLES = all_tables(cache_dir())  # noqa: N806 - the registry's tables, read without importing the stages
 
     if args.timeout <= 0 or args.memory_mb < 16:
         return _error("--timeout must be > 0 and --memory-mb at least 16")

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flows.cli.table_index import INDEX_FILE, all_tables, read_index, source_fingerprint, write_index
 from tasks.registry import ALL_TABLES
+from tasks.table_index import INDEX_FILE, all_tables, read_index, source_fingerprint, write_index
 
 
 def _same(found: tuple[object, ...]) -> bool:

@@ -3,11 +3,11 @@
 A query needs each table's name, files and declared schema (a table no run has written yet is an empty
 view of that schema), not the stages that declare them: importing those (every stage, extractor and
 judge, PyMuPDF, the model client) was a third of a one-line query's second. So the specs are kept in
-AccessBench's cache (`table-index.json`), under a fingerprint of the source files they come from: the
-path, size and modification time of every module of the packages below the CLI. `accessbench sql` reads
-that file while the fingerprint holds; when a source changed (an upgrade, an edit), or the file is
-missing or unreadable, it imports the stages as before and writes the file again. The file is a cache,
-never an input: deleting it costs one slower query.
+AccessBench's cache (`table-index.json`, in the folder the CLI passes), under a fingerprint of the
+source files they come from: the path, size and modification time of every module of the packages
+below flows/. The CLI reads that file while the fingerprint holds; when a source changed (an upgrade,
+an edit), or the file is missing or unreadable, it imports the stages as before and writes the file
+again. The file is a cache, never an input: deleting it costs one slower query.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ VERSION = 1  # of the file's layout
 SOURCE_PACKAGES = ("common", "warehouse", "extractors", "judges", "corpus", "tasks")
 
 
-def all_tables(cache: Path | None = None) -> tuple[TableSpec, ...]:
-    """ALL_TABLES: from the cached index while the sources are unchanged, else imported (and cached)."""
-    cache = cache if cache is not None else _cache_dir()
+def all_tables(cache: Path) -> tuple[TableSpec, ...]:
+    """ALL_TABLES: from the index in the `cache` folder while the sources are unchanged, else imported (and
+    the index written)."""
     fingerprint = source_fingerprint()
     cached = read_index(cache / INDEX_FILE, fingerprint)
     if cached is not None:
@@ -45,7 +45,7 @@ def all_tables(cache: Path | None = None) -> tuple[TableSpec, ...]:
 
 def source_fingerprint() -> str:
     """A digest of the path, size and modification time of every module that may declare a table."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256(f"{VERSION}:{root}".encode())
     for package in SOURCE_PACKAGES:
         for dirpath, dirnames, filenames in os.walk(root / package):
@@ -90,9 +90,3 @@ def write_index(path: Path, fingerprint: str, tables: tuple[TableSpec, ...]) -> 
 
 def _schema(encoded: str) -> pa.Schema:
     return pa.ipc.read_schema(pa.py_buffer(base64.b64decode(encoded)))
-
-
-def _cache_dir() -> Path:
-    from flows.server import cache_dir
-
-    return cache_dir()
