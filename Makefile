@@ -81,9 +81,9 @@ test: $(STAMP)  ## install, check the environment's supply chain, then run the w
 	$(CHECK)
 	$(PYTEST)
 
-test-fast: $(STAMP)  ## supply-chain check, then the tests without the slow end-to-end flows and dev-benchmark sweeps
+test-fast: $(STAMP)  ## supply-chain check, then the quick tests: no flows, dev-benchmark sweeps or `heavy` tests
 	$(CHECK)
-	$(PYTEST) -m "not slow and not benchmark_data"
+	$(PYTEST) -m "not slow and not benchmark_data and not heavy"
 
 check: $(STAMP)  ## lint and type-check
 	$(BIN)/ruff check .

@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET_S = {"full": 300.0, "full at load ~4": 480.0, "fast": 60.0}
 # The Makefile's PYTEST (bytecode caching on, every core, a module's tests on one worker).
 PYTEST = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadscope", "--no-loadscope-reorder"]
-FAST_MARKS = ["-m", "not slow and not benchmark_data"]
+FAST_MARKS = ["-m", "not slow and not benchmark_data and not heavy"]  # the Makefile's test-fast
 
 
 def _busy() -> None:  # pragma: no cover - a load generator, killed by the parent

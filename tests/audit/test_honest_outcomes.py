@@ -26,6 +26,8 @@ from tests.flows.test_cli import cli, sql
 from warehouse import catalog
 from warehouse.store import ArtifactStore, StageStatus
 
+pytestmark = pytest.mark.heavy  # whole audit stages against failing servers (not in make test-fast)
+
 
 def query(home: Path, statement: str) -> list[dict[str, Any]]:
     columns, rows = catalog.query(home, ALL_TABLES, statement)

@@ -11,6 +11,8 @@ from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.inclusivity.questions import load_questions
 from judges.inclusivity.validation import load_heldout, load_unseen, load_validation, score_judge
 
+pytestmark = pytest.mark.heavy  # the judges over a whole validation set (not in make test-fast)
+
 
 def test_the_unseen_set_is_annotated_in_batches_and_shares_no_answer_with_the_tuning_sets() -> None:
     answers = load_unseen()

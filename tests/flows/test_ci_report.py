@@ -13,6 +13,8 @@ import pytest
 from flows.report import ci as ci_report
 from judges.rules.catalog import catalog
 
+pytestmark = pytest.mark.heavy  # a whole screening run (not in make test-fast)
+
 CRITERIA = ["table_structure", "functional_hyperlinks"]
 
 

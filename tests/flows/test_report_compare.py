@@ -24,6 +24,8 @@ from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 from warehouse.store import ArtifactStore
 
+pytestmark = pytest.mark.heavy  # whole reports built over a warehouse, 16 screened files (not in make test-fast)
+
 SMALL = "small"  # a second scored run on 2 of the 6 items, with an LLM judge, 3 repeats, a review queue
 CREATED = datetime(2026, 1, 2, tzinfo=UTC)
 

@@ -121,6 +121,7 @@ def test_cli_writes_formats_to_out_and_rejects_unknown_runs(home: Path, capsys: 
     assert "no run 'nope'" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_a_run_reads_its_report_data_once_and_again_when_a_stage_changes_it(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     from datetime import UTC, datetime

@@ -118,6 +118,7 @@ class _Recorder:
         pass
 
 
+@pytest.mark.heavy
 def test_progress_counts_pages_not_documents_called_pages(tmp_path: Path, synthetic_dataset: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     from tasks import runner

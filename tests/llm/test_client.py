@@ -30,6 +30,7 @@ def test_reply_text_tokens_and_params_sent(server: ScriptedServer) -> None:
     assert body["temperature"] == 0.7 and body["max_tokens"] == 50 and body["model"] == "test-model"
 
 
+@pytest.mark.heavy
 def test_429_waits_at_least_retry_after_seconds(server: ScriptedServer) -> None:
     server.script(error(429, "rate limited", headers={"Retry-After": "1"}), chat("ok"))
     start = time.monotonic()
@@ -39,6 +40,7 @@ def test_429_waits_at_least_retry_after_seconds(server: ScriptedServer) -> None:
     assert gap >= 1.0 and time.monotonic() - start >= 1.0
 
 
+@pytest.mark.heavy
 def test_429_retry_after_as_http_date(server: ScriptedServer) -> None:
     server.script(error(429, "rate limited", headers={"Retry-After": formatdate(time.time() + 2, usegmt=True)}),
                   chat("ok"))
@@ -47,6 +49,7 @@ def test_429_retry_after_as_http_date(server: ScriptedServer) -> None:
     assert server.requests[1].at - server.requests[0].at >= 1.0
 
 
+@pytest.mark.heavy
 def test_429_pauses_other_callers_of_the_same_model(server: ScriptedServer) -> None:
     shared = client(server, concurrency=2)
     server.script(error(429, "slow down", headers={"Retry-After": "1"}))
@@ -77,6 +80,7 @@ def test_retries_are_bounded(server: ScriptedServer) -> None:
     assert "rerun the judge stage later" in str(caught.value)
 
 
+@pytest.mark.heavy
 def test_timeout_is_per_call_and_retried(server: ScriptedServer) -> None:
     server.script(chat("late", delay_s=20.0), chat("ok"))
     start = time.monotonic()

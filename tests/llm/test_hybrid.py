@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
+
 from judges.base import Issue, PageJudgment
 from judges.evidence import PageBundle
 from judges.hybrid import combine
@@ -37,6 +39,7 @@ def test_llm_cannot_overturn_technical_verdicts() -> None:
     assert combine(BUNDLE, PageJudgment(Label.NOT_PRESENT), None).review is None
 
 
+@pytest.mark.heavy
 def test_hybrid_run_fills_the_queue_and_resolutions_reach_doc_labels(server: ScriptedServer, tmp_path: Path,
                                                                      synthetic_dataset: Path) -> None:
     server.responder = lambda body: chat(judgment_json("failed", {"descriptiveness": "failed"}, [

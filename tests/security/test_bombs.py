@@ -62,6 +62,7 @@ def test_messages_name_the_stream_and_the_option(tmp_path: Path) -> None:
             assert "--max-stream-mb" in str(caught.value)
 
 
+@pytest.mark.heavy
 def test_a_4_gib_bomb_is_refused_by_a_process_that_stays_small(tmp_path: Path) -> None:
     """At the default cap, in a fresh process whose peak resident size is then read back."""
     folder = tmp_path / "pdfs"

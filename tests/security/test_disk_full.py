@@ -16,6 +16,8 @@ import pytest
 from warehouse import paths
 from warehouse.paths import DiskFull, atomic_write_parquet
 
+pytestmark = pytest.mark.heavy  # whole runs on a full disk (not in make test-fast)
+
 REPO = Path(__file__).resolve().parents[2]
 
 

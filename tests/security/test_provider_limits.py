@@ -59,6 +59,7 @@ CALL_IN_CHILD = textwrap.dedent("""
 """)
 
 
+@pytest.mark.heavy
 def test_a_200_mb_reply_is_a_terminal_error_and_the_process_stays_small() -> None:
     servers = {mode: HostileServer(mode).start() for mode in ("huge", "huge_chunked")}  # sized, then chunked
     try:
@@ -100,6 +101,7 @@ def test_a_compressed_reply_is_refused_rather_than_decompressed(hostile: Hostile
     assert caught.value.transient is False
 
 
+@pytest.mark.heavy
 def test_a_provider_that_never_answers_ends_at_the_first_byte_deadline(hostile: HostileServer) -> None:
     hostile.mode = "silent"
     started = time.monotonic()
@@ -109,6 +111,7 @@ def test_a_provider_that_never_answers_ends_at_the_first_byte_deadline(hostile: 
     assert time.monotonic() - started < 25  # far below the 30 s whole-call deadline
 
 
+@pytest.mark.heavy
 def test_a_trickling_provider_ends_at_the_whole_call_deadline(hostile: HostileServer) -> None:
     hostile.mode, hostile.trickle_s = "trickle", 0.05  # well inside any idle timeout, ~10 minutes in all
     started = time.monotonic()
@@ -119,6 +122,7 @@ def test_a_trickling_provider_ends_at_the_whole_call_deadline(hostile: HostileSe
     assert time.monotonic() - started < 60
 
 
+@pytest.mark.heavy
 def test_a_stalled_provider_ends_a_run_within_its_retry_window(hostile: HostileServer) -> None:
     """Many pages, many retries allowed per call: the run's budget still ends them all, the pages left
     without a request."""

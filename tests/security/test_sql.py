@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 ENDLESS = "select sum(a.range * b.range) from range(1000000) a, range(1000000) b"  # 10^12 rows: hours
 
 
+@pytest.mark.heavy
 def test_a_query_past_its_time_limit_is_interrupted(tmp_path: Path) -> None:
     started = time.monotonic()
     with pytest.raises(QueryLimitError, match="ran past the 0.5 s limit"):
@@ -60,6 +61,7 @@ def test_terminal_controls_in_printed_text_are_escaped(tmp_path: Path, capsys: p
     assert "\x1b" not in format_rows(["t"], [("\x1b[31m",)], "json")  # JSON escapes it as \u001b
 
 
+@pytest.mark.heavy
 def test_sigterm_stops_a_running_query_within_seconds(tmp_path: Path) -> None:
     env = {**os.environ, "ACCESSBENCH_HOME": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli.app", "sql", ENDLESS, "--timeout", "600"], cwd=REPO,

@@ -21,6 +21,7 @@ from warehouse import catalog
 from warehouse.store import StageBusy, stage_lock
 
 
+@pytest.mark.heavy
 def test_two_processes_rendering_one_document_into_one_folder_never_collide(tmp_path: Path) -> None:
     # Page images are shared by content across runs. With one fixed temporary name per page
     # (page-0001.png.partial) this failed 15 times in 80 renders: one writer renamed the other's file.
@@ -98,6 +99,7 @@ def test_two_concurrent_runs_give_the_labels_of_two_lone_runs(tmp_path: Path) ->
     assert leftovers == []
 
 
+@pytest.mark.heavy
 def test_a_second_writer_of_the_same_stage_and_run_is_refused(tmp_path: Path) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; from warehouse.store import stage_lock\n"

@@ -18,6 +18,8 @@ from tests.flows.prefect_server import REPO, api, cli, processes_of
 
 pytest.importorskip("prefect_dask", reason="the dask extra: pip install -e '.[dask]'")
 
+pytestmark = pytest.mark.heavy  # worker processes and Dask (not in make test-fast)
+
 
 def test_runner_names_are_checked() -> None:
     assert check_runner("dask://10.0.0.5:8786") == "dask://10.0.0.5:8786"

@@ -25,6 +25,8 @@ from tasks.runner import execute
 from tests.extractors.conftest import compile_typst
 from warehouse import catalog
 
+pytestmark = pytest.mark.heavy  # whole screening runs (not in make test-fast)
+
 RUN = "screen31"
 PROSE = "Accessible documents let everyone read them. " * 12
 

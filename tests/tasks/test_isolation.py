@@ -6,7 +6,11 @@ import multiprocessing as mp
 import os
 import time
 
+import pytest
+
 from tasks.isolation import DocumentTimeout, in_a_worker, run_isolated, shared_workers
+
+pytestmark = pytest.mark.heavy  # worker pools and their time limits (not in make test-fast)
 
 
 def slow_or_fast(arg: int) -> int:

@@ -19,6 +19,8 @@ from tasks.prefect_tasks import run_stage
 from tasks.registry import BENCHMARK
 from tests.llm.conftest import _dummy_key, _server, server  # noqa: F401 - the scripted OpenAI-compatible server
 
+pytestmark = pytest.mark.heavy  # whole runs (not in make test-fast)
+
 SPECS = ["rules", "llm:openai/test-model"]
 
 

@@ -7,11 +7,14 @@ import random
 from pathlib import Path
 
 import pikepdf
+import pytest
 
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST
 from tasks.runner import execute
 from warehouse import catalog
+
+pytestmark = pytest.mark.heavy  # whole benchmark runs (not in make test-fast)
 
 CRITERIA = ["semantic_tagging", "functional_hyperlinks"]
 

@@ -13,6 +13,8 @@ from tasks.registry import ALL_TABLES, BENCHMARK, STAGE_LIST, STAGES
 from tasks.runner import StageFailed, execute
 from warehouse import catalog
 
+pytestmark = pytest.mark.heavy  # whole benchmark runs (not in make test-fast)
+
 CRITERIA = ["semantic_tagging", "functional_hyperlinks"]
 
 

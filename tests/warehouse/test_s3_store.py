@@ -182,6 +182,7 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.mark.heavy
 def test_unusable_s3_is_one_clear_error(tmp_path: Path, aws: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ArtifactRootError, match="bucket 'missing-bucket' does not exist"):
         S3Root("s3://missing-bucket/x").check()

@@ -114,6 +114,7 @@ def test_staging_parts_of_another_format_are_dropped_not_misread(tmp_path: Path)
     assert not again.done("a") and again.collect("things", ["a"], schema).num_rows == 0
 
 
+@pytest.mark.heavy
 def test_a_table_replaced_while_it_is_read_is_read_whole(tmp_path: Path) -> None:
     """Runs sharing a home read each other's run state while it is rewritten (renamed into place). Read by
     path, pyarrow took one file's size and the other's bytes ("Page was smaller than expected") and a run
