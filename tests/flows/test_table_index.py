@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tasks.registry import ALL_TABLES
 from tasks.table_index import INDEX_FILE, all_tables, read_index, source_fingerprint, write_index
 
@@ -40,6 +42,7 @@ HEAVY = ("tasks.registry", "tasks.audit", "tasks.runner", "tasks.extract", "corp
          "judges.rules", "prefect", "pymupdf", "litellm")
 
 
+@pytest.mark.heavy  # two new interpreters
 def test_sql_with_a_warm_index_imports_no_stage(tmp_path: Path) -> None:
     script = ("import json, sys\nfrom flows.cli.app import main\n"
               "try:\n    main(['--home', sys.argv[1], 'sql', 'select count(*) as n from judgments', '--format', "
