@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import run_cli
+from tests.load import allowance
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +43,7 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
             time.sleep(0.05)
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=allowance(60))
         stopped_s = time.monotonic() - sent
     finally:
         if proc.poll() is None:
@@ -50,7 +51,7 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
             proc.wait()
     print(f"SIGTERM to exit: {stopped_s:.1f} s")
     assert proc.returncode == 130 and "resume with the same --run-id" in err
-    assert stopped_s < 30  # issue 12 measured ~400 s before SIGTERM was honoured
+    assert stopped_s < allowance(30)  # issue 12 measured ~400 s before SIGTERM was honoured (tests/load.py)
     # No process of the run is left (workers, the Prefect server); multiprocessing's resource
     # tracker exits once it sees its parent gone and is reaped by init a moment later.
     deadline = time.monotonic() + 15

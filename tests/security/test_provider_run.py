@@ -19,6 +19,7 @@ import pytest
 
 from judges.llm.scripted_server import judgment_json
 from tests import cli_process
+from tests.load import allowance
 from tests.security.hostile_provider import HostileServer
 
 pytestmark = pytest.mark.slow
@@ -61,15 +62,15 @@ def test_sigterm_stops_a_run_stuck_on_a_silent_provider_within_15_s_and_the_run_
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         try:
-            code = proc.wait(timeout=60)
+            code = proc.wait(timeout=allowance(60))
         except subprocess.TimeoutExpired:
-            pytest.fail("SIGTERM did not stop the run within 60 s")
+            pytest.fail(f"SIGTERM did not stop the run within {allowance(60):.0f} s")
         stopped_in = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert stopped_in < 15, stopped_in
+    assert stopped_in < allowance(15), stopped_in  # 15 s at normal load (tests/load.py)
     assert code in (130, 143), log.read_text()[-3000:]  # SIGTERM arrives as Ctrl-C, or as Prefect's signal
     assert ": resume with the same --run-id" in log.read_text()
     # (Leftover multiprocessing fork server / resource tracker processes are issue 37's disk-full part.)
