@@ -285,15 +285,26 @@ def _trace_glyphs(page: pymupdf.Page, number: int, by_name: dict[str, _FontUse])
         horizontal = size > 0 and abs(span["dir"][0] - 1) < 1e-3
         uses = glyphs.per_page.setdefault(number, Counter())
         texts = glyphs.page_texts.setdefault(number, Counter())
-        for code, gid, _origin, bbox in span["chars"]:
-            text = chr(code) if 0 <= code < 0x110000 else ""
-            glyphs.texts.setdefault(gid, Counter())[text] += 1
-            uses[gid] += 1
-            texts[text] += 1
+        if not span["chars"]:
+            continue
+        # Counted a span at a time, not a glyph at a time (pages draw thousands): Counter keeps
+        # first-seen order, on which later tie-breaks (a font's space glyph, a letter's glyph) depend.
+        _codes, gids, _origins, boxes = zip(*span["chars"], strict=True)
+        span_texts = [chr(code) if 0 <= code < 0x110000 else "" for code in _codes]
+        uses.update(gids)
+        texts.update(span_texts)
+        for (gid, text), n in Counter(zip(gids, span_texts)).items():
+            known = glyphs.texts.get(gid)
+            if known is None:
+                known = glyphs.texts[gid] = Counter()
+            known[text] += n
             if not text.strip():
-                glyphs.space_uses[gid] += 1
-            if horizontal and gid not in glyphs.width:
-                glyphs.width[gid] = (bbox[2] - bbox[0]) / size
+                glyphs.space_uses[gid] += n
+        if horizontal:
+            # A glyph's first box on the span: zipped backwards, the earliest one is written last.
+            for gid, box in dict(zip(reversed(gids), reversed(boxes), strict=True)).items():
+                if gid not in glyphs.width:
+                    glyphs.width[gid] = (box[2] - box[0]) / size
 
 
 def _glyph_record(doc: pymupdf.Document, use: _FontUse) -> dict[str, Any]:
