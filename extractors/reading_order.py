@@ -612,6 +612,8 @@ def _page_records(page: _Page, doc_id: str, page_offset: int,
 # Elements whose own content has no reading order of its own (a chart's labels, a formula's glyphs).
 _UNORDERED_TYPES = frozenset({"Figure", "Formula", "Form", "Artifact"})
 _SHOW = frozenset({"Tj", "TJ", "'", '"'})
+# The operators _mcid_anchors follows: qpdf hands over only these, not the page's paths and images.
+_ANCHOR_OPERATORS = "q Q cm BT Tm Td TD TL Tf T* BDC BMC EMC Tj TJ ' \""
 _RIGHTWARD = 0.2  # share of the page width: a sequence that far right of the previous one starts a new column
 
 
@@ -730,7 +732,7 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
     marked: list[int | None] = []
     anchors: dict[int, _Anchor] = {}
     properties = (page.obj.get("/Resources") or pikepdf.Dictionary()).get("/Properties")
-    for instruction in pikepdf.parse_content_stream(page):
+    for instruction in pikepdf.parse_content_stream(page, _ANCHOR_OPERATORS):
         op, operands = str(instruction.operator), list(getattr(instruction, "operands", ()))
         if op == "q":
             stack.append(ctm)
