@@ -110,15 +110,17 @@ def extract_text_spans(pdf: str | Path | PdfSource, *, doc_id: str, page_offset:
 
 
 def _page_spans(source: PdfSource, number: int) -> Iterator[dict]:
-    index = 0
+    for index, (span, block, line) in enumerate(_page_raw_spans(source, number)):
+        yield _span_record(span, index, block, line)
+
+
+def _page_raw_spans(source: PdfSource, number: int) -> Iterator[tuple[dict, int, int]]:
+    """The page's non-blank spans as MuPDF gives them (shared: do not modify), with block and line numbers."""
     for block in source.text_dict(number, _DICT_FLAGS)["blocks"]:
         for line_no, line in enumerate(block.get("lines", ())):
             for span in line["spans"]:
-                text = span["text"]
-                if not text.strip():
-                    continue  # blank spans only inflate the table
-                yield _span_record(span, index, block["number"], line_no)
-                index += 1
+                if span["text"].strip():  # blank spans only inflate the table
+                    yield span, block["number"], line_no
 
 
 def _span_record(span: dict, index: int, block: int, line: int) -> dict:
@@ -177,11 +179,11 @@ def extract_fonts(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int 
                 first = by_name.setdefault(use.record["font_name"], use)
                 if first is not use:  # two font objects of one name: whose glyph is whose is unknown
                     first.glyphs.ambiguous = True
-            for span in _page_spans(source, number):
-                setter = by_name.get(span["font_name"])
+            for span, _, _ in _page_raw_spans(source, number):  # text_spans' spans, without making their rows
+                setter = by_name.get(span["font"])
                 if setter is not None:
                     setter.char_count += len("".join(span["text"].split()))
-                    setter.sizes.add(round(span["size"] / _SIZE_STEP) * _SIZE_STEP)
+                    setter.sizes.add(round(round(span["size"], 2) / _SIZE_STEP) * _SIZE_STEP)
             _trace_glyphs(source.page(number), number + 1 + page_offset, by_name)
         return [
             {
