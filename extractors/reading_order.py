@@ -729,11 +729,30 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
     stack: list[_Matrix] = []
     tm = tlm = ctm
     leading = size = 0.0
+    # Per open marked-content sequence, the MCID its text belongs to: its own, else the enclosing one's.
     marked: list[int | None] = []
     anchors: dict[int, _Anchor] = {}
     properties = (page.obj.get("/Resources") or pikepdf.Dictionary()).get("/Properties")
     for instruction in pikepdf.parse_content_stream(page, _ANCHOR_OPERATORS):
-        op, operands = str(instruction.operator), list(getattr(instruction, "operands", ()))
+        op = str(instruction.operator)
+        if op in _SHOW:  # most of a page's operators: handled first, their operands never read
+            if op != "Tj" and op != "TJ":  # ' and " move to the next line, then show
+                tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
+            current = marked[-1] if marked else None
+            if current is None:
+                continue
+            a, b, c, d, e, f = _multiply(tm, ctm)
+            if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
+                continue  # rotated or skewed text: no lines to compare
+            x, y = e - left, top - f
+            scaled = abs(size * d) or 1.0
+            held = anchors.get(current)
+            if held is None:
+                anchors[current] = _Anchor(x, y, y, scaled)
+            else:
+                held.top, held.bottom, held.size = min(held.top, y), max(held.bottom, y), max(held.size, scaled)
+            continue
+        operands = list(instruction.operands)
         if op == "q":
             stack.append(ctm)
         elif op == "Q":
@@ -753,7 +772,7 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
             leading = float(operands[0])
         elif op == "Tf" and len(operands) == 2:
             size = float(operands[1])
-        elif op == "T*" or op in ("'", '"'):
+        elif op == "T*":
             tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
         elif op in ("BDC", "BMC"):
             mcid = None
@@ -763,23 +782,9 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
                     props = properties.get(str(props)) if isinstance(properties, pikepdf.Dictionary) else None
                 if isinstance(props, pikepdf.Dictionary) and isinstance(props.get("/MCID"), int):
                     mcid = int(props["/MCID"])
-            marked.append(mcid)
+            marked.append(mcid if mcid is not None else marked[-1] if marked else None)
         elif op == "EMC" and marked:
             marked.pop()
-        if op in _SHOW:
-            current = next((m for m in reversed(marked) if m is not None), None)
-            if current is None:
-                continue
-            a, b, c, d, e, f = _multiply(tm, ctm)
-            if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
-                continue  # rotated or skewed text: no lines to compare
-            x, y = e - left, top - f
-            scaled = abs(size * d) or 1.0
-            held = anchors.get(current)
-            if held is None:
-                anchors[current] = _Anchor(x, y, y, scaled)
-            else:
-                held.top, held.bottom, held.size = min(held.top, y), max(held.bottom, y), max(held.size, scaled)
     return anchors
 
 
