@@ -249,17 +249,17 @@ def report(files: list[tuple[Path, frozenset[str]]], dpi: int, crop_dpi: int, ev
     everything = sum(total for name, total in seconds.items() if name not in EXCLUDED)
     ratio = everything / bare
     print(f"ALL extraction except layout: {everything / pages:.4f} s/page = {ratio:.2f}x bare "
-          f"(target <= {TARGET:.0f}x){'' if ratio <= TARGET else '  MISSED'}")
+          f"(target <= {TARGET:g}x){'' if ratio <= TARGET else '  MISSED'}")
     reasons = Counter(d["reason"] for doc in decisions for d in doc)
     ran = sum(1 for doc in decisions for d in doc if d["ran"])
     layout_ratio = seconds[LAYOUT] / bare
     why = [f"{k} {v}" for k, v in reasons.most_common()] + [f"no layout criterion {pages - sum(reasons.values())}"]
     print(f"layout model ran on {ran} of {pages} pages ({', '.join(why)})")
     print(f"LAYOUT (plan + model): {seconds[LAYOUT] / pages:.4f} s/page = {layout_ratio:.2f}x bare "
-          f"(target <= {LAYOUT_TARGET:.0f}x){'' if layout_ratio <= LAYOUT_TARGET else '  MISSED'}")
+          f"(target <= {LAYOUT_TARGET:g}x){'' if layout_ratio <= LAYOUT_TARGET else '  MISSED'}")
     pipeline = everything + seconds[LAYOUT] + seconds[JUDGE]
     print(f"PIPELINE incl. layout: {pipeline / bare:.2f}x bare (render, layout, extract, transcript, judge inputs, "
-          f"rules judge; target <= {PIPELINE_TARGET:.0f}x){'' if pipeline / bare <= PIPELINE_TARGET else '  MISSED'}")
+          f"rules judge; target <= {PIPELINE_TARGET:g}x){'' if pipeline / bare <= PIPELINE_TARGET else '  MISSED'}")
     top = max(peak_step, key=lambda k: peak_step[k]) if peak_step else "-"
     print(f"peak RSS {peak:.0f} MiB (after imports {baseline:.0f} MiB, delta {peak - baseline:.0f} MiB; "
           f"peak first reached in {top}; target < {MEMORY_TARGET_MIB} MiB)"

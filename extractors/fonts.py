@@ -110,15 +110,17 @@ def extract_text_spans(pdf: str | Path | PdfSource, *, doc_id: str, page_offset:
 
 
 def _page_spans(source: PdfSource, number: int) -> Iterator[dict]:
-    index = 0
+    for index, (span, block, line) in enumerate(_page_raw_spans(source, number)):
+        yield _span_record(span, index, block, line)
+
+
+def _page_raw_spans(source: PdfSource, number: int) -> Iterator[tuple[dict, int, int]]:
+    """The page's non-blank spans as MuPDF gives them (shared: do not modify), with block and line numbers."""
     for block in source.text_dict(number, _DICT_FLAGS)["blocks"]:
         for line_no, line in enumerate(block.get("lines", ())):
             for span in line["spans"]:
-                text = span["text"]
-                if not text.strip():
-                    continue  # blank spans only inflate the table
-                yield _span_record(span, index, block["number"], line_no)
-                index += 1
+                if span["text"].strip():  # blank spans only inflate the table
+                    yield span, block["number"], line_no
 
 
 def _span_record(span: dict, index: int, block: int, line: int) -> dict:
@@ -177,11 +179,11 @@ def extract_fonts(pdf: str | Path | PdfSource, *, doc_id: str, page_offset: int 
                 first = by_name.setdefault(use.record["font_name"], use)
                 if first is not use:  # two font objects of one name: whose glyph is whose is unknown
                     first.glyphs.ambiguous = True
-            for span in _page_spans(source, number):
-                setter = by_name.get(span["font_name"])
+            for span, _, _ in _page_raw_spans(source, number):  # text_spans' spans, without making their rows
+                setter = by_name.get(span["font"])
                 if setter is not None:
                     setter.char_count += len("".join(span["text"].split()))
-                    setter.sizes.add(round(span["size"] / _SIZE_STEP) * _SIZE_STEP)
+                    setter.sizes.add(round(round(span["size"], 2) / _SIZE_STEP) * _SIZE_STEP)
             _trace_glyphs(source.page(number), number + 1 + page_offset, by_name)
         return [
             {
@@ -285,15 +287,26 @@ def _trace_glyphs(page: pymupdf.Page, number: int, by_name: dict[str, _FontUse])
         horizontal = size > 0 and abs(span["dir"][0] - 1) < 1e-3
         uses = glyphs.per_page.setdefault(number, Counter())
         texts = glyphs.page_texts.setdefault(number, Counter())
-        for code, gid, _origin, bbox in span["chars"]:
-            text = chr(code) if 0 <= code < 0x110000 else ""
-            glyphs.texts.setdefault(gid, Counter())[text] += 1
-            uses[gid] += 1
-            texts[text] += 1
+        if not span["chars"]:
+            continue
+        # Counted a span at a time, not a glyph at a time (pages draw thousands): Counter keeps
+        # first-seen order, on which later tie-breaks (a font's space glyph, a letter's glyph) depend.
+        _codes, gids, _origins, boxes = zip(*span["chars"], strict=True)
+        span_texts = [chr(code) if 0 <= code < 0x110000 else "" for code in _codes]
+        uses.update(gids)
+        texts.update(span_texts)
+        for (gid, text), n in Counter(zip(gids, span_texts)).items():
+            known = glyphs.texts.get(gid)
+            if known is None:
+                known = glyphs.texts[gid] = Counter()
+            known[text] += n
             if not text.strip():
-                glyphs.space_uses[gid] += 1
-            if horizontal and gid not in glyphs.width:
-                glyphs.width[gid] = (bbox[2] - bbox[0]) / size
+                glyphs.space_uses[gid] += n
+        if horizontal:
+            # A glyph's first box on the span: zipped backwards, the earliest one is written last.
+            for gid, box in dict(zip(reversed(gids), reversed(boxes), strict=True)).items():
+                if gid not in glyphs.width:
+                    glyphs.width[gid] = (box[2] - box[0]) / size
 
 
 def _glyph_record(doc: pymupdf.Document, use: _FontUse) -> dict[str, Any]:

@@ -316,7 +316,11 @@ class _Words:
             first, last = int(area.y0 // self._BAND) - 1, int(area.y1 // self._BAND) + 1
             for band in range(first, last + 1):
                 for i in self.bands.get(band, ()):
-                    if i not in picked and _covers(area, self.words[i]):
+                    word = self.words[i]
+                    # A word wholly left or right of the link has neither its centre nor any area in it.
+                    if word[2] < area.x0 or word[0] > area.x1 or i in picked:
+                        continue
+                    if _covers(area, word):
                         picked.add(i)
         return " ".join(self.words[i][4] for i in sorted(picked))
 

@@ -612,6 +612,8 @@ def _page_records(page: _Page, doc_id: str, page_offset: int,
 # Elements whose own content has no reading order of its own (a chart's labels, a formula's glyphs).
 _UNORDERED_TYPES = frozenset({"Figure", "Formula", "Form", "Artifact"})
 _SHOW = frozenset({"Tj", "TJ", "'", '"'})
+# The operators _mcid_anchors follows: qpdf hands over only these, not the page's paths and images.
+_ANCHOR_OPERATORS = "q Q cm BT Tm Td TD TL Tf T* BDC BMC EMC Tj TJ ' \""
 _RIGHTWARD = 0.2  # share of the page width: a sequence that far right of the previous one starts a new column
 
 
@@ -727,11 +729,30 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
     stack: list[_Matrix] = []
     tm = tlm = ctm
     leading = size = 0.0
+    # Per open marked-content sequence, the MCID its text belongs to: its own, else the enclosing one's.
     marked: list[int | None] = []
     anchors: dict[int, _Anchor] = {}
     properties = (page.obj.get("/Resources") or pikepdf.Dictionary()).get("/Properties")
-    for instruction in pikepdf.parse_content_stream(page):
-        op, operands = str(instruction.operator), list(getattr(instruction, "operands", ()))
+    for instruction in pikepdf.parse_content_stream(page, _ANCHOR_OPERATORS):
+        op = str(instruction.operator)
+        if op in _SHOW:  # most of a page's operators: handled first, their operands never read
+            if op != "Tj" and op != "TJ":  # ' and " move to the next line, then show
+                tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
+            current = marked[-1] if marked else None
+            if current is None:
+                continue
+            a, b, c, d, e, f = _multiply(tm, ctm)
+            if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
+                continue  # rotated or skewed text: no lines to compare
+            x, y = e - left, top - f
+            scaled = abs(size * d) or 1.0
+            held = anchors.get(current)
+            if held is None:
+                anchors[current] = _Anchor(x, y, y, scaled)
+            else:
+                held.top, held.bottom, held.size = min(held.top, y), max(held.bottom, y), max(held.size, scaled)
+            continue
+        operands = list(instruction.operands)
         if op == "q":
             stack.append(ctm)
         elif op == "Q":
@@ -751,7 +772,7 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
             leading = float(operands[0])
         elif op == "Tf" and len(operands) == 2:
             size = float(operands[1])
-        elif op == "T*" or op in ("'", '"'):
+        elif op == "T*":
             tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
         elif op in ("BDC", "BMC"):
             mcid = None
@@ -761,23 +782,9 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
                     props = properties.get(str(props)) if isinstance(properties, pikepdf.Dictionary) else None
                 if isinstance(props, pikepdf.Dictionary) and isinstance(props.get("/MCID"), int):
                     mcid = int(props["/MCID"])
-            marked.append(mcid)
+            marked.append(mcid if mcid is not None else marked[-1] if marked else None)
         elif op == "EMC" and marked:
             marked.pop()
-        if op in _SHOW:
-            current = next((m for m in reversed(marked) if m is not None), None)
-            if current is None:
-                continue
-            a, b, c, d, e, f = _multiply(tm, ctm)
-            if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
-                continue  # rotated or skewed text: no lines to compare
-            x, y = e - left, top - f
-            scaled = abs(size * d) or 1.0
-            held = anchors.get(current)
-            if held is None:
-                anchors[current] = _Anchor(x, y, y, scaled)
-            else:
-                held.top, held.bottom, held.size = min(held.top, y), max(held.bottom, y), max(held.size, scaled)
     return anchors
 
 

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pikepdf
 import pymupdf
 from pymupdf import mupdf
@@ -273,12 +274,12 @@ def png_bytes(pixmap: pymupdf.Pixmap) -> bytes | None:
     if colour_type is None or pixmap.alpha or pixmap.n != components:
         return None
     width, height, stride = pixmap.width, pixmap.height, pixmap.stride
-    samples = pixmap.samples_mv
     row_bytes = width * pixmap.n
-    scanlines = bytearray()
-    for y in range(height):  # filter type 0 (none) before each row
-        scanlines += b"\x00"
-        scanlines += samples[y * stride:y * stride + row_bytes]
+    # Each row behind its filter type byte, 0 (none), in one strided copy rather than a Python step per row.
+    scanlines = np.zeros((height, 1 + row_bytes), dtype=np.uint8)
+    if height and row_bytes:
+        rows = np.frombuffer(pixmap.samples_mv, dtype=np.uint8, count=(height - 1) * stride + row_bytes)
+        scanlines[:, 1:] = np.lib.stride_tricks.as_strided(rows, (height, row_bytes), (stride, 1))
 
     def chunk(tag: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + tag + body + struct.pack(">I", zlib.crc32(tag + body) & 0xFFFFFFFF)

@@ -88,10 +88,16 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
             measured.setdefault((row["page"], row["text"].strip()), []).append(row)
     out = []
     for span in spans:
-        candidates = measured.get((span["page"], span["text"].strip()), []) if span["text"].strip() else []
-        scored = [(geometry.overlap_of_smaller(span["bbox"], row["bbox"]), row) for row in candidates]
-        best = max(scored, key=lambda pair: pair[0], default=(0.0, None))
-        match = best[1] if best[0] >= 0.5 else None
+        text = span["text"].strip()
+        best, match = 0.0, None
+        for row in measured.get((span["page"], text), ()) if text else ():
+            overlap = geometry.overlap_of_smaller(span["bbox"], row["bbox"])
+            if overlap > best:  # ties keep the earlier measurement
+                best, match = overlap, row
+                if overlap >= 1.0:  # no later one can overlap more: stop (a page repeats "," hundreds of times)
+                    break
+        if best < 0.5:
+            match = None
         out.append({**span, **{c: (match or {}).get(c) for c in _CONTRAST_COLUMNS}})
     return out
 
