@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -49,14 +50,14 @@ class _LoadSampler(threading.Thread):
     def __init__(self) -> None:
         super().__init__(daemon=True)
         self.samples: list[float] = []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(1.0):
+        while not self._halt.wait(1.0):
             self.samples.append(os.getloadavg()[0])
 
     def stop(self) -> tuple[float, float]:
-        self._stop.set()
+        self._halt.set()
         self.join()
         if not self.samples:
             return os.getloadavg()[0], os.getloadavg()[0]
@@ -90,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             result = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
             wall = time.perf_counter() - start
+            log = Path(tempfile.gettempdir()) / f"accessbench-suite-{os.getpid()}-{run}.log"
+            log.write_text(result.stdout + result.stderr, encoding="utf-8")  # kept whatever happens next
+            print(f"run {run}: pytest's output is in {log}", flush=True)
             mean_load, max_load = sampler.stop()
             failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", result.stdout, re.M)
             rows.append((run, wall, result.returncode, mean_load, max_load, _summary(result.stdout), failed))
