@@ -152,23 +152,17 @@ class MiniLM:
         not run again (`MEMO_TEXTS`; a validation set scored twice, an audit judged again with other thresholds)."""
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
+        distinct = list(dict.fromkeys(texts))
         with self._memo_lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+            known = {t: self._memo[t] for t in distinct if t in self._memo}
+        missing = [t for t in distinct if t not in known]
         if missing:
-            fresh = self._run(missing, batch)
+            known.update(zip(missing, self._run(missing, batch), strict=True))
             with self._memo_lock:
-                for text, vector in zip(missing, fresh, strict=True):
-                    self._memo[text] = vector
+                self._memo.update((t, known[t]) for t in missing)
                 while len(self._memo) > MEMO_TEXTS:
                     self._memo.popitem(last=False)
-        with self._memo_lock:
-            rows = []
-            for text in texts:
-                vector = self._memo.get(text)
-                if vector is None:  # dropped by a concurrent call's trim: recompute alone
-                    vector = self._run([text], batch)[0]
-                rows.append(vector)
-            return np.stack(rows)
+        return np.stack([known[t] for t in texts])
 
     def _run(self, texts: list[str], batch: int) -> np.ndarray:
         out = []
