@@ -23,17 +23,7 @@ be several PDF files. Unreadable input raises :class:`ExtractionError`, whose
 but page images.
 """
 
-import os
-import sys
-
-# `import pymupdf` imports pymupdf-layout, which builds its ONNX layout model at once (~0.6 s and
-# ~100 MB in every process, the CLI and each worker). Only the layout stage uses it, through
-# extractors.layout.pymupdf_backend, which imports it then. Until then pymupdf runs as without
-# the package; its "consider pymupdf_layout" hint (find_tables) stays off, as the package is there.
-if "pymupdf" not in sys.modules:
-    sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
-    os.environ.setdefault("PYMUPDF_SUGGEST_LAYOUT_ANALYZER", "0")
-
+import common.layout_deferral  # noqa: F401 - first: pymupdf's layout model loads only where it is used
 from extractors.errors import ExtractionError, open_pdf, open_pikepdf  # noqa: E402 - after the deferral
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
 from extractors.links import (

@@ -295,7 +295,7 @@ def _trace_glyphs(page: pymupdf.Page, number: int, by_name: dict[str, _FontUse])
         span_texts = [chr(code) if 0 <= code < 0x110000 else "" for code in _codes]
         uses.update(gids)
         texts.update(span_texts)
-        for (gid, text), n in Counter(zip(gids, span_texts)).items():
+        for (gid, text), n in Counter(zip(gids, span_texts, strict=True)).items():
             known = glyphs.texts.get(gid)
             if known is None:
                 known = glyphs.texts[gid] = Counter()

@@ -777,7 +777,7 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
         elif op in ("BDC", "BMC"):
             mcid = None
             if op == "BDC" and len(operands) == 2:
-                props = operands[1]
+                props: pikepdf.Object | None = operands[1]
                 if isinstance(props, pikepdf.Name):  # a named property list in the page's resources
                     props = properties.get(str(props)) if isinstance(properties, pikepdf.Dictionary) else None
                 if isinstance(props, pikepdf.Dictionary) and isinstance(props.get("/MCID"), int):

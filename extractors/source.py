@@ -286,5 +286,5 @@ def png_bytes(pixmap: pymupdf.Pixmap) -> bytes | None:
 
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(scanlines, PNG_ZLIB_LEVEL)) + chunk(b"IEND", b""))
+            + chunk(b"IDAT", zlib.compress(scanlines.data, PNG_ZLIB_LEVEL)) + chunk(b"IEND", b""))
 

@@ -21,8 +21,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from flows.report.warehouse import report_tables
 from judges.inclusivity.categories import CATEGORY_NAMES
-from tasks.registry import ALL_TABLES
 from warehouse import catalog
 
 CITATION = "Dash et al. 2025 (published)"
@@ -91,7 +91,7 @@ def _f(value: float | None, digits: int = 3, sign: bool = False) -> str:
 
 
 def render_audit_report(home: Path, run_id: str, brief: bool = False) -> str:
-    con = catalog.connect(home, ALL_TABLES)
+    con = catalog.connect(home, report_tables())
     shaded = sys.stdout.isatty()  # heatmap shading in a terminal; plain numbers in pipes and files
     out = Console(file=io.StringIO(), width=160, force_terminal=shaded, color_system="256" if shaded else None)
     try:

@@ -18,10 +18,10 @@ from typing import Any
 
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
+from flows.report.warehouse import report_tables
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from tasks.registry import ALL_TABLES
 from tasks.screening import VERDICT_ORDER, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
@@ -75,7 +75,7 @@ def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
 
 
 def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
-    con = catalog.connect(home, ALL_TABLES)
+    con = catalog.connect(home, report_tables())
     try:
         p = {"runs": run_ids}
         runs = _rows(con, "SELECT run_id, created, source, source_path, judge, status FROM runs "

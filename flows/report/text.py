@@ -12,10 +12,10 @@ from rich.table import Table
 from rich.text import Text
 
 from flows.report import paper_numbers as paper
+from flows.report.warehouse import report_tables
 from judges.criteria import labels_for
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from tasks.registry import ALL_TABLES
 from tasks.screening import FAILS, NOT_CHECKED, PASSES, screening_rows
 from warehouse import catalog
 
@@ -35,7 +35,7 @@ def _pm(mean: float | None, sd: float | None, repeats: int) -> str:
 
 
 def render_report(home: Path, run_id: str, brief: bool = False) -> str:
-    con = catalog.connect(home, ALL_TABLES)
+    con = catalog.connect(home, report_tables())
     out = Console(file=io.StringIO(), width=140 if brief else 260)
     try:
         acc = _rows(con, """
@@ -243,7 +243,7 @@ def _confusion(con: Any, out: Console, run_id: str) -> None:
 def error_files(home: Path, run_id: str) -> int:
     """How many files (not file × criterion documents) of the run have error rows; rows without a document
     (a stage-wide error) count as one."""
-    con = catalog.connect(home, ALL_TABLES)
+    con = catalog.connect(home, report_tables())
     try:
         row = con.execute("""
             SELECT count(DISTINCT coalesce(array_to_string(d.files, ' + '), e.doc_id, '')) FROM errors e
