@@ -1,9 +1,11 @@
 """Wall time of the test suite (`make test`'s pytest command) with the machine's load beside it.
 
 Runs the README's test command (or `--fast`: `make test-fast`'s) `--runs` times and prints, for each:
-the wall time, the exit status, the failures, the load average sampled every second while it ran (mean
-and maximum) and the CPUs. `--load N` starts N busy-looping processes first and keeps them running over
-every run, to show the suite at a given load (issue 35: no failure at load 10 across three runs). Before
+the wall time, the CPU seconds it took (pytest and every process it waited for), the exit status, the
+failures, the load average sampled every second while it ran (mean and maximum) and the CPUs. `--load N`
+starts N busy-looping processes first and keeps them running over every run, to show the suite at a given
+load (issue 35: no failure at load 10 across three runs; N busy loops beside the suite's own two workers
+give a load average of about N + 2). Before
 the runs, a fixed CPU-bound baseline (a pure-Python loop) is timed in this process, and again after them
 with the same extra load: the ratio of the suite's time to the baseline's says how much of a slow run is
 the machine rather than the suite. Targets (issue 35): ≤ 5 min at normal load, ≤ 8 min at load ~4,
@@ -18,6 +20,7 @@ import argparse
 import multiprocessing as mp
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -64,6 +67,12 @@ class _LoadSampler(threading.Thread):
         return sum(self.samples) / len(self.samples), max(self.samples)
 
 
+def _children_cpu() -> float:
+    """User + system seconds of the finished child processes so far (pytest, its workers and what they waited for)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _summary(output: str) -> str:
     lines = [line for line in output.splitlines() if re.search(r"\b(passed|failed|error)\b", line)]
     return lines[-1].strip("= ") if lines else "(no summary line)"
@@ -88,16 +97,17 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(1, args.runs + 1):
             sampler = _LoadSampler()
             sampler.start()
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), _children_cpu()
             result = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
-            wall = time.perf_counter() - start
+            wall, cpu = time.perf_counter() - start, _children_cpu() - cpu_start
             log = Path(tempfile.gettempdir()) / f"accessbench-suite-{os.getpid()}-{run}.log"
             log.write_text(result.stdout + result.stderr, encoding="utf-8")  # kept whatever happens next
             print(f"run {run}: pytest's output is in {log}", flush=True)
             mean_load, max_load = sampler.stop()
             failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", result.stdout, re.M)
-            rows.append((run, wall, result.returncode, mean_load, max_load, _summary(result.stdout), failed))
-            print(f"run {run}: {wall:.0f} s, exit {result.returncode}, load {mean_load:.1f} (max {max_load:.1f}): "
+            rows.append((run, wall, cpu, result.returncode, mean_load, max_load, _summary(result.stdout), failed))
+            print(f"run {run}: {wall:.0f} s ({cpu:.0f} s of CPU), exit {result.returncode}, load {mean_load:.1f} "
+                  f"(max {max_load:.1f}): "
                   f"{_summary(result.stdout)}", flush=True)
             for name in failed:
                 print(f"  failed: {name}", flush=True)
@@ -110,12 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     target = TARGET_S[kind]
     print(f"\nsuite: {kind} ({' '.join(cmd[1:])}); CPUs {os.cpu_count()}; extra load {args.load}")
     print(f"baseline loop: {before:.2f} s before, {after:.2f} s after")
-    print(f"{'run':>3}  {'wall':>7}  {'÷ target':>8}  {'÷ baseline':>10}  {'load':>5}  {'max':>5}  exit  result")
-    for run, wall, code, mean_load, max_load, summary, _ in rows:
-        print(f"{run:>3}  {wall:>6.0f}s  {wall / target:>8.2f}  {wall / baseline:>10.0f}  {mean_load:>5.1f}  "
-              f"{max_load:>5.1f}  {code:>4}  {summary}")
+    print(f"{'run':>3}  {'wall':>7}  {'CPU':>7}  {'÷ target':>8}  {'÷ baseline':>10}  {'load':>5}  {'max':>5}  "
+          "exit  result")
+    for run, wall, cpu, code, mean_load, max_load, summary, _ in rows:
+        print(f"{run:>3}  {wall:>6.0f}s  {cpu:>6.0f}s  {wall / target:>8.2f}  {wall / baseline:>10.0f}  "
+              f"{mean_load:>5.1f}  {max_load:>5.1f}  {code:>4}  {summary}")
     print(f"target: {target:.0f} s ({kind}); {TARGET_S['full at load ~4']:.0f} s for the full suite at load ~4")
-    return 0 if all(code == 0 for _, _, code, *_ in rows) else 1
+    return 0 if all(code == 0 for _, _, _, code, *_ in rows) else 1
 
 
 if __name__ == "__main__":
