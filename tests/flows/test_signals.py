@@ -64,6 +64,8 @@ def test_sigterm_stops_the_run_quickly_and_it_resumes(tmp_path: Path, synthetic_
     else:
         pytest.fail("processes of the stopped run are still alive")
     assert not (home / "artifacts/render/run=t/pages.parquet").exists()  # nothing half-published
+    # The run's own (throwaway) Prefect server kept its database in the data home.
+    assert (home / "prefect" / "prefect.db").is_file()
 
     resumed = run_cli([*args[3:], "--dpi", "200"], env=_env(home), timeout=900)
     assert resumed.returncode == 0, resumed.stderr[-3000:]

@@ -17,9 +17,11 @@ from warehouse import catalog
 pytestmark = pytest.mark.slow
 
 
-def test_two_hundred_faulty_pdfs_end_as_labels_or_error_rows(tmp_path: Path) -> None:
-    made = build_fault_corpus(tmp_path / "pdfs", count=203, seed=1)  # 29 of each of the 7 kinds
-    assert len(made) >= 200 and set(made.values()) == set(MUTATIONS)
+def test_a_hundred_faulty_pdfs_end_as_labels_or_error_rows(tmp_path: Path) -> None:
+    # 15 of each of the 7 kinds, each kind on each of the 3 base papers 5 times (the extract stage is most of
+    # the test's time: 203 files cost twice as much). `python -m benchmarks.faults` runs the larger corpus.
+    made = build_fault_corpus(tmp_path / "pdfs", count=105, seed=1)
+    assert len(made) == 105 and set(made.values()) == set(MUTATIONS)
     home = tmp_path / "home"
     cfg = RunConfig(home=home, run_id="faults", source="pdfs", source_path=str(tmp_path / "pdfs"),
                     criteria=["semantic_tagging"], progress=False, doc_timeout_s=60,
@@ -34,7 +36,7 @@ def test_two_hundred_faulty_pdfs_end_as_labels_or_error_rows(tmp_path: Path) -> 
     outcome = {file: (label, errors) for file, label, errors in rows}
     assert set(outcome) == set(made)
     assert all(label or errors for label, errors in outcome.values())
-    assert sum(1 for label, _ in outcome.values() if label) >= 50  # most damage is repaired and judged
+    assert sum(1 for label, _ in outcome.values() if label) >= len(made) // 4  # most damage is repaired and judged
     _, bugs = catalog.query(home, ALL_TABLES, "select message from errors where kind = 'internal'")
     assert not bugs, bugs  # damage is reported as what it is (corrupt, repaired, limit…), never as a crash
     peak_mib = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
