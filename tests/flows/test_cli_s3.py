@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.cli_process import run_cli
+from tests.inprocess import run_synthetic
 from tests.s3_server import ACCESS_KEY, SECRET_KEY, new_bucket, objects, s3_env
 
 pytestmark = pytest.mark.slow
@@ -47,25 +48,13 @@ class Runs:
         return json.loads(self.cli(home, "sql", query, "--format", "json").stdout)
 
 
-def _local_run(home: Path, run_id: str) -> None:
-    """`accessbench run` of RUN in a plain local home, its pipeline run in this process: the reference the S3
-    home must read like (the CLI, Prefect and a local home are what the rest of the suite runs)."""
-    from tasks.context import RunConfig
-    from tasks.options import BenchmarkOptions
-    from tasks.registry import BENCHMARK
-
-    options = BenchmarkOptions(base_docs=1, criteria=list(RUN[-2:]))
-    BENCHMARK.run(RunConfig(home=home, run_id=run_id, source="synthetic", source_path=None,
-                            criteria=list(RUN[-2:]), **{**options.settings(), "progress": False}))
-
-
 @pytest.fixture(scope="module")
 def runs(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Runs:
     """Run r1 once with S3 artifacts (the CLI) and once in a plain local home (the same pipeline, in-process)."""
     root = tmp_path_factory.mktemp("s3-cli")
     found = Runs(s3_endpoint, new_bucket(s3_endpoint), root / "s3-home", root / "local-home")
     found.cli(found.s3_home, "--artifacts", found.url, *RUN, "--run-id", "r1")
-    _local_run(found.local_home, "r1")
+    run_synthetic(found.local_home, "r1", RUN[-2:])  # the reference the S3 home must read like
     return found
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from tasks.context import check_runner
 from tests.flows.prefect_server import REPO, api, cli, processes_of
+from tests.inprocess import run_synthetic
 
 pytest.importorskip("prefect_dask", reason="the dask extra: pip install -e '.[dask]'")
 
@@ -86,14 +87,7 @@ def test_dask_runner_gives_the_same_rows_as_the_local_runner(homes: tuple[Path, 
     if api_url:
         # The local runner's rows, its pipeline run in this process (the same stages and worker pool as the
         # CLI's local run; the Dask run below is the CLI's, on the session's server).
-        from tasks.context import RunConfig
-        from tasks.options import BenchmarkOptions
-        from tasks.registry import BENCHMARK
-
-        criteria = list(run[-2:])
-        settings = BenchmarkOptions(base_docs=1, criteria=criteria).settings()
-        BENCHMARK.run(RunConfig(home=local, run_id="a", source="synthetic", source_path=None, criteria=criteria,
-                                **{**settings, "progress": False}))
+        run_synthetic(local, "a", run[-2:])
     else:
         cli(local, *run, "--run-id", "a")
         api_url = "http://127.0.0.1:{}/api".format(json.loads((local / "prefect/server.json").read_text())["port"])
