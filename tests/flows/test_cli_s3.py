@@ -47,6 +47,15 @@ class Runs:
     def sql(self, home: Path, query: str) -> list[dict[str, object]]:
         return json.loads(self.cli(home, "sql", query, "--format", "json").stdout)
 
+    def sql_many(self, home: Path, queries: list[str]) -> list[list[dict[str, object]]]:
+        """The rows of each query, all read by one `accessbench sql` command (one process, not one each)."""
+        union = " union all ".join(f"select {i} as q, to_json(t)::varchar as r from ({query}) t"
+                                   for i, query in enumerate(queries))
+        found: list[list[dict[str, object]]] = [[] for _ in queries]
+        for row in self.sql(home, union):
+            found[int(str(row["q"]))].append(json.loads(str(row["r"])))
+        return found
+
 
 @pytest.fixture(scope="module")
 def runs(s3_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Runs:
@@ -75,8 +84,8 @@ def test_s3_run_stores_tables_in_the_bucket_and_reads_like_a_local_home(runs: Ru
                "select doc_id, criterion, page, label, issues from judgments",
                "select doc_id, criterion, expected_label from documents",
                "select * from accuracy_by_criterion"]
-    for query in queries:
-        s3_rows, local_rows = runs.sql(runs.s3_home, query), runs.sql(runs.local_home, query)
+    s3_results, local_results = runs.sql_many(runs.s3_home, queries), runs.sql_many(runs.local_home, queries)
+    for query, s3_rows, local_rows in zip(queries, s3_results, local_results, strict=True):
         assert s3_rows and _digest(s3_rows) == _digest(local_rows), query
 
     assert "r1" in runs.cli(runs.s3_home, "runs").stdout
@@ -89,13 +98,14 @@ def test_second_run_reuses_every_stage_from_s3(runs: Runs) -> None:
     before = objects(runs.endpoint, runs.bucket)
     result = runs.cli(runs.s3_home, *RUN, "--run-id", "r2")  # the binding is remembered: no --artifacts
     assert "judge: reused identical outputs of run r1" in result.stderr
-    states = {row["stage"]: row["status"] for row in
-              runs.sql(runs.s3_home, "select stage, status from stage_runs where run_id = 'r2'")}
+    labels = "select doc_id, criterion, label from doc_labels where run_id = '{}'"
+    stages, r2_labels, r1_labels = runs.sql_many(runs.s3_home, [
+        "select stage, status from stage_runs where run_id = 'r2'", labels.format("r2"), labels.format("r1")])
+    states = {row["stage"]: row["status"] for row in stages}
     assert {stage for stage, status in states.items() if status != "reused"} <= {"corpus"}
     after = objects(runs.endpoint, runs.bucket)
     assert {k: v for k, v in after.items() if "run=r1" in k} == {k: v for k, v in before.items() if "run=r1" in k}
-    labels = "select doc_id, criterion, label from doc_labels where run_id = '{}'"
-    assert _digest(runs.sql(runs.s3_home, labels.format("r2"))) == _digest(runs.sql(runs.s3_home, labels.format("r1")))
+    assert r2_labels and _digest(r2_labels) == _digest(r1_labels)
 
     # The same run id resumes: nothing is recomputed.
     again = runs.cli(runs.s3_home, *RUN, "--run-id", "r2")
