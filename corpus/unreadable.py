@@ -5,6 +5,13 @@ from __future__ import annotations
 
 EMPTY, NOT_A_PDF, TRUNCATED, DAMAGED = "empty file", "not a PDF", "truncated", "damaged"
 REASONS = (EMPTY, NOT_A_PDF, TRUNCATED, DAMAGED)
+FILE_NOTE = " (file: "  # the corpus stage's error rows end by naming the file: "<reason> (file: <name>)"
+
+
+def without_file_note(message: str) -> str:
+    """An error row's message without the file name the corpus stage adds at its end."""
+    head, note, _ = message.rpartition(FILE_NOTE)
+    return head if note and message.endswith(")") else message
 
 
 def unreadable_reason(data: bytes) -> str:

@@ -21,8 +21,10 @@ from corpus.manifest import (
     label_conflicts,
     load_dataset,
     load_pdf_folder,
+    readable_name,
     walk_files,
 )
+from corpus.unreadable import FILE_NOTE
 from tasks.common import stored_name
 from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
@@ -93,9 +95,12 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
         for doc_id, _, _ in conflict["documents"]:
             io.error(doc_id, LABEL_CONFLICT, message)
     for row in rows:
+        named = ", ".join(readable_name(name) for name in row.get("files") or [])
         row["files"] = [stored_name(name) for name in row.get("files") or []]
         if row.get("error"):
-            io.error(row["doc_id"], row.get("error_kind") or "corpus", row["error"])
+            # The error row names the file, after the reason (said first: the screening verdict's reason).
+            message = row["error"] if not named or named in row["error"] else f"{row['error']}{FILE_NOTE}{named})"
+            io.error(row["doc_id"], row.get("error_kind") or "corpus", message)
     return {"documents": rows}
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from corpus.unreadable import DAMAGED, EMPTY, REASONS
+from corpus.unreadable import DAMAGED, EMPTY, REASONS, without_file_note
 from judges.labels import Label
 from warehouse.catalog import TableSpec
 
@@ -44,7 +44,7 @@ SCREENING_VERDICTS = TableSpec("screening", "aggregate", SCREENING_VERDICTS_SCHE
 
 def error_reason(kind: str | None, message: str) -> str:
     """A short reason, for a person, from an error row that kept a file from being checked."""
-    text = message.strip()
+    text = without_file_note(message.strip())
     low = text.lower()
     for reason in REASONS:  # said first by the corpus stage (corpus.unreadable)
         if low.startswith(reason.lower()):

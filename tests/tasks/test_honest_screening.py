@@ -14,7 +14,7 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from corpus.unreadable import unreadable_reason
+from corpus.unreadable import unreadable_reason, without_file_note
 from flows.cli.report import build
 from flows.report.text import error_files, render_report
 from judges.labels import Label, aggregate_labels
@@ -22,6 +22,7 @@ from tasks.aggregate import untagged_items
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST
 from tasks.runner import execute
+from tasks.screening import error_reason
 from tests.extractors.conftest import compile_typst
 from warehouse import catalog
 
@@ -141,6 +142,16 @@ def test_every_screened_file_has_a_verdict_could_not_be_checked_first_then_fails
     assert by_file["tagged.pdf"]["verdict"] == "passes" and not by_file["tagged.pdf"]["failed"]
 
 
+def test_each_error_row_of_a_file_that_could_not_be_checked_names_it(home: Path) -> None:
+    _, rows = catalog.query(home, ALL_TABLES, f"SELECT doc_id, message FROM errors WHERE run_id = '{RUN}' "
+                                              "AND stage = 'corpus'")
+    for file, reason in NOT_CHECKED.items():
+        named = [message for _, message in rows if file in message]
+        assert named and all(reason in message for message in named), (file, rows)
+    assert all(any(file in message for file in NOT_CHECKED) for _, message in rows), rows
+    assert any(message.endswith(" (file: not_a_pdf.pdf)") for _, message in rows), rows
+
+
 def test_the_verdict_shows_in_markdown_html_and_text(home: Path) -> None:
     md = build(home, [RUN], "md")
     assert "| verdict |" in md.replace("| file | verdict |", "| verdict |")
@@ -195,3 +206,10 @@ def test_a_verdict_says_which_criteria_it_could_not_check() -> None:
         "fails", "untagged (no structure tree: PDF/UA-1 7.1); failed: fonts_readability")
     assert verdict_of({"semantic_tagging": ["unjudged"]}, [("corpus", "encrypted.pdf is encrypted")]) == (
         "could not be checked", "encrypted")
+
+
+def test_the_file_named_at_the_end_of_an_error_row_is_not_part_of_the_verdicts_reason() -> None:
+    message = "over a limit: more than 5 pages (file: résumé (draft) 1.pdf)"
+    assert without_file_note(message) == "over a limit: more than 5 pages"
+    assert error_reason("limit", "limit: more than 5 pages (file: a (b).pdf)") == "over a limit: more than 5 pages"
+    assert without_file_note("a reason (with a note)") == "a reason (with a note)"
