@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pymupdf
 
+from common.filenames import readable_name
 from corpus.unreadable import unreadable_reason
 from extractors.errors import scrub_paths
 from extractors.streams import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits, check_pdf_bytes
@@ -264,11 +265,6 @@ def _resolve_files(root: Path, item: dict[str, Any]) -> list[str]:
         f"no PDF found for item (pdf_path={primary!r}, {len(item.get('input_pdfs') or [])} page PDFs listed); "
         "check the dataset folder is complete"
     )
-
-
-def readable_name(name: object) -> str:
-    """A file name for display and JSON: bytes that are not UTF-8 shown as \\xNN escapes."""
-    return os.fsencode(str(name)).decode("utf-8", "backslashreplace")
 
 
 def describe_files(root: Path, files: list[str], limits: FileLimits | None = None, *,

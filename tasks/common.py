@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import base64
-import os
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from common.filenames import file_name
 from tasks.runner import StageIO
 
 
@@ -24,23 +23,6 @@ def good_documents(io: StageIO) -> list[dict[str, Any]]:
     return [row for row in io.read("corpus", "documents") if not row.get("error")]
 
 
-FS_NAME = "fs64:"  # a file name that is not UTF-8, stored as its bytes in base64
-
-
-def stored_name(name: str) -> str:
-    """A file name as the `documents` table can hold it and give back exactly: UTF-8 names as they
-    are, others (bytes the file system allows but UTF-8 does not) as their bytes in base64."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return FS_NAME + base64.urlsafe_b64encode(os.fsencode(name)).decode("ascii")
-    return name
-
-
-def file_name(stored: str) -> str:
-    if stored.startswith(FS_NAME):
-        return os.fsdecode(base64.urlsafe_b64decode(stored[len(FS_NAME):]))
-    return stored
 
 
 def document_files(doc: dict[str, Any], *, verify: bool = False) -> list[Path]:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from common.filenames import readable_name, stored_name
 from corpus.manifest import (
     DOCUMENTS_SCHEMA,
     LABEL_CONFLICT,
@@ -21,11 +22,9 @@ from corpus.manifest import (
     label_conflicts,
     load_dataset,
     load_pdf_folder,
-    readable_name,
     walk_files,
 )
 from corpus.unreadable import FILE_NOTE
-from tasks.common import stored_name
 from tasks.context import RunConfig
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec

@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from common.filenames import shown_name
 from corpus.unreadable import DAMAGED, EMPTY, REASONS, without_file_note
 from judges.labels import Label
 from warehouse.catalog import TableSpec
@@ -70,7 +71,7 @@ def error_reason(kind: str | None, message: str) -> str:
 
 def file_key(files: Sequence[str] | None, doc_id: str) -> str:
     """A screened file as the user named it: its path under the screened folder (several: joined)."""
-    return " + ".join(files) if files else doc_id
+    return " + ".join(shown_name(f) for f in files) if files else doc_id
 
 
 def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str | None, str]]) -> tuple[str, str | None]:

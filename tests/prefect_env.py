@@ -36,38 +36,30 @@ def own_cache() -> None:
     of the user's when there is one, else the session's first server builds it; every data home the tests
     start copies it, and the user's stays untouched. Inherited by pytest-xdist's workers and the commands
     the tests start."""
-    user_template = _user_template()  # before ACCESSBENCH_CACHE names the session's own
+    from flows import server
+
+    users = server.template_dir()  # before ACCESSBENCH_CACHE names the session's own
     cache = Path(tempfile.mkdtemp(prefix="accessbench-test-cache-"))
     os.environ["ACCESSBENCH_CACHE"] = str(cache)
     _started["cache"] = cache
-    if user_template is not None:
-        _seed_cache(user_template)
+    _seed_cache(users, server.template_dir(), (server.DATABASE, server.MEMO))
 
 
-def _user_template() -> Path | None:
-    """The user's cached migrated Prefect database for this Prefect version (flows/server.py), if any."""
-    from flows import server
-
-    folder = server.template_dir()
-    return folder if (folder / server.DATABASE).is_file() else None
-
-
-def _seed_cache(user_template: Path) -> None:
-    """Copy the user's template into the session's cache, so the session's server starts without migrating
-    a new database (~6 s at the start of every session, while the first flow tests wait for it). The user's
-    copy is only read. Without one, the session's first server migrates and keeps the template, as before;
-    tests of the template itself (tests/flows/test_server_template.py) use caches of their own."""
-    from flows import server
-
-    target = server.template_dir()
+def _seed_cache(users: Path, ours: Path, names: tuple[str, ...]) -> None:
+    """Copy the user's migrated template into the session's cache, so the session's server starts without
+    migrating a new database (~6 s at the start of every session, while the first flow tests wait for it).
+    The user's copy is only read. Without one, the session's first server migrates and keeps the template,
+    as before; tests of the template itself (tests/flows/test_server_template.py) use caches of their own."""
+    if not (users / names[0]).is_file():
+        return
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        for name in (server.DATABASE, server.MEMO):
-            if (user_template / name).is_file():
-                shutil.copyfile(user_template / name, target / f"{name}.partial")
-                (target / f"{name}.partial").replace(target / name)
+        ours.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            if (users / name).is_file():
+                shutil.copyfile(users / name, ours / f"{name}.partial")
+                (ours / f"{name}.partial").replace(ours / name)
     except OSError:  # best effort: the session's first server migrates its own
-        shutil.rmtree(target, ignore_errors=True)
+        shutil.rmtree(ours, ignore_errors=True)
 
 
 def wanted() -> bool:

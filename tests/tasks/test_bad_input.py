@@ -115,6 +115,8 @@ def test_a_file_name_that_is_not_utf8_is_labelled_like_any_other(tmp_path: Path,
     assert len(labels) == 2 and not errors
     _, names = catalog.query(home, ALL_TABLES, "select json_extract_string(metadata, '$.path') from documents")
     assert names[0][0] == "caf\\xe9 r\\xe9sum\\xe9.pdf"  # shown with the undecodable bytes escaped
+    _, screened = catalog.query(home, ALL_TABLES, "select file from screening where run_id='latin'")
+    assert screened == [("caf\\xe9 r\\xe9sum\\xe9.pdf",)]  # the report's name too, not the stored fs64: form
 
 
 def test_malformed_manifest_items_become_rows_with_reasons(tmp_path: Path) -> None:
