@@ -48,6 +48,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         prefect_env.wait()
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: `-p no:xdist` must still run the tests
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto` with the `slow` tests selected (make test): one worker more than the cores this process may use.
 
@@ -56,12 +57,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     (the suite's CPU use dipped to 55% for half a minute at a time); a spare worker fills it. Measured on
     this 2-core machine, alternating: 3 workers 7:04 and 6:34, 2 workers 7:28 and 7:49. Without them (make
     test-fast) nothing waits and a spare worker only costs its start: 46 s against 44 s. A value in
-    PYTEST_XDIST_AUTO_NUM_WORKERS wins, as with pytest-xdist's own `auto`.
+    PYTEST_XDIST_AUTO_NUM_WORKERS wins, as with pytest-xdist's own `auto`. None leaves the count to pytest-xdist.
     """
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # pytest-xdist's implementation reads it
-    cores = len(os.sched_getaffinity(0))
-    return cores + 1 if _may_run_slow_tests(config) else cores
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not _may_run_slow_tests(config):
+        return None
+    from xdist.plugin import pytest_xdist_auto_num_workers as cores  # pytest-xdist's own count of the cores
+
+    return cores(config) + 1
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
