@@ -17,6 +17,7 @@ from typing import Any
 from common import geometry
 from common.thresholds import BODY_FLOOR_PT
 from judges.criteria import SPEC
+from judges.conformance import CARRIER, evidence_failures
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
@@ -44,6 +45,7 @@ class DocEvidence:
     transcripts: list[dict[str, Any]] = field(default_factory=list)
     order_agreement: dict[int, dict[str, Any]] = field(default_factory=dict)  # page → statistics
     layout_regions: list[dict[str, Any]] = field(default_factory=list)
+    conformance: list[dict[str, Any]] = field(default_factory=list)  # the PDF/UA-1 validator's rows (failures)
     extract_failed: bool = False
     transcript_failed: bool = False
 
@@ -570,9 +572,15 @@ BUILDERS: dict[str, Callable[[DocEvidence, int], dict[str, Any] | None]] = {
 }
 
 
-def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tuple[PageBundle, list[str]]]:
-    """One bundle per page, with the names of the evidence withheld by the protocol."""
+def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool, screening: bool = False
+                  ) -> list[tuple[PageBundle, list[str]]]:
+    """One bundle per page, with the names of the evidence withheld by the protocol.
+
+    The criterion's carrier item (judges.conformance.CARRIER) also says whether the document is screened
+    (no expected label) and holds the PDF/UA-1 validator's failures folded into the criterion: findings, which
+    the paper's models never see (FINDINGS)."""
     page_numbers: Iterable[int] = sorted({p["page"] for p in ev.pages}) or [1]
+    carrier, first = CARRIER.get(criterion), _first_page(ev)
     image_paths = {p["page"]: p.get("image_path") for p in ev.pages}
     bundles = []
     for page in page_numbers:
@@ -584,6 +592,9 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
                 continue
             builder = BUILDERS.get(name)
             value = builder(ev, page) if builder else None
+            if isinstance(value, dict) and name == carrier:
+                value = {**value, "screening": screening,
+                         "conformance": evidence_failures(ev.conformance, criterion, page, first)}
             if value is not None:
                 evidence[name] = value
         bundles.append((PageBundle(criterion, page, evidence, image_paths.get(page)), withheld))
@@ -595,13 +606,16 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool) -> list[tu
 # the LLM judge's `paper` mode shows a bundle through `paper_view`, which removes them.
 FINDINGS: dict[str, frozenset[str]] = {
     # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
-    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous"}),
-    "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as"}),
+    # conformance: the PDF/UA-1 validator's failures; screening: a user's file, not a labelled item
+    "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous",
+                                "conformance", "screening"}),
+    "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as", "conformance", "screening"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
-    "table_tags": frozenset({"issues", "headers"}),  # headers: the cells our header algorithm associates
-    "link_metadata": frozenset({"dest_valid", "uri_well_formed"}),
+    # headers: the cells our header algorithm associates
+    "table_tags": frozenset({"issues", "headers", "conformance", "screening"}),
+    "link_metadata": frozenset({"dest_valid", "uri_well_formed", "conformance", "screening"}),
     "color_values": frozenset({"passes", "threshold", "large_text", "failing", "failing_chars"}),
-    "font_metadata": frozenset({"small_chars", "glyph_checks"}),
+    "font_metadata": frozenset({"small_chars", "glyph_checks", "conformance", "screening"}),
 }
 EVIDENCE_MODES = ("paper", "enriched")
 

@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from common import geometry
 from common.progress import in_shares
+from extractors.conformance import CONFORMANCE_SCHEMA, extract_conformance
 from extractors.contrast import CONTRAST_SCHEMA, extract_contrast
 from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
 from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
@@ -31,6 +32,7 @@ from extractors.structure.records import (
 )
 from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
+from judges.conformance import conformance_rows
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.context import RunConfig
 from tasks.failures import PartialFailure
@@ -59,9 +61,11 @@ READING_ORDER = TableSpec("reading_order", "extract", with_run_id(READING_ORDER_
 TABLES = TableSpec("tables", "extract", with_run_id(pa.schema([*TABLES_SCHEMA, pa.field("crop_path", pa.string())])))
 TABLE_CELLS = TableSpec("table_cells", "extract", with_run_id(TABLE_CELLS_SCHEMA))
 FIGURES = TableSpec("figures", "extract", with_run_id(FIGURES_SCHEMA))
+# Every PDF/UA-1 rule of the page validator per file: failed (one row per failure), passed, not_applicable.
+CONFORMANCE = TableSpec("conformance", "extract", with_run_id(CONFORMANCE_SCHEMA))
 
 EXTRACT_TABLES = (STRUCT_ELEMENTS, LINKS, ORPHAN_LINK_ELEMENTS, FONTS, TEXT_SPANS, DOC_STRUCTURE, READING_ORDER,
-                  TABLES, TABLE_CELLS, FIGURES)
+                  TABLES, TABLE_CELLS, FIGURES, CONFORMANCE)
 # Columns holding struct element ids, offset so ids stay unique across a document's files.
 _ID_COLUMNS = {
     "struct_elements": ("elem_id", "parent_id"),
@@ -158,8 +162,21 @@ REPAIRED = ("the file is damaged (broken cross-reference table, truncation or ba
             "MuPDF's repair; its labels describe the repaired file: re-export or fix it (qpdf --check shows it)")
 
 
+def file_conformance(source: PdfSource, doc_id: str, file_index: int, page_offset: int,
+                     rows: dict[str, list[dict[str, Any]]], limits: tuple[float, float]) -> list[dict[str, Any]]:
+    """The `conformance` rows of one file: the validator's failures, and every other declared rule passed where
+    the file has what it checks (its tag types and features) and not applicable where it has not."""
+    max_file_mb, max_stream_mb = limits
+    failures, features, error = extract_conformance(str(source.path), source.qpdf, max_file_mb=max_file_mb,
+                                                    max_stream_mb=max_stream_mb, page_offset=page_offset)
+    present = features | {t for e in rows["struct_elements"] for t in (e.get("type"), e.get("raw_type")) if t}
+    if rows["fonts"]:
+        present.add("@fonts")
+    return conformance_rows(doc_id, file_index, failures, error, present)
+
+
 def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, tag_tree: str,
-                     item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+                     limits: tuple[float, float], item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on).
 
     A file that breaks raises PartialFailure with the rows of the files before it (the runner keeps
@@ -186,9 +203,11 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
                 pages = int(summary.get("pages") or 0)
                 mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
                         if page_offset < r["page"] <= page_offset + pages]
-                for table, rows in extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops,
-                                                crop_dpi, mine, tag_tree).items():
-                    out[table] += rows
+                rows = extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi, mine,
+                                    tag_tree)
+                rows["conformance"] = file_conformance(source, doc_id, index, page_offset, rows, limits)
+                for table, found in rows.items():
+                    out[table] += found
             page_offset += pages
         except Exception as exc:
             kept = {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
@@ -204,7 +223,7 @@ def extract_body(io: StageIO) -> dict[str, Any]:
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
                             "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
     work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
-                   int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend)
+                   int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend, (cfg.max_file_mb, cfg.max_stream_mb))
     from tasks.render import pages_of
 
     return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"],
@@ -225,7 +244,7 @@ def check_extract(cfg: RunConfig) -> None:
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
-    config_keys=("crop_dpi", "max_page_megapixels", "tag_tree_backend"),
+    config_keys=("crop_dpi", "max_page_megapixels", "tag_tree_backend", "max_file_mb", "max_stream_mb"),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors", "common"),

@@ -33,7 +33,7 @@ JUDGE_INPUTS_SCHEMA = pa.schema(
 JUDGE_INPUTS = TableSpec("judge_inputs", "inputs", JUDGE_INPUTS_SCHEMA)
 
 EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_spans", "reading_order", "tables",
-                   "table_cells", "figures")
+                   "table_cells", "figures", "conformance")
 
 
 def _group(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -71,7 +71,9 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
                                **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
-        for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold):
+        # A document without an expected label is a user's file being screened (judges.rules.is_screening).
+        screening = doc.get("expected_label") is None
+        for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold, screening=screening):
             payload = json.dumps(bundle.evidence, sort_keys=True, default=str)
             rows.append({
                 "run_id": io.cfg.run_id, "doc_id": doc_id, "criterion": bundle.criterion, "page": bundle.page,

@@ -6,12 +6,14 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from judges.base import PageJudgment, register_judge, register_judge_check
+from judges.base import Issue, PageJudgment, register_judge, register_judge_check
 from judges.criteria import SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.catalog import catalog, check_patterns, matches
-from judges.rules.common import FAILED, PASSED
+from judges.rules.common import FAILED, NA, PASSED
+from judges.conformance import CARRIER
+from judges.conformance import findings as conformance_findings
 
 PROMPT_VERSION = "rules-1"
 
@@ -46,19 +48,28 @@ class RulesJudge:
 
     def judge_page(self, bundle: PageBundle, repeat: int) -> PageJudgment:
         # Deterministic: the repeat index changes nothing.
-        return apply_catalog(RULES[bundle.criterion](bundle), self.disabled)
+        screening = is_screening(bundle)
+        judgment = with_conformance(RULES[bundle.criterion](bundle), bundle, screening)
+        return apply_catalog(judgment, self.disabled, screening=screening)
 
 
-def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] = ()) -> PageJudgment:
-    """The catalog's say over a rule function's judgment: disabled rules' findings are dropped, a warning
-    fails nothing, and a sub-criterion (and the page) fails only while an error finding remains."""
+def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] = (), *,
+                  screening: bool = True) -> PageJudgment:
+    """The catalog's say over a rule function's judgment: disabled rules' findings are dropped (and those whose
+    severity is "off" for a benchmark item), a warning fails nothing, and a sub-criterion (and the page) fails
+    only while an error finding remains."""
     rules = catalog()
-    kept = [i for i in judgment.issues if not (i.rule_id and matches(i.rule_id, disabled))]
+
+    def severity(issue: Issue) -> str:
+        rule = rules.get(issue.rule_id)
+        return rule.severity_in(screening) if rule else "error"
+
+    kept = [i for i in judgment.issues
+            if not (i.rule_id and (matches(i.rule_id, disabled) or severity(i) == "off"))]
     by_sub: dict[str, list[bool]] = {}
     for issue in judgment.issues:
         if issue.rule_id:
-            by_sub.setdefault(issue.sub_criterion, []).append(
-                issue in kept and rules[issue.rule_id].severity == "error")
+            by_sub.setdefault(issue.sub_criterion, []).append(issue in kept and severity(issue) == "error")
     for issue in kept:  # findings without a rule id (none should remain) keep their sub-criterion failed
         if not issue.rule_id:
             by_sub.setdefault(issue.sub_criterion, []).append(True)
@@ -76,6 +87,43 @@ def apply_catalog(judgment: PageJudgment, disabled: tuple[str, ...] | list[str] 
         why = "passed once disabled rules and warnings are set aside" if switched_off else "passed; warnings only"
         judgment.summary = f"{dropped or 'Page'}: {why}" + (
             f" ({len(kept)} warning(s): {'; '.join(i.problem for i in kept[:2])})" if kept else "")
+    return judgment
+
+
+def is_screening(bundle: PageBundle) -> bool:
+    """Whether the page is a user's file being screened (no expected label), not a labelled benchmark item:
+    the inputs stage says so in the evidence that carries conformance findings (judges.evidence)."""
+    return any(isinstance(v, dict) and v.get("screening") is True for v in bundle.evidence.values())
+
+
+def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool) -> PageJudgment:
+    """The rule function's judgment plus the PDF/UA-1 validator's failures folded into this criterion
+    (judges.conformance.py). They change a Passed page, or (when screening) a Not Present one: a
+    structure the validator finds broken is present. A Cannot Tell page keeps its label (its evidence is missing).
+    A failure whose Matterhorn checkpoint one of our own findings already reports is not repeated."""
+    carrier = bundle.evidence.get(CARRIER.get(bundle.criterion, ""))
+    failures = carrier.get("conformance") if isinstance(carrier, dict) else None
+    if not failures or judgment.label not in (Label.PASSED, Label.FAILED, Label.NOT_PRESENT):
+        return judgment
+    if judgment.label is Label.NOT_PRESENT and not screening:
+        return judgment
+    rules = catalog()
+    ours = {rules[i.rule_id].matterhorn for i in judgment.issues
+            if i.rule_id in rules and rules[i.rule_id].matterhorn and rules[i.rule_id].severity_in(screening) == "error"}
+    added = [i for i in conformance_findings(failures, f"Page {bundle.page}")
+             if not (rules[i.rule_id].matterhorn and rules[i.rule_id].matterhorn in ours)]
+    if not added:
+        return judgment
+    failing = {i.sub_criterion for i in added if rules[i.rule_id].severity_in(screening) == "error"}
+    judgment.issues = [*judgment.issues, *added]
+    if failing:
+        subs = {s: (PASSED if v == NA else v) for s, v in judgment.sub_criteria.items()} \
+            if judgment.label is Label.NOT_PRESENT else dict(judgment.sub_criteria)
+        judgment.sub_criteria = {**subs, **{s: FAILED for s in failing}}
+        if judgment.label is not Label.FAILED:
+            judgment.label = Label.FAILED
+            judgment.summary = (f"Page {bundle.page}: fails PDF/UA-1 "
+                                f"({'; '.join(i.problem for i in added[:2])})")
     return judgment
 
 

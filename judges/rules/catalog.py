@@ -62,6 +62,14 @@ class Rule:
     note: str = ""
     question: str = ""
     remedy: str = ""  # the registered remedy that repairs a finding of this rule (tasks/remedies.py), if any
+    # A PDF/UA-1 validator rule folded into a criterion (judges.conformance.py): its id, and its severity on
+    # a labelled benchmark item ("" = the same as `severity`; "off" = no finding there).
+    conformance: str = ""
+    benchmark_severity: str = ""
+
+    def severity_in(self, screening: bool) -> str:
+        """error | warning | candidate | off: what a finding of this rule does when screening or benchmarking."""
+        return self.severity if screening or not self.benchmark_severity else self.benchmark_severity
 
     @property
     def placeholders(self) -> set[str]:
@@ -101,9 +109,25 @@ def _rule(raw: dict[str, Any], source: Path) -> Rule:
                 question=str(raw.get("question", "")).strip(), remedy=str(raw.get("remedy", "")).strip())
 
 
+def _conformance_rules() -> list[Rule]:
+    """The PDF/UA-1 validator's rules that a reader meets, each folded into a criterion (judges.conformance)."""
+    from judges.conformance import catalog_rules
+
+    rules = []
+    for raw in catalog_rules():
+        criterion, sub, _ = raw["id"].split(".")
+        rules.append(Rule(id=raw["id"], criterion=criterion, sub_criterion=sub, title=raw["title"],
+                          message=raw["message"], remediation=raw["remediation"], severity=raw["severity"],
+                          pdfua=raw["pdfua"], matterhorn=raw["matterhorn"], conformance=raw["conformance"],
+                          benchmark_severity=raw["benchmark_severity"],
+                          note="A PDF/UA-1 conformance rule of the page validator, folded into the criterion."))
+    return rules
+
+
 def load(directory: Path = CATALOG_DIR) -> dict[str, Rule]:
-    """Every rule of the catalog files under `directory`, by id (ids are unique across files)."""
-    rules: dict[str, Rule] = {}
+    """Every rule of the catalog files under `directory`, by id (ids are unique across files); the shipped
+    catalog also holds the PDF/UA-1 validator rules folded into criteria (catalog/conformance/)."""
+    rules: dict[str, Rule] = {rule.id: rule for rule in _conformance_rules()} if directory == CATALOG_DIR else {}
     for source in sorted(directory.glob("*.toml")):
         try:
             data = tomllib.loads(source.read_text(encoding="utf-8"))
