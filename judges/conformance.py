@@ -162,6 +162,43 @@ def conformance_rows(doc_id: str, file_index: int, failures: Iterable[dict[str, 
     return rows
 
 
+@cache
+def human_checkpoints() -> list[dict[str, str]]:
+    """The Matterhorn checkpoints that need a person ([[human]] in the declaration)."""
+    data = tomllib.loads(SOURCE.read_text(encoding="utf-8"))
+    return [{"matterhorn": str(h["matterhorn"]), "clause": str(h["clause"]), "title": str(h["title"])}
+            for h in data.get("human", [])]
+
+
+def checkpoint_view(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A document's conformance per Matterhorn checkpoint, as veraPDF and PAC show it: failed (with its rules and
+    failure count), passed, not applicable, or needs a person. Rules without a checkpoint of their own are
+    grouped under their ISO 14289-1 clause."""
+    declared = checks()
+    groups: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row.get("status") == "not_checked":
+            return []
+        check = declared.get(row["rule_id"])
+        key = (row.get("matterhorn") or "") or f"clause {row.get('clause') or '?'}"
+        group = groups.setdefault(key, {"checkpoint": key, "clause": row.get("clause") or "", "statuses": set(),
+                                        "rules": set(), "failures": 0, "title": check.title if check else ""})
+        group["statuses"].add(row["status"])
+        if row["status"] == "failed":
+            group["failures"] += 1
+            group["rules"].add(row["rule_id"])
+    out = []
+    for key, group in groups.items():
+        statuses = group.pop("statuses")
+        status = "failed" if "failed" in statuses else "passed" if "passed" in statuses else "not applicable"
+        out.append({**group, "status": status, "rules": sorted(group["rules"])})
+    if out:
+        out += [{"checkpoint": h["matterhorn"], "clause": h["clause"], "title": h["title"], "status": "needs a person",
+                 "rules": [], "failures": 0} for h in human_checkpoints() if h["matterhorn"] not in groups]
+    order = {"failed": 0, "needs a person": 1, "passed": 2, "not applicable": 3}
+    return sorted(out, key=lambda g: (order[g["status"]], g["checkpoint"]))
+
+
 def verdict(rows: Iterable[dict[str, Any]]) -> str:
     """A document's PDF/UA-1 verdict from its conformance rows: conforms | does not conform | not checked."""
     statuses = {r["status"] for r in rows}

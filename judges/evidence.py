@@ -208,7 +208,17 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             "display_doc_title": True if rows and all(s.get("display_doc_title") is True for s in rows)
             else False if any(s.get("display_doc_title") is False for s in rows) else None,
             "pdfua_part": next((s["pdfua_part"] for s in rows if s.get("pdfua_part")), None),
-            "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows])}
+            "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows]),
+            # PDF/UA-1 7.2 lets the language be set per structure element or marked-content sequence: the
+            # validator found every piece of text's language declared somewhere (None: not validated).
+            "lang_declared_for_all_text": _text_language_declared(ev.conformance)}
+
+
+def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
+    statuses = {r.get("status") for r in rows if r.get("rule_id") == "PDFUA1-TEXT-LANGUAGE-001"}
+    if not statuses or "not_checked" in statuses or any(r.get("status") == "not_checked" for r in rows):
+        return None
+    return "failed" not in statuses
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:

@@ -108,7 +108,8 @@ def _verdicts(io: StageIO, doc_labels: list[dict[str, Any]]) -> list[dict[str, A
     if not documents or any(d.get("expected_label") for d in documents):
         return []
     errors = [e for stage in CHECKING_STAGES for e in io.read(stage, "errors")]
-    return screening_rows(io.cfg.run_id, documents, doc_labels, errors, WARNING_KINDS)
+    return screening_rows(io.cfg.run_id, documents, doc_labels, errors, WARNING_KINDS,
+                          io.read("extract", "conformance"))
 
 
 AGGREGATE = Stage(
@@ -116,7 +117,7 @@ AGGREGATE = Stage(
     upstream=("judge",),
     config_keys=(),
     tables=(DOC_LABELS, SCREENING_VERDICTS),
-    version="2",  # 2: screening; Not Present for the tag-tree criteria of an untagged document
+    version="3",  # 2: screening; Not Present for the tag-tree criteria of an untagged document; 3: PDF/UA-1 verdict
     body=aggregate_body,
     # Human review decisions live outside the stage artifacts; a new one re-aggregates.
     external_inputs=lambda cfg: resolutions_digest(cfg.store, cfg.run_id),

@@ -19,6 +19,9 @@ import pyarrow as pa
 
 from common.filenames import shown_name
 from corpus.unreadable import DAMAGED, EMPTY, REASONS, without_file_note
+from judges.conformance import DOES_NOT_CONFORM
+from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
+from judges.conformance import verdict as pdfua_verdict
 from judges.labels import Label
 from warehouse.catalog import TableSpec
 
@@ -39,6 +42,10 @@ SCREENING_VERDICTS_SCHEMA = pa.schema(
         pa.field("unjudged", pa.list_(pa.string())),  # criteria without a label (see `errors`)
         pa.field("pages", pa.int32()),
         pa.field("doc_ids", pa.list_(pa.string())),  # the run's documents of the file (one per criterion)
+        # The PDF/UA-1 validator's verdict (extract stage, `conformance` table): conforms | does not conform |
+        # not checked, and the rules it failed.
+        pa.field("conformance", pa.string()),
+        pa.field("conformance_failed", pa.list_(pa.string())),
     ]
 )
 SCREENING_VERDICTS = TableSpec("screening", "aggregate", SCREENING_VERDICTS_SCHEMA)
@@ -74,9 +81,23 @@ def file_key(files: Sequence[str] | None, doc_id: str) -> str:
     return " + ".join(shown_name(f) for f in files) if files else doc_id
 
 
-def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str | None, str]]) -> tuple[str, str | None]:
-    """(verdict, reason) of one file from its labels per criterion (one per judge) and its error rows
-    (kind, message), warnings left out."""
+def conformance_of(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per document its PDF/UA-1 verdict and the rules it failed ("<rule id> (<clause>)"), from `conformance` rows."""
+    by_doc: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_doc.setdefault(row["doc_id"], []).append(row)
+    return {doc_id: {"verdict": pdfua_verdict(found),
+                     "failed": sorted({f"{r['rule_id']} ({r['clause'] or '?'})" for r in found
+                                       if r["status"] == "failed"})}
+            for doc_id, found in by_doc.items()}
+
+
+def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str | None, str]],
+               conformance: Mapping[str, Any] | None = None) -> tuple[str, str | None]:
+    """(verdict, reason) of one file from its labels per criterion (one per judge), its error rows
+    (kind, message), warnings left out, and its PDF/UA-1 verdict (`conformance_of`): a file that does not
+    conform to PDF/UA-1 fails even where every criterion passed (a syntax rule that no reader meets directly,
+    e.g. the PDF/UA identifier, still breaks the standard the file is screened against)."""
     judged = {c: [lab for lab in labs if lab != UNJUDGED] for c, labs in labels.items()}
     if not any(judged.values()):
         if errors:
@@ -88,16 +109,23 @@ def verdict_of(labels: Mapping[str, Sequence[str]], errors: Sequence[tuple[str |
         reasons.append(UNTAGGED)
     if failed:
         reasons.append("failed: " + ", ".join(failed))
+    nonconforming = bool(conformance) and conformance.get("verdict") == DOES_NOT_CONFORM  # type: ignore[union-attr]
+    if nonconforming:
+        rules = list(conformance.get("failed") or [])  # type: ignore[union-attr]
+        reasons.append(f"does not conform to PDF/UA-1: {len(rules)} rule(s) failed"
+                       + (f", e.g. {', '.join(rules[:3])}" if rules else ""))
     unchecked = sorted(c for c, labs in judged.items() if not labs)
     if unchecked:  # some criteria got no label: the verdict stands on the others, and says so
         reasons.append("not checked: " + ", ".join(unchecked))
-    return (FAILS if failed or UNTAGGED in reasons else PASSES), "; ".join(reasons) or None
+    return (FAILS if failed or nonconforming or UNTAGGED in reasons else PASSES), "; ".join(reasons) or None
 
 
 def screening_rows(run_id: str, documents: Iterable[Mapping[str, Any]], doc_labels: Iterable[Mapping[str, Any]],
-                   errors: Iterable[Mapping[str, Any]], warning_kinds: Iterable[str] = ()) -> list[dict[str, Any]]:
+                   errors: Iterable[Mapping[str, Any]], warning_kinds: Iterable[str] = (),
+                   conformance: Iterable[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
     """One row per screened file (a run holds one document per file and criterion), most urgent first."""
     warnings = set(warning_kinds)
+    pdfua = conformance_of(conformance)
     file_of: dict[str, str] = {}
     files: dict[str, dict[str, Any]] = {}
     for doc in documents:
@@ -123,13 +151,16 @@ def screening_rows(run_id: str, documents: Iterable[Mapping[str, Any]], doc_labe
                 found.append(item)
     out = []
     for key, entry in files.items():
-        verdict, reason = verdict_of(entry["labels"], entry["errors"])
+        checked = next((pdfua[d] for d in entry["doc_ids"] if d in pdfua), None)
+        verdict, reason = verdict_of(entry["labels"], entry["errors"], checked)
         by_label = {label: sorted(c for c, labs in entry["labels"].items() if label in labs)
                     for label in (*(lab.value for lab in Label), UNJUDGED)}
         by_label[UNJUDGED] = sorted(c for c, labs in entry["labels"].items() if not labs or UNJUDGED in labs)
         out.append({"run_id": run_id, "file": key, "verdict": verdict, "reason": reason,
                     "failed": by_label[Label.FAILED], "not_present": by_label[Label.NOT_PRESENT],
                     "cannot_tell": by_label[Label.CANNOT_TELL], "unjudged": by_label[UNJUDGED],
-                    "pages": entry["pages"], "doc_ids": sorted(entry["doc_ids"])})
+                    "pages": entry["pages"], "doc_ids": sorted(entry["doc_ids"]),
+                    "conformance": checked["verdict"] if checked else PDFUA_NOT_CHECKED,
+                    "conformance_failed": checked["failed"] if checked else []})
     out.sort(key=lambda r: (VERDICT_ORDER[r["verdict"]], -len(r["failed"]), r["file"]))
     return out

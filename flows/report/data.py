@@ -22,7 +22,9 @@ from flows.report.warehouse import report_tables
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from tasks.screening import VERDICT_ORDER, file_key, verdict_of
+from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
+from judges.conformance import checkpoint_view
+from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
 
@@ -283,6 +285,12 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
         ORDER BY doc_id, criterion, judge, page""", p)
     errors = _rows(con, "SELECT DISTINCT doc_id, stage, kind, message FROM errors WHERE run_id = $run", p)
+    conformance_rows = _rows(con, "SELECT doc_id, rule_id, clause, matterhorn, status FROM conformance "
+                                  "WHERE run_id = $run", p)
+    by_doc_conformance: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in conformance_rows:
+        by_doc_conformance[row["doc_id"]].append(row)
+    pdfua = conformance_of(conformance_rows)
     key_of = {d["doc_id"]: file_key(d["files"], d["doc_id"]) for d in docs}
     by_file: dict[str, dict[str, Any]] = {}
 
@@ -323,8 +331,13 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
         found["doc_id"] = found["doc_ids"][0] if found["doc_ids"] else key
         found["failed"] = sorted(c for c, j in found["criteria"].items()
                                  if any(lab["label"] == Label.FAILED for lab in j["labels"]))
+        checked_doc = next((d for d in found["doc_ids"] if d in pdfua), None)
+        found["conformance"] = pdfua[checked_doc]["verdict"] if checked_doc else PDFUA_NOT_CHECKED
+        found["conformance_failed"] = pdfua[checked_doc]["failed"] if checked_doc else []
+        found["checkpoints"] = checkpoint_view(by_doc_conformance[checked_doc]) if checked_doc else []
         found["verdict"], found["reason"] = verdict_of(
-            {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"))
+            {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"),
+            pdfua.get(checked_doc) if checked_doc else None)
         found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
                                      for i in found["criteria"].get(c, {}).get("issues", [])), None)
         for judged in found["criteria"].values():

@@ -370,15 +370,18 @@ def _screening(screening: dict[str, Any]) -> str:
         anchor = _anchor("file", run, f["doc_id"])
         verdict = f'<span class="failed">{_e(f["verdict"])}</span>' if f["verdict"] != "passes" else "passes"
         rows.append(f'<th scope="row"><a href="#{anchor}">{_e(f["file"])}</a></th>'
-                    f'<td>{verdict}</td><td>{_e(f["reason"] or "")}</td>'
+                    f'<td>{verdict}</td><td>{_e(f.get("conformance") or "not checked")}</td>'
+                    f'<td>{_e(f["reason"] or "")}</td>'
                     f'<td class="num">{_e(f["pages"])}</td><td class="num">{len(f["failed"])}</td>'
                     f"<td>{_e(', '.join(f['failed']) or 'none')}</td><td>{_e(f['first_issue'] or '')}</td>")
     counts = ", ".join(f"{sum(1 for f in files if f['verdict'] == v)} {v}"
                        for v in ("could not be checked", "fails", "passes"))
-    parts = [f'<p class="note">{_e(counts)} ({len(files)} file(s)). A file fails when a criterion failed or when '
-             "it is untagged (PDF/UA-1 7.1 requires a structure tree).</p>",
+    parts = [f'<p class="note">{_e(counts)} ({len(files)} file(s)). A file fails when a criterion failed, when '
+             "it is untagged (PDF/UA-1 7.1 requires a structure tree), or when the PDF/UA-1 validator finds it does "
+             "not conform.</p>",
              _table("Files, could not be checked and failing first",
-                    ["file", "verdict", "reason", "pages", "criteria failed", "which", "first issue"], rows)]
+                    ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "which", "first issue"],
+                    rows)]
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
         parts.append(f'<h3 id="{anchor}">{_e(f["file"])}</h3>')
@@ -396,6 +399,14 @@ def _screening(screening: dict[str, Any]) -> str:
             cls = "failed" if "failed" in labels else ("passed" if labels.startswith("passed") else "")
             verdicts.append(f'{_rowhead(criterion)}<td class="{cls}">{_e(labels)}</td>')
         parts.append(_table(f"{f['file']}: label per criterion", ["criterion", "label"], verdicts, sortable=False))
+        if f.get("checkpoints"):
+            parts.append(f"<h4>PDF/UA-1 per Matterhorn checkpoint: {_e(f.get('conformance'))}</h4>")
+            parts.append(_table(f"{f['file']}: PDF/UA-1 conformance per Matterhorn checkpoint",
+                                ["checkpoint", "clause", "status", "what", "rules failed", "failures"],
+                                (f'<th scope="row">{_e(c["checkpoint"])}</th><td>{_e(c["clause"])}</td>'
+                                 f'<td class="{"failed" if c["status"] == "failed" else ""}">{_e(c["status"])}</td>'
+                                 f'<td>{_e(c["title"])}</td><td>{_e(", ".join(c["rules"]))}</td>'
+                                 f'<td class="num">{c["failures"]}</td>' for c in f["checkpoints"]), sortable=True))
         for criterion in CRITERIA:
             issues = (f["criteria"].get(criterion) or {}).get("issues") or []
             if not issues:

@@ -146,10 +146,21 @@ def _screening_table(screening: dict[str, Any]) -> str:
     """Every screened file with its verdict (could not be checked, fails, passes) and why, most urgent first."""
     files = screening["files"]
     counts = {v: sum(1 for f in files if f["verdict"] == v) for v in ("could not be checked", "fails", "passes")}
-    return (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
-        ["file", "verdict", "reason", "pages", "criteria failed", "first issue"],
-        [[f["file"], f["verdict"], f["reason"] or "", f["pages"], ", ".join(f["failed"]) or "none",
-          f["first_issue"] or ""] for f in files]))
+    out = (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
+        ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "first issue"],
+        [[f["file"], f["verdict"], f.get("conformance") or "not checked", f["reason"] or "", f["pages"],
+          ", ".join(f["failed"]) or "none", f["first_issue"] or ""] for f in files]))
+    for f in files:
+        if f.get("checkpoints"):
+            out += f"\n\n#### {md_cell(f['file'])}: PDF/UA-1 per Matterhorn checkpoint\n\n" + checkpoints_md(f)
+    return out
+
+
+def checkpoints_md(f: dict[str, Any]) -> str:
+    """One file's PDF/UA-1 conformance per Matterhorn checkpoint: failed, needs a person, passed, not applicable."""
+    return md_table(["checkpoint", "clause", "status", "what", "rules failed", "failures"],
+                    [[c["checkpoint"], c["clause"], c["status"], c["title"], ", ".join(c["rules"]), c["failures"]]
+                     for c in f["checkpoints"]])
 
 
 def summary_markdown(data: dict[str, Any]) -> str:

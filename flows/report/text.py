@@ -276,14 +276,15 @@ def _verdicts(con: Any, out: Console, run_id: str) -> None:
     files = screening_rows(
         run_id, _rows(con, "SELECT doc_id, criterion, files, pages FROM documents WHERE run_id = $run", run_id),
         _rows(con, "SELECT doc_id, criterion, repeat, label FROM doc_labels WHERE run_id = $run", run_id),
-        _rows(con, "SELECT doc_id, kind, message FROM errors WHERE run_id = $run", run_id), WARNING_KINDS)
+        _rows(con, "SELECT doc_id, kind, message FROM errors WHERE run_id = $run", run_id), WARNING_KINDS,
+        _rows(con, "SELECT doc_id, rule_id, clause, status FROM conformance WHERE run_id = $run", run_id))
     if not files:
         return
-    table = Table("file", "verdict", "reason", "pages", title=f"run {run_id}: files, could not be checked and "
-                                                                "failing first")
+    table = Table("file", "verdict", "PDF/UA-1", "reason", "pages",
+                  title=f"run {run_id}: files, could not be checked and failing first")
     for row in files:  # as Text: a file name or an error message is never read as markup
         table.add_row(Text(row["file"]), Text(row["verdict"], style="bold red" if row["verdict"] != PASSES else ""),
-                      Text(row["reason"] or ""), str(row["pages"] or ""))
+                      Text(row["conformance"]), Text(row["reason"] or ""), str(row["pages"] or ""))
     out.print(table)
     unchecked = sum(1 for row in files if row["verdict"] == NOT_CHECKED)
     failing = sum(1 for row in files if row["verdict"] == FAILS)

@@ -108,10 +108,15 @@ def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool
     if judgment.label is Label.NOT_PRESENT and not screening:
         return judgment
     rules = catalog()
-    ours = {rules[i.rule_id].matterhorn for i in judgment.issues
-            if i.rule_id in rules and rules[i.rule_id].matterhorn and rules[i.rule_id].severity_in(screening) == "error"}
+    # What our own error findings already say: by Matterhorn checkpoint, and by sub-criterion and PDF/UA clause.
+    ours: set[tuple[str, ...]] = set()
+    for issue in judgment.issues:
+        rule = rules.get(issue.rule_id)
+        if rule is not None and not rule.conformance and rule.severity_in(screening) == "error":
+            ours |= {("m", rule.matterhorn)} if rule.matterhorn else set()
+            ours |= {("c", issue.sub_criterion, rule.pdfua)} if rule.pdfua else set()
     added = [i for i in conformance_findings(failures, f"Page {bundle.page}")
-             if not (rules[i.rule_id].matterhorn and rules[i.rule_id].matterhorn in ours)]
+             if not ({("m", rules[i.rule_id].matterhorn), ("c", i.sub_criterion, rules[i.rule_id].pdfua)} & ours)]
     if not added:
         return judgment
     failing = {i.sub_criterion for i in added if rules[i.rule_id].severity_in(screening) == "error"}

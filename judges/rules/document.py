@@ -37,7 +37,8 @@ def document_checks(tags: dict[str, Any], where: str) -> list[Issue]:
     if facts.get("accessibility_permitted") is False:  # None: an extraction that did not record it
         issues.append(finding("semantic_tagging.structural_hierarchy.accessibility_permission_denied",
                               f"{where} (document security settings)"))
-    if not str(facts.get("lang") or "").strip():
+    # No catalog /Lang is a finding only where the language is not declared on the content itself either.
+    if not str(facts.get("lang") or "").strip() and facts.get("lang_declared_for_all_text") is not True:
         issues.append(finding(LANG[pick], at, part=part))
     if facts.get("xmp_title") is False:
         issues.append(finding(TITLE[pick], at, part=part))
