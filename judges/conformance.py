@@ -31,10 +31,8 @@ FIELDS = {"page", "clause", "matterhorn", "title", "applies", "fold", "severity"
 FAILURES_PER_RULE = 50  # rows kept per failed rule and file; the last says how many more there were
 CONFORMS, DOES_NOT_CONFORM, NOT_CHECKED = "conforms", "does not conform", "not checked"
 
-# The evidence item that carries a criterion's conformance failures to the rules judge: always a ★ item, so a
-# benchmark Cannot Tell item (whose ★ evidence is withheld) gets none of them.
-CARRIER = {"alt_text_quality": "alt_texts", "semantic_tagging": "tag_structure", "table_structure": "table_tags",
-           "functional_hyperlinks": "link_metadata", "fonts_readability": "font_metadata"}
+# The evidence item that carries a criterion's conformance failures to the rules judge (its spec says which).
+CARRIER = {name: spec.conformance_evidence for name, spec in SPEC.items() if spec.conformance_evidence}
 
 
 @dataclass(frozen=True)

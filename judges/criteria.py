@@ -73,6 +73,9 @@ class CriterionSpec:
     # The evidence through which a judge sees the structure tree, if the criterion evaluates the tree
     # (tasks.aggregate: an untagged document's judgment there is about the missing tree).
     tree_evidence: str | None = field(default=None, kw_only=True)
+    # The ★ evidence that carries the PDF/UA-1 validator's failures folded into the criterion to the rules judge
+    # (judges.conformance; withheld with the rest of the ★ evidence for a benchmark Cannot Tell item).
+    conformance_evidence: str | None = field(default=None, kw_only=True)
     # The report's outlines: evidence rows (doc_id, page, bbox, what) whose boxes show where a Failed page
     # fails, in PDF points from the top left, for run `$run` (flows.report.data.REGION_SQL).
     outline_sql: str | None = field(default=None, kw_only=True)
@@ -146,6 +149,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ),
         ),
         rule="judges.rules.alt_text:judge_alt_text",
+        conformance_evidence="alt_texts",
         sample_when="figures",
         focus_tags=frozenset({"Figure", "Formula", "Caption", "Artifact"}),
         tree_evidence="alt_texts",
@@ -186,6 +190,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ),
         ),
         rule="judges.rules.tagging:judge_tagging",
+        conformance_evidence="tag_structure",
         sample_when="tagged",
         tree_evidence="tag_structure",
     ),
@@ -254,6 +259,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ),
         ),
         rule="judges.rules.tables:judge_tables",
+        conformance_evidence="table_tags",
         sample_when="tables",
         focus_tags=frozenset({"Table", "THead", "TBody", "TFoot", "TR", "TH", "TD", "Caption"}),
         tree_evidence="table_tags",
@@ -291,6 +297,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ),
         ),
         rule="judges.rules.links:judge_links",
+        conformance_evidence="link_metadata",
         sample_when="links",
         focus_tags=frozenset({"Link", "Annot", "Reference", "Note", "BibEntry"}),
         outline_sql=(
@@ -365,6 +372,7 @@ SPECS: tuple[CriterionSpec, ...] = (
             ),
         ),
         rule="judges.rules.fonts:judge_fonts",
+        conformance_evidence="font_metadata",
         sample_when="text_chars",
         outline_sql=(
             "SELECT s.doc_id, s.page, s.bbox, 'font ' || s.font_name || CASE WHEN NOT f.embedded THEN "

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from judges.base import Issue, PageJudgment, register_judge, register_judge_check
-from judges.criteria import SPECS
+from judges.criteria import SPEC, SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.catalog import catalog, check_patterns, matches
@@ -107,6 +107,8 @@ def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool
         return judgment
     if judgment.label is Label.NOT_PRESENT and not screening:
         return judgment
+    if carrier.get("tagged") is False and SPEC[bundle.criterion].tree_evidence:
+        return judgment  # an untagged document: the criterion's judgment is about the missing tree (verdict: fails)
     rules = catalog()
     # What our own error findings already say: by Matterhorn checkpoint, and by sub-criterion and PDF/UA clause.
     ours: set[tuple[str, ...]] = set()

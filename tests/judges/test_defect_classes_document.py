@@ -116,8 +116,10 @@ def _ids(result: dict[str, Any]) -> list[str]:
     ("ua-pass.pdf", "passed", []),
     ("owner-pass.pdf", "passed", []),  # encrypted with an owner password, accessibility permitted
     ("plain-pass.pdf", "passed", [RULE + "display_doc_title_off_advisory", RULE + "pdfua_identifier_missing"]),
-    ("plain-nolang-pass.pdf", "passed", [RULE + "lang_missing_advisory", RULE + "display_doc_title_off_advisory",
-                                         RULE + "pdfua_identifier_missing"]),
+    # Screened, a file whose text has no language anywhere fails PDF/UA-1 7.2 (the validator's TEXT-LANGUAGE
+    # rule, folded into the criterion), although our own check only warns without a PDF/UA claim.
+    ("plain-nolang-pass.pdf", "failed", [RULE + "lang_missing_advisory", RULE + "display_doc_title_off_advisory",
+                                         RULE + "pdfua_identifier_missing", RULE + "ua1_text_language"]),
     ("untagged-pass.pdf", "not_present", []),
     ("ua-nolang-fail.pdf", "failed", [RULE + "lang_missing"]),
     ("ua-notitle-fail.pdf", "failed", [RULE + "title_missing"]),
@@ -196,7 +198,7 @@ def test_document_facts_reach_only_the_first_page_and_only_the_rules() -> None:
     (first, _), (second, _) = build_bundles(CRITERION, ev, withhold=False)
     assert first.evidence["tag_structure"]["document"] == {
         "lang": None, "xmp_title": True, "display_doc_title": True, "pdfua_part": None,
-        "accessibility_permitted": False}
+        "accessibility_permitted": False, "lang_declared_for_all_text": None}
     assert "document" not in second.evidence["tag_structure"]
     assert "document" not in paper_view("tag_structure", first.evidence["tag_structure"])
     # A page without tagged content of its own still reports the document's defects.

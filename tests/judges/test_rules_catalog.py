@@ -31,7 +31,8 @@ def test_every_criterion_has_a_catalog_and_every_rule_is_well_formed() -> None:
 
 
 def test_every_rule_is_raised_by_the_code_and_every_raised_id_is_declared() -> None:
-    declared = set(catalog())
+    # The PDF/UA-1 validator's folded rules are raised from their declaration (judges/conformance.py), not by name.
+    declared = {rule.id for rule in catalog().values() if not rule.conformance}
     ids = re.compile("[\"']((?:" + "|".join(CRITERIA) + r")\.[a-z_]+\.[a-z_0-9]+)[\"']")
     raised = set(ids.findall(CODE))
     assert raised - declared == set(), "finding() ids missing from the catalog"
