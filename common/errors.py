@@ -52,6 +52,8 @@ KINDS: dict[str, ErrorKind] = {kind.name: kind for kind in (
     ErrorKind("repaired", False, "the damaged file was read from MuPDF's repair: re-export or fix it", warning=True),
     ErrorKind("label_conflict", False, "byte-identical files carry different expected labels: fix the dataset's "
                                        "manifest", warning=True),
+    ErrorKind("conformance", False, "the PDF/UA-1 validator could not check the file (its verdict is 'not "
+                                    "checked'); the other evidence stands", warning=True),
 )}
 # Error rows that leave a document's evidence usable.
 WARNING_KINDS = frozenset(name for name, kind in KINDS.items() if kind.warning)

@@ -206,6 +206,8 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
                 rows = extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi, mine,
                                     tag_tree)
                 rows["conformance"] = file_conformance(source, doc_id, index, page_offset, rows, limits)
+                errors += [error_row(run_id, "extract", doc, "conformance", r["message"])
+                           for r in rows["conformance"] if r["status"] == "not_checked"]
                 for table, found in rows.items():
                     out[table] += found
             page_offset += pages

@@ -94,7 +94,7 @@ def run_rules(home: Path, args: argparse.Namespace) -> int:
                "severity": _severity}
     width = terminal_width()
     for dropped, whole_ids in (((), True), (("Matterhorn",), True), (("Matterhorn", "PDF/UA-1"), True),
-                               (("Matterhorn", "PDF/UA-1"), False)):
+                               (("Matterhorn", "PDF/UA-1", "WCAG"), True), (("Matterhorn", "PDF/UA-1", "WCAG"), False)):
         table = Table(title=f"{len(rules)} rules (switch one off: accessbench run --disable-rule ID)"
                       + (f"; not shown here: {', '.join(dropped)} (see --format md or json)" if dropped else ""))
         if whole_ids:

@@ -41,15 +41,16 @@ Second page text.
 """
 
 
-def compile_typst(source: str, out: Path, files: dict[str, bytes] | None = None) -> Path:
-    """Compile typst ``source`` (with ``files`` beside it) to the tagged PDF ``out``."""
+def compile_typst(source: str, out: Path, files: dict[str, bytes] | None = None, *, ua1: bool = False) -> Path:
+    """Compile typst ``source`` (with ``files`` beside it) to the tagged PDF ``out`` (``ua1``: checked by typst
+    against PDF/UA-1 and identified as such, so the page validator passes it)."""
     work = out.parent / (out.stem + "-src")
     work.mkdir(parents=True, exist_ok=True)
     for name, data in (files or {}).items():
         (work / name).write_bytes(data)
     main = work / "main.typ"
     main.write_text(source, encoding="utf-8")
-    out.write_bytes(typst.compile(str(main), format="pdf"))
+    out.write_bytes(typst.compile(str(main), format="pdf", **({"pdf_standards": "ua-1"} if ua1 else {})))
     return out
 
 

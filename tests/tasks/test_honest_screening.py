@@ -54,7 +54,7 @@ def make_folder(root: Path) -> Path:
     work = root / "src"
     work.mkdir()
     tagged = compile_typst(f'#set document(title: [Tagged])\n#set text(lang: "en")\n= Tagged\n{PROSE}\n',
-                           folder / "tagged.pdf")
+                           folder / "tagged.pdf", ua1=True)
     # Untagged, three pages: text, a page that is only an image (no text layer), text.
     mixed = compile_typst(
         f'#set document(title: [Mixed])\n= Mixed\n{PROSE}\n#pagebreak()\n'
@@ -155,7 +155,7 @@ def test_each_error_row_of_a_file_that_could_not_be_checked_names_it(home: Path)
 def test_the_verdict_shows_in_markdown_html_and_text(home: Path) -> None:
     md = build(home, [RUN], "md")
     assert "| verdict |" in md.replace("| file | verdict |", "| verdict |")
-    assert "could not be checked | empty file" in md and "| fails | untagged" in md
+    assert "could not be checked | not checked | empty file" in md and "| fails | does not conform | untagged" in md
     assert md.index("empty.pdf") < md.index("untagged\\_with\\_scan.pdf") < md.index("tagged.pdf |")
     page = build(home, [RUN], "html")
     assert "could not be checked" in page and "not a PDF" in page and "passes" in page
