@@ -90,16 +90,29 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     if not bbox:
         return {}
     sizes: dict[float, int] = {}
+    faces: dict[str, int] = {}
     bold = total = 0
     for span in spans:
         if span.get("bbox") and geometry.inside(span["bbox"], bbox, slack=1.0):
             chars = int(span.get("char_count") or 0)
             sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+            face = font_family(span.get("font_name"))
+            faces[face] = faces.get(face, 0) + chars
             total += chars
             bold += chars if span.get("bold") else 0
     if not total:
         return {}
-    return {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+    face = max(faces, key=lambda k: faces[k])
+    return {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)} | ({"font": face} if face else {})
+
+
+def font_family(name: str | None) -> str:
+    """A font's family: its name without the subset tag (ABCDEF+) and the style after '-' or ','
+    (Helvetica-Bold → helvetica): two texts in one family differ in weight or style only."""
+    base = str(name or "").partition("+")[2] or str(name or "")
+    for cut in ("-", ","):
+        base = base.split(cut)[0]
+    return base.strip().lower()
 
 
 def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
@@ -222,18 +235,18 @@ def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
-    """Each heading type's looks across the document ([type, size, bold share], one entry per distinct
-    style): a block elsewhere styled like them but tagged otherwise is a heading tagged inconsistently."""
+    """Each heading type's looks across the document ([type, size, bold share, font family], one entry per
+    distinct style): a block elsewhere styled like them but tagged otherwise is a heading tagged inconsistently."""
     spans: dict[int, list[dict[str, Any]]] = {}
     for span in ev.text_spans:
         spans.setdefault(span.get("page"), []).append(span)  # type: ignore[arg-type]
-    styles: set[tuple[str, float, float]] = set()
+    styles: set[tuple[str, float, float, str]] = set()
     for element in ev.struct_elements:
         if _heading_level(element["type"]) is None and element["type"] != "H":
             continue
         style = text_style(element.get("bbox"), spans.get(element.get("page"), []))  # type: ignore[arg-type]
         if style:
-            styles.add((element["type"], style["size"], style["bold"]))
+            styles.add((element["type"], style["size"], style["bold"], style.get("font", "")))
         if len(styles) >= 24:
             break
     return [list(s) for s in sorted(styles)]
@@ -618,7 +631,7 @@ FINDINGS: dict[str, frozenset[str]] = {
     # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
     # conformance: the PDF/UA-1 validator's failures; screening: a user's file, not a labelled item
     "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous",
-                                "conformance", "screening"}),
+                                "conformance", "screening", "font"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as", "conformance", "screening"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     # headers: the cells our header algorithm associates

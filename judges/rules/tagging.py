@@ -336,8 +336,10 @@ def _inconsistent_headings(tags: dict[str, Any], page_elements: list[dict[str, A
     outline its peers are in."""
     if not body:
         return []
-    styles = [(str(k), float(size), float(bold)) for k, size, bold in tags.get("heading_styles") or ()
-              if size and float(size) >= HEADING_STYLE_RATIO * body]
+    # [type, size, bold share] or, with the face, [type, size, bold share, font family]
+    known = [(str(k), float(size), float(bold), str(rest[0]) if rest else "")
+             for k, size, bold, *rest in tags.get("heading_styles") or ()]
+    styles = [style for style in known if style[1] and style[1] >= HEADING_STYLE_RATIO * body]
     issues = []
     for element in page_elements:
         if element["type"] not in BLOCK_TYPES or _inside(element, by_id, NOT_BODY | HEADINGS):
@@ -347,8 +349,11 @@ def _inconsistent_headings(tags: dict[str, Any], page_elements: list[dict[str, A
         if not words or len(words) > MAX_HEADING_WORDS or text.endswith(SENTENCE_END + (",", "…")) \
                 or sum(c.isalpha() for c in text) < 3 or CAPTION_START.match(text) or "@" in text:
             continue
-        size, bold = element.get("size"), element.get("bold") or 0
-        peer = next((k for k, s, b in styles if size and abs(size - s) <= STYLE_SLACK and abs(bold - b) <= 0.3), None)
+        size, bold, face = element.get("size"), element.get("bold") or 0, str(element.get("font") or "")
+        # Same size and weight, and the same face where both are known: a subtitle at the headings' size in
+        # another face is a different kind of text, not a heading tagged as a paragraph.
+        peer = next((k for k, s, b, f in styles if size and abs(size - s) <= STYLE_SLACK and abs(bold - b) <= 0.3
+                     and (not face or not f or face == f)), None)
         if peer:
             issues.append(finding("semantic_tagging.structural_hierarchy.inconsistent_heading",
                                   f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
@@ -356,8 +361,9 @@ def _inconsistent_headings(tags: dict[str, Any], page_elements: list[dict[str, A
             continue
         # Styled like headings that sit near the body size (bold run-in headings): bold labels, terms and
         # lead-ins look the same, so a reader of meaning decides (hybrid judge).
-        near = next((k for k, s, b in tags.get("heading_styles") or () if size and b >= 0.5 and bold >= 0.5
-                     and abs(size - float(s)) <= STYLE_SLACK and float(s) < HEADING_STYLE_RATIO * body), None)
+        near = next((k for k, s, b, f in known if size and b >= 0.5 and bold >= 0.5
+                     and abs(size - float(s)) <= STYLE_SLACK and float(s) < HEADING_STYLE_RATIO * body
+                     and (not face or not f or face == f)), None)
         if near and len(words) <= CANDIDATE_HEADING_WORDS:
             issues.append(finding("semantic_tagging.structural_hierarchy.heading_style_candidate",
                                   f"{where}, {element['type']} “{_clip(text)}”",
