@@ -162,6 +162,11 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "type_counts": _type_counts(elements),
         "body_size": body_size(ev.text_spans),
         "heading_styles": _heading_styles(ev),
+        # Across pages: the document's title H1 (its first heading, with its size) and how many H1 come before
+        # this page, so a title alone on page 1 and the first section H1 on page 2 can be compared.
+        "title_h1": _title_h1(ev),
+        "h1_before": sum(1 for e in elements if e["type"] == "H1" and e.get("page") is not None
+                         and e["page"] < page),
         "elements": compact,
     } | ({"document": document_facts(ev)} if page == _first_page(ev) else {})
 
@@ -232,6 +237,23 @@ def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
     if not statuses or "not_checked" in statuses or any(r.get("status") == "not_checked" for r in rows):
         return None
     return "failed" not in statuses
+
+
+def _title_h1(ev: DocEvidence) -> dict[str, Any] | None:
+    """The document's first heading when it is an H1, as the title: its text, page and type size (worked out
+    once per document)."""
+    if "_title_h1" not in ev.__dict__:
+        ev.__dict__["_title_h1"] = _find_title_h1(ev)
+    return ev.__dict__["_title_h1"]  # type: ignore[no-any-return]
+
+
+def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:
+    first = next((e for e in ev.struct_elements if _heading_level(e["type"]) is not None or e["type"] == "H"), None)
+    if first is None or first["type"] != "H1" or first.get("page") is None:
+        return None
+    spans = [s for s in ev.text_spans if s.get("page") == first["page"]]
+    size = text_style(first.get("bbox"), spans).get("size")
+    return {"text": _short(first.get("text")), "page": first["page"], "size": size} if size else None
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
@@ -631,7 +653,7 @@ FINDINGS: dict[str, frozenset[str]] = {
     # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
     # conformance: the PDF/UA-1 validator's failures; screening: a user's file, not a labelled item
     "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous",
-                                "conformance", "screening", "font"}),
+                                "conformance", "screening", "font", "title_h1", "h1_before"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as", "conformance", "screening"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     # headers: the cells our header algorithm associates

@@ -185,6 +185,15 @@ def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], b
                                   f"{where}, headings “{_label(title)}” and “{_label(section)}”",
                                   title=_clip(title.get("text"), 50), title_size=title["size"],
                                   heading=_clip(section.get("text"), 50), size=section["size"]))
+    title, page = tags.get("title_h1"), next((e.get("page") for e in page_elements), None)
+    if isinstance(title, dict) and title.get("page") != page and tags.get("h1_before") == 1 and first_h1:
+        # The same across pages: the title H1 alone on an earlier page, the first section H1 here.
+        section = first_h1[0]
+        if title.get("size") and section.get("size") and title["size"] >= TITLE_RATIO * section["size"]:
+            issues.append(finding("semantic_tagging.heading_nesting.title_and_section_h1",
+                                  f"{where}, heading “{_label(section)}” (title on page {title['page']})",
+                                  title=_clip(title.get("text"), 50), title_size=title["size"],
+                                  heading=_clip(section.get("text"), 50), size=section["size"]))
     issues += _split_headings(headings, page_elements, by_id, where)
     return issues
 
@@ -300,6 +309,44 @@ def _label_kind(text: str) -> str | None:
     return None
 
 
+# The glyphs of each bulleted ListNumbering (a bullet outside these, such as a dash or a check mark, promises none).
+# Round bullets count as Disc or Circle alike (exporters differ on filled or open; a screen reader says
+# "bullet" for both); a round bullet under Square, or a square one under Disc, is the wrong shape.
+GLYPH_STYLES = {"Disc": set("•●∙·◦○⚬"), "Circle": set("•●∙·◦○⚬"), "Square": set("▪■□◾◽▫")}
+ROMAN = re.compile(r"^[ivxlcdm]+$", re.IGNORECASE)
+
+
+def _label_styles(text: str) -> set[str]:
+    """The ListNumbering values a label is consistent with ({} when it shows none of them)."""
+    core = text.strip().strip("()[]").rstrip(".):]")
+    if not core:
+        return set()
+    if len(set(core)) == 1 and any(core[0] in glyphs for glyphs in GLYPH_STYLES.values()):
+        return {name for name, glyphs in GLYPH_STYLES.items() if core[0] in glyphs}
+    if core.isdigit():
+        return {"Decimal"}
+    styles = set()
+    if ROMAN.match(core):
+        styles.add("LowerRoman" if core.islower() else "UpperRoman" if core.isupper() else "")
+    if len(core) == 1 and core.isalpha():
+        styles.add("LowerAlpha" if core.islower() else "UpperAlpha")
+    return styles - {""}
+
+
+def _style_mismatch(declared: str, labels: list[str]) -> str | None:
+    """The style the labels all show, where it is not the declared one (Square declared, • shown: Disc)."""
+    if declared not in GLYPH_STYLES and declared not in {"Decimal", "UpperRoman", "LowerRoman", "UpperAlpha",
+                                                          "LowerAlpha"}:
+        return None  # Ordered, Unordered, None: no particular glyph promised
+    shown = [_label_styles(label) for label in labels if label.strip()]
+    if len(shown) < 2 or not all(shown):
+        return None
+    common = set.intersection(*shown)
+    if not common or declared in common:
+        return None
+    return " or ".join(sorted(common))
+
+
 def _numbering_checks(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
                       where: str) -> list[Issue]:
     """A list's declared ListNumbering against the labels a reader sees (PDF/UA-1 7.6)."""
@@ -326,6 +373,12 @@ def _numbering_checks(page_elements: list[dict[str, Any]], by_id: dict[int, dict
                                   actual=actual, labels=shown,
                                   expected="Disc (or Circle, Square)" if actual == "bullets" else "Decimal "
                                   "(or the Roman or alphabetic style the labels use)"))
+            continue
+        style = _style_mismatch(declared, labels)
+        if style is not None:  # the right kind of list, the wrong glyphs announced (• read out as a square)
+            issues.append(finding("semantic_tagging.list_structure.numbering_style_mismatch",
+                                  f"{where}, list with items “{_clip(labels[0], 10)} …”", declared=declared,
+                                  shown=style, labels=", ".join(dict.fromkeys(label.strip() for label in labels[:4]))))
     return issues
 
 

@@ -49,6 +49,19 @@ structure tree, so the tree has to follow the page. See #link("https://example.o
 """
 
 
+# Defects only our own document-level rules see: a title H1 alone on page 1, its section H1s on page 2.
+TITLE_ON_ITS_OWN_PAGE = """#set document(title: "Case")
+#set text(lang: "en", size: 10pt)
+#set page(width: 420pt, height: 595pt)
+#heading(level: 1)[#text(size: 26pt)[Accessible documents in practice]]
+Accessible documents let every reader reach the same content in the same order.
+#pagebreak()
+= Methods
+A screen reader follows the structure tree, so the tree has to follow the page. Each paragraph here is body text.
+= Results
+Nothing in this text is a heading, a caption or a label; it is running prose written for the test.
+"""
+
 # Valid files our own rules used to fail: a subtitle at the headings' size in another face, and a table of
 # contents whose leader dots are artifacts.
 VALID = {
@@ -135,6 +148,13 @@ def _figure_alt_removed(pdf: pikepdf.Pdf) -> None:
     del _first(pdf, "/Figure")["/Alt"]
 
 
+def _square_bullets_declared(pdf: pikepdf.Pdf) -> None:
+    """A list of round bullets (•) that declares ListNumbering Square (PDF/UA-1 7.6): no validator checks it."""
+    for attributes in _first(pdf, "/L").A if isinstance(_first(pdf, "/L").A, pikepdf.Array) else [_first(pdf, "/L").A]:
+        if "/ListNumbering" in attributes:
+            attributes.ListNumbering = pikepdf.Name("/Square")
+
+
 def _lang_on_the_root_element(pdf: pikepdf.Pdf) -> None:
     """No catalog /Lang, but the language set on the structure root every element inherits it from (7.2 allows it)."""
     del pdf.Root["/Lang"]
@@ -160,6 +180,8 @@ FAMILIES: dict[str, tuple[Edit, str, set[str]]] = {
     "formula-alt": (_formula_alt_removed, "alt_text_quality",
                     {"alt_text_quality.descriptiveness.ua1_formula_alternative_text"}),
     "figure-alt": (_figure_alt_removed, "alt_text_quality", {"alt_text_quality.descriptiveness.figure_without_alt"}),
+    "list-style": (_square_bullets_declared, "semantic_tagging",
+                   {"semantic_tagging.list_structure.numbering_style_mismatch"}),
     "no-lang": (_lang_removed, "semantic_tagging", {"semantic_tagging.structural_hierarchy.ua1_text_language",
                                                     "semantic_tagging.structural_hierarchy.lang_missing"}),
 }
@@ -183,6 +205,8 @@ def screened(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[tuple[str, 
         (root / f"{name}.typ").write_text(source, encoding="utf-8")
         (pdfs / f"valid-{name}.pdf").write_bytes(typst.compile(str(root / f"{name}.typ"), format="pdf",
                                                                pdf_standards="ua-1"))
+    (root / "title.typ").write_text(TITLE_ON_ITS_OWN_PAGE, encoding="utf-8")
+    (pdfs / "title-h1.pdf").write_bytes(typst.compile(str(root / "title.typ"), format="pdf", pdf_standards="ua-1"))
     extra: dict[str, Edit] = {"lang-per-element": _lang_on_the_root_element, "no-identifier": _identifier_removed}
     for name, edit in {**{n: f[0] for n, f in FAMILIES.items()}, **extra}.items():
         with pikepdf.open(base) as pdf:
@@ -218,6 +242,14 @@ def test_each_rule_family_fails_its_criterion_for_the_right_rule(screened: Any, 
     assert result["label"] == "failed", result["issues"]
     assert _ids(result) & rules, result["issues"]
     assert _screening(home)[f"{family}.pdf"]["verdict"] == "fails"
+
+
+@pytest.mark.slow
+def test_a_title_h1_on_its_own_page_outranking_the_section_h1s_fails(screened: Any) -> None:
+    labels, _ = screened
+    result = labels[("title-h1.pdf", "semantic_tagging")]
+    assert result["label"] == "failed", result["issues"]
+    assert "semantic_tagging.heading_nesting.title_and_section_h1" in _ids(result), result["issues"]
 
 
 @pytest.mark.slow
