@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = _missing_home(home, args)
     if missing:
         return _error(missing, EXIT_NOT_FOUND)
-    from flows.cli.server import cmd_deploy, cmd_server
+    from flows.cli.server import cmd_deploy, cmd_server, cmd_worker
     from flows.server import ServerError
 
     # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out,
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
                    "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy,
-                   "model": cmd_model, "rules": cmd_rules, "fix": cmd_fix}
+                   "worker": cmd_worker, "model": cmd_model, "rules": cmd_rules, "fix": cmd_fix}
         return int(handler[args.command](home, args))
     except RunBusy as exc:  # refused before it wrote anything: the other process's run is left as it is
         return _error(str(exc), EXIT_FAILED)

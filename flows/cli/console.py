@@ -43,7 +43,7 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
         os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
     mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
     if mode == "ephemeral" and (state := server.running(home)) is not None:
-        os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
+        os.environ.update(server.client_env(home, state))  # never a second server on the same database
         return
     if mode == "ephemeral":
         if own_home:
@@ -56,7 +56,7 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
     if started:
         print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
               "stop it with: accessbench server stop)", file=sys.stderr)
-    os.environ["PREFECT_API_URL"] = state.api_url
+    os.environ.update(server.client_env(home, state))  # the URL and the home's API auth string
 
 
 # Prefect's loggers of flow and task runs: they report a failed stage three times, each with a traceback,
