@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep this home's final tables and run state on S3 (remembered by the home; default: "
                              "$ACCESSBENCH_ARTIFACTS or <home>/artifacts); credentials from AWS_* variables")
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
+    parser.add_argument("--allow-private-endpoint", action="store_true",
+                        help="let --api-base name a link-local or cloud-metadata address (169.254.0.0/16, "
+                             "fd00:ec2::254, metadata.google.internal …), refused by default")
     sub = parser.add_subparsers(dest="command", required=True)
 
     from flows.cli.options import add_options
@@ -107,6 +110,8 @@ def _global_options_everywhere(parser: argparse.ArgumentParser) -> None:
                 child.add_argument("--artifacts", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
                 child.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                    help=argparse.SUPPRESS)
+                child.add_argument("--allow-private-endpoint", action="store_true", default=argparse.SUPPRESS,
+                                   help=argparse.SUPPRESS)
                 _global_options_everywhere(child)
 
 
@@ -138,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from flows.server import cache_dir
 
     os.environ["ACCESSBENCH_CACHE"] = str(cache_dir())
+    if args.allow_private_endpoint:
+        from judges.model.endpoints import ALLOW_ENV
+
+        os.environ[ALLOW_ENV] = "1"
     os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from common.redact import redact, redact_exact
 from judges.model.cache import ResponseCache, cache_key
+from judges.model.endpoints import check_endpoint
 from judges.model.transport import (
     CANCELLED,
     COMPRESSED,
@@ -217,6 +218,7 @@ class ModelClient:
                  retry_window_s: float = RETRY_WINDOW_S, max_run_retries: int = MAX_RUN_RETRIES) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        check_endpoint(api_base)  # never a link-local or cloud-metadata address (judges/model/endpoints.py)
         if max_reply_mb is not None and not max_reply_mb > 0:
             raise ValueError(f"max_reply_mb must be > 0 megabytes, not {max_reply_mb!r}")
         if retry_window_s <= 0 or max_run_retries < 0:
