@@ -240,6 +240,11 @@ def layouts(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], k
     columns (ids a user copies) folded instead of whole. Every other column folds; nothing is cut."""
     from rich.table import Table
 
+    from common.text import visible
+
+    # Cells are data (file names, PDF text, model replies): controls escaped, and a newline cannot forge a row.
+    rows = [[visible(cell, newlines=False) if isinstance(cell, str) else cell for cell in row] for row in rows]
+    title = visible(title, newlines=False)
     steps = [*((True, tuple(d)) for d in drops), (False, tuple(drops[-1]))]
     for whole, dropped in steps:
         shown = [i for i, name in enumerate(columns) if name not in dropped]
