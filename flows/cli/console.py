@@ -48,6 +48,15 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
     if mode == "ephemeral":
         if own_home:
             server.seed_database(home)  # no migration of a new database (see flows/server.py)
+        # Prefect's throwaway server listens on a port of 127.0.0.1 for the command's life: it asks for the
+        # home's auth string too (its client in this process sends it).
+        try:
+            auth = server.auth_string(home) or ""
+        except OSError:  # a home that cannot be written: a string for this command alone
+            import secrets
+
+            auth = f"{server.AUTH_USER}:{secrets.token_urlsafe(32)}"
+        os.environ.update(PREFECT_SERVER_API_AUTH_STRING=auth, PREFECT_API_AUTH_STRING=auth)
         os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
         return
     if mode != "server":
