@@ -39,7 +39,7 @@ time.sleep(600)
 
 
 @pytest.fixture
-def stubborn_group() -> Iterator[Callable[[str], subprocess.Popen[str]]]:
+def stubborn_group() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """Start a stubborn process group whose command line carries `marker` (what a server's liveness test
     looks for); every group started is killed at the end whatever the test did."""
     started: list[subprocess.Popen[str]] = []
@@ -60,7 +60,7 @@ def stubborn_group() -> Iterator[Callable[[str], subprocess.Popen[str]]]:
 
 
 def test_terminate_group_kills_what_ignores_sigterm_and_returns_when_all_of_it_is_gone(
-        stubborn_group: Callable[[str], subprocess.Popen[str]]) -> None:
+        stubborn_group: Callable[..., subprocess.Popen[str]]) -> None:
     proc = stubborn_group("prefect server")
     assert terminate_group(proc.pid, lambda pid: identity(pid) is not None, grace_s=0.2) is True
     assert group_members(proc.pid) == []  # the child too, the moment it returns
@@ -108,13 +108,13 @@ def _model_state(home: Path, pid: int) -> Path:
     return _record(home / "model", pid, name="m", gguf="m.gguf", threads=1, ctx=512)
 
 
-CASES = [(server, "prefect", _server_state), (local, "model", _model_state)]
+CASES = [(server, "prefect", _server_state), (local, "model", _model_state)]  # (module, its folder, state)
 
 
 @pytest.mark.parametrize(("module", "marker", "write_state"), CASES, ids=["prefect", "model"])
 def test_stop_returns_only_once_the_server_is_gone(
         module: ModuleType, marker: str, write_state: Callable[[Path, int], Path], tmp_path: Path,
-        stubborn_group: Callable[[str], subprocess.Popen[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+        stubborn_group: Callable[..., subprocess.Popen[str]], monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / marker).mkdir()
     proc = stubborn_group("server", tmp_path / marker)  # started in its folder, as the daemon starts it
     state_file = write_state(tmp_path, proc.pid)
@@ -132,7 +132,7 @@ def test_stop_returns_only_once_the_server_is_gone(
 @pytest.mark.parametrize(("module", "marker", "write_state"), CASES, ids=["prefect", "model"])
 def test_stop_says_so_when_the_server_outlives_sigkill(
         module: ModuleType, marker: str, write_state: Callable[[Path, int], Path], tmp_path: Path,
-        stubborn_group: Callable[[str], subprocess.Popen[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+        stubborn_group: Callable[..., subprocess.Popen[str]], monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / marker).mkdir()
     proc = stubborn_group("server", tmp_path / marker)
     state_file = write_state(tmp_path, proc.pid)
