@@ -29,10 +29,11 @@ from typing import Any
 MESSAGES = [{"role": "user", "content": "List three ways to make a scholarly PDF accessible to screen-reader users."}]
 
 
-def _direct(api_base: str, max_tokens: int) -> tuple[float, int]:
+def _direct(api_base: str, max_tokens: int, key: str) -> tuple[float, int]:
     body = json.dumps({"model": "local", "messages": MESSAGES, "max_tokens": max_tokens, "temperature": 0.0,
                        "seed": 1}).encode()
-    request = urllib.request.Request(f"{api_base}/chat/completions", body, {"content-type": "application/json"})
+    request = urllib.request.Request(f"{api_base}/chat/completions", body, {"content-type": "application/json",
+                                                                            "authorization": f"Bearer {key}"})
     start = time.perf_counter()
     with urllib.request.urlopen(request, timeout=600) as reply:  # noqa: S310 - 127.0.0.1
         data = json.loads(reply.read())
@@ -98,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:
             options = local.client_options(home, "local")
             client = ModelClient(options["model"], api_base=options["api_base"], api_key=options["api_key"],
                                  concurrency=1, timeout_s=600)
-            _direct(state.api_base, 8)  # warm-up: the model's first call loads its weights into the cache
+            _direct(state.api_base, 8, options["api_key"])  # warm-up: the first call loads the weights into the cache
             direct, through = [], []
             for _ in range(args.rounds):
-                seconds, tokens = _direct(state.api_base, args.max_tokens)
+                seconds, tokens = _direct(state.api_base, args.max_tokens, options["api_key"])
                 direct.append(tokens / seconds)
                 seconds, tokens = _client(client, args.max_tokens)
                 through.append(tokens / seconds)

@@ -28,17 +28,25 @@ from typing import Any
 PER_DOCUMENT = ("render", "layout", "extract", "transcript")
 
 
-def _cli(home: Path, *args: str, api_url: str | None = None) -> None:
+def _cli(home: Path, *args: str, api_url: str | None = None, auth: str = "") -> None:
     env = {k: v for k, v in os.environ.items() if k not in {"PREFECT_API_URL", "PREFECT_HOME", "ACCESSBENCH_PREFECT"}}
     env["ACCESSBENCH_HOME"] = str(home)
     if api_url:
-        env["PREFECT_API_URL"] = api_url
+        env.update(PREFECT_API_URL=api_url, PREFECT_API_AUTH_STRING=auth)  # the server's home's auth string
     subprocess.run([sys.executable, "-m", "flows.cli.app", *args], env=env, check=True, capture_output=True)
 
 
-def _api(url: str, path: str, body: dict[str, Any]) -> Any:
-    request = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+def _api(url: str, path: str, body: dict[str, Any], auth: str) -> Any:
+    """A filter query (a POST) on the local server: with its auth string and a CSRF token (README, Security)."""
+    import base64
+    import uuid
+
+    headers = {"Content-Type": "application/json", "Authorization": "Basic " + base64.b64encode(auth.encode()).decode()}
+    client = str(uuid.uuid4())
+    with urllib.request.urlopen(urllib.request.Request(  # noqa: S310 - our own local server
+            f"{url}/csrf-token?client={client}", headers=headers), timeout=30) as reply:
+        headers.update({"Prefect-Csrf-Token": json.loads(reply.read())["token"], "Prefect-Csrf-Client": client})
+    request = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(request, timeout=30) as reply:  # noqa: S310 - our own local server
         return json.loads(reply.read())
 
@@ -60,6 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         _cli(server_home, "server", "start")
         port = json.loads((server_home / "prefect/server.json").read_text())["port"]
         api_url = f"http://127.0.0.1:{port}/api"
+        auth = (server_home / "prefect/api-auth").read_text().strip()
         rows = []
         try:
             configs = [("local", 2), *(("dask", n) for n in args.workers)]
@@ -68,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
                 run_id = f"{runner}{workers}"
                 started = time.perf_counter()
                 _cli(home, "run", "--dataset", str(bench), "--run-id", run_id, "--runner", runner, "--workers",
-                     str(workers), "--criteria", "semantic_tagging", "table_structure", api_url=api_url)
+                     str(workers), "--criteria", "semantic_tagging", "table_structure", api_url=api_url, auth=auth)
                 whole = time.perf_counter() - started
                 store = ArtifactStore(home)
                 stages = {r.stage: r for r in store.stage_runs() if r.run_id == run_id}
@@ -76,9 +85,9 @@ def main(argv: list[str] | None = None) -> None:
                 documents = len(store.read_rows("corpus", run_id, "documents"))
                 overhead = None
                 if runner == "dask":
-                    flow = next(r for r in _api(api_url, "/flow_runs/filter", {}) if r["name"] == run_id)
+                    flow = next(r for r in _api(api_url, "/flow_runs/filter", {}, auth) if r["name"] == run_id)
                     batches = [t for t in _api(api_url, "/task_runs/filter",
-                                               {"flow_runs": {"id": {"any_": [flow["id"]]}}})
+                                               {"flow_runs": {"id": {"any_": [flow["id"]]}}}, auth)
                                if " batch " in t["name"]]
                     busy = sum(t["total_run_time"] for t in batches)
                     overhead = (wall * workers - busy) / max(1, len(batches))

@@ -11,6 +11,15 @@ A known secret is hidden as sent *and* in the encodings a hostile provider may e
 only part of what was encoded, as in base64 of "Bearer KEY" or "user:KEY": any base64 text that contains the
 key's bytes contains one of three fixed strings (one per alignment of the key in the 3-byte groups), and
 those are what is hidden.
+
+Credentials inside a URL (`http://user:KEY@host/v1`, `?api_key=KEY`) are secrets too. :func:`redact_urls`
+hides them wherever a URL appears in text (both redactions call it). An endpoint a user gives
+(`--api-base`) is taken apart once, where the option is validated (:func:`hide_url_credentials`): the run
+keeps `http://user:[REDACTED]@host/v1`, which is what runs.config, stage_runs, the cache, the call log and
+Prefect's flow-run parameters store; the credential becomes a known secret of this process (hidden as
+sent and encoded, like an environment key), and only the transport gets the whole URL back
+(:func:`reveal_url`). A later process (a rerun) gets it from `ACCESSBENCH_API_BASE_URLS` (whole URLs,
+space-separated), never from storage.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import overload
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote, quote_plus, unquote
 
 REDACTED = "[REDACTED]"
 # Shapes of common provider credentials; deliberately broad — a false positive only hides a token.
@@ -38,12 +47,72 @@ _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 MIN_SECRET_CHARS = 8
 
 
+# userinfo of a URL: `scheme://user:password@` or `scheme://token@`; query parameters that carry credentials.
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<user>[^\s/@:?#\[\]]*)"
+                           r"(?::(?P<password>[^\s/@?#]*))?@")
+_URL_QUERY_SECRET = re.compile(r"(?i)([?&](?:api[_\-]?key|key|token|access[_\-]?token|auth|password|secret|sig|"
+                               r"signature|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&#\s\"'<>]+")
+_URL_SECRETS: dict[str, str] = {}  # this process's hidden endpoints: redacted form → whole URL
+_KNOWN: set[str] = set()  # credentials taken out of URLs in this process: hidden like environment keys
+URLS_ENV = "ACCESSBENCH_API_BASE_URLS"
+
+
 def env_secrets(env: Mapping[str, str] | None = None) -> list[str]:
-    """Values of credential-like variables in `env` (default: this process's environment), longest first
-    (so substrings do not win)."""
+    """Values of credential-like variables in `env` (default: this process's environment), and credentials
+    taken out of URLs in this process, longest first (so substrings do not win)."""
     env = os.environ if env is None else env
     values = {v for k, v in env.items() if _SECRET_ENV.search(k) and v and len(v) >= MIN_SECRET_CHARS}
-    return sorted(values, key=len, reverse=True)
+    return sorted(values | _KNOWN, key=len, reverse=True)
+
+
+def _userinfo(match: re.Match[str]) -> str:
+    user, password = match["user"], match["password"]
+    if password is None:  # `scheme://token@host`: a lone token is a credential, a short user name is not
+        return match[0] if len(user) < MIN_SECRET_CHARS else f"{match['scheme']}{REDACTED}@"
+    return f"{match['scheme']}{user}:{REDACTED}@" if password and password != REDACTED else match[0]
+
+
+def redact_urls(text: str) -> str:
+    """`text` with the credentials of every URL in it (password, lone-token userinfo, key/token/signature
+    query parameters) replaced by :data:`REDACTED`."""
+    if "://" not in text and "=" not in text:
+        return text
+    return _URL_QUERY_SECRET.sub(lambda m: m[1] + REDACTED, _URL_USERINFO.sub(_userinfo, text))
+
+
+def _credentials(url: str) -> list[str]:
+    found = []
+    for match in _URL_USERINFO.finditer(url):
+        if match["password"] not in (None, "", REDACTED):
+            found.append(match["password"])
+        elif match["password"] is None and len(match["user"]) >= MIN_SECRET_CHARS:
+            found.append(match["user"])
+    for match in _URL_QUERY_SECRET.finditer(url):
+        found.append(url[match.end(1):match.end()])
+    return [value for item in found for value in {item, unquote(item)} if value and value != REDACTED]
+
+
+def hide_url_credentials(url: str | None) -> str | None:
+    """`url` with its credentials redacted; the credentials become known secrets of this process and the whole
+    URL stays reachable through :func:`reveal_url` (for the transport only)."""
+    if not url:
+        return url
+    hidden = redact_urls(url)
+    if hidden != url:
+        _URL_SECRETS[hidden] = url
+        _KNOWN.update(value for value in _credentials(url) if len(value) >= MIN_SECRET_CHARS)
+        _secrets_pattern.cache_clear()
+    return hidden
+
+
+def reveal_url(url: str | None) -> str | None:
+    """The whole URL a redacted endpoint stands for: given in this process, else in $ACCESSBENCH_API_BASE_URLS;
+    `url` itself when it has no hidden credentials or none is known."""
+    if not url or REDACTED not in url:
+        return url
+    for whole in os.environ.get(URLS_ENV, "").split():
+        hide_url_credentials(whole)
+    return _URL_SECRETS.get(url, url)
 
 
 def _base64_cores(raw: bytes) -> list[str]:
@@ -86,7 +155,8 @@ def redact_exact(text: str | None, env: Mapping[str, str] | None = None) -> str 
     if not text:
         return text
     pattern = _secrets_pattern(tuple(env_secrets(env)))
-    return pattern.sub(REDACTED, text) if pattern is not None else text
+    text = pattern.sub(REDACTED, text) if pattern is not None else text
+    return redact_urls(text)
 
 
 @overload

@@ -9,6 +9,7 @@ from prefect import flow
 from pydantic import Field
 
 from flows.benchmark import data_home, name_this_flow_run, resolve_path, run_name_from_parameters
+from flows.deployment_guard import check_run
 from tasks.audit import AUDIT, AUDIT_STAGES, AuditConfig
 from tasks.context import new_run_id
 from tasks.options import AuditOptions, AuditSettings, settings_of
@@ -37,6 +38,7 @@ def audit_flow(options: AuditOptions | None = None, progress: bool = False) -> l
     responses file, else the shipped fixture responses. An empty run id starts a new run.
     """
     options = options or AuditOptions()
+    check_run({"options": options})  # a deployment's run may not redirect data or keys (flows/deployment_guard.py)
     settings = options.settings()
     settings.update(questions_path=resolve_path(options.questions_path, "questions"),
                     responses_path=resolve_path(options.responses_path, "responses"))
@@ -58,6 +60,7 @@ def audit_rerun_flow(run_id: str, stage: AuditStageName, downstream: bool = Fals
     """Re-execute one audit stage (and optionally everything after it) from persisted upstream artifacts."""
     from warehouse.store import ArtifactStore
 
+    check_run({"home": home})
     root = data_home(home)
     run = ArtifactStore(root).get_run(run_id)
     if run is None or run.get("source") != "audit":

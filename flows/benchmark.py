@@ -18,6 +18,7 @@ from prefect import flow
 from prefect.runtime import flow_run
 from pydantic import Field
 
+from flows.deployment_guard import check_run
 from judges.criteria import CRITERIA
 from tasks.context import RunConfig, check_runner, new_run_id
 from tasks.options import BenchmarkOptions, settings_of
@@ -107,6 +108,7 @@ def benchmark_flow(options: BenchmarkOptions | None = None, progress: bool = Fal
     An empty run id (as a scheduled deployment passes) starts a new run; an existing one resumes it.
     """
     options = options or BenchmarkOptions()
+    check_run({"options": options})  # a deployment's run may not redirect data or keys (flows/deployment_guard.py)
     source = "dataset" if options.dataset else "pdfs" if options.pdfs else "synthetic"
     settings = options.settings()
     settings["layout_weights"] = resolve_path(options.layout_weights, "layout_weights")
@@ -140,6 +142,7 @@ def rerun_flow(run_id: str, stage: StageName, downstream: bool = False, home: st
 
     from warehouse.store import ArtifactStore
 
+    check_run({"home": home})
     root = data_home(home)
     run = ArtifactStore(root).get_run(run_id)
     if run is None:

@@ -1,37 +1,42 @@
 """One persistent local Prefect server per data home: started on first use, reused by every later command.
 
 Starting Prefect's ephemeral server costs 14–18 s per command (and times out on a busy machine);
-a server that outlives the command costs nothing the second time. Its database, log and state
-file live in `<home>/prefect`; it listens on 127.0.0.1 only. `accessbench server stop` ends it.
+a server that outlives the command costs nothing the second time. Its database, log, state file and
+API auth string live in `<home>/prefect`; it listens on 127.0.0.1 only. `accessbench server stop` ends it.
 `PREFECT_API_URL` (Prefect Cloud, a team server) bypasses all of this.
+
+Who can reach it (README, "Security"): only clients that send the data home's auth string (HTTP basic
+auth, Prefect's `server.api.auth_string`; kept in `<home>/prefect/api-auth`, mode 0600), only with the
+Host header `127.0.0.1:PORT` or `localhost:PORT` (a DNS-rebinding page names its own host), and a browser
+page only from the server's own origin (CORS) with a CSRF token for every write (Prefect's CSRF protection).
+The process is a `common.daemon.Daemon`: `stop` and `status` act only on the process this home started.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
+import secrets
 import shutil
-import socket
 import sqlite3
-import subprocess
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.processes import terminate_group
+from common.daemon import Daemon, DaemonError, write_private
+from common.daemon import free_port as free_port
 
 HOST = "127.0.0.1"
 DEFAULT_START_TIMEOUT_S = 180.0  # a busy 2-core machine needs far more than Prefect's 20 s
+AUTH_USER = "accessbench"
 
 
-class ServerError(Exception):
+class ServerError(DaemonError):
     """The local server could not be started or reached; the message says what to do."""
 
 
@@ -53,12 +58,42 @@ def prefect_home(home: Path) -> Path:
     return home / "prefect"
 
 
+def daemon(home: Path) -> Daemon:
+    return Daemon(prefect_home(home), "the local Prefect server", ServerError, grace_s=STOP_GRACE_S)
+
+
 def _state_file(home: Path) -> Path:
-    return prefect_home(home) / "server.json"
+    return daemon(home).state_file
 
 
 def log_file(home: Path) -> Path:
-    return prefect_home(home) / "server.log"
+    return daemon(home).log_file
+
+
+def auth_file(home: Path) -> Path:
+    return prefect_home(home) / "api-auth"
+
+
+def auth_string(home: Path, create: bool = True) -> str | None:
+    """The data home's API auth string (`accessbench:<random>`), made on first use and kept in
+    `<home>/prefect/api-auth` with mode 0600; None when it does not exist and `create` is false."""
+    path = auth_file(home)
+    with contextlib.suppress(OSError):
+        value = path.read_text().strip()
+        if value:
+            if path.stat().st_mode & 0o077:
+                os.chmod(path, 0o600)  # never readable by others, even when copied in with looser bits
+            return value
+    if not create:
+        return None
+    value = f"{AUTH_USER}:{secrets.token_urlsafe(32)}"
+    write_private(path, value + "\n")
+    return value
+
+
+def client_env(home: Path, state: ServerState) -> dict[str, str]:
+    """What a Prefect client (this CLI, a worker started through AccessBench) needs to reach the server."""
+    return {"PREFECT_API_URL": state.api_url, "PREFECT_API_AUTH_STRING": auth_string(home) or ""}
 
 
 def start_timeout_s() -> float:
@@ -69,31 +104,17 @@ def start_timeout_s() -> float:
         raise ServerError(f"ACCESSBENCH_SERVER_START_TIMEOUT={value!r} is not a number of seconds") from None
 
 
-def read_state(home: Path) -> ServerState | None:
+def _as_state(data: dict[str, object] | None) -> ServerState | None:
     try:
-        data = json.loads(_state_file(home).read_text())
-        return ServerState(pid=int(data["pid"]), port=int(data["port"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        return ServerState(pid=int(data["pid"]), port=int(data["port"])) if data else None  # type: ignore[call-overload]
+    except (KeyError, TypeError, ValueError):
         return None
 
 
-def _alive(pid: int) -> bool:
-    """Whether `pid` is still a Prefect server (not a zombie, not a recycled pid of something else)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    proc = Path(f"/proc/{pid}")
-    if not proc.is_dir():
-        return True  # no /proc (macOS): the signal test is all there is
-    try:
-        zombie = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-        cmdline = (proc / "cmdline").read_bytes().split(b"\0")
-    except (OSError, IndexError):
-        return False
-    return not zombie and b"prefect" in cmdline and b"server" in cmdline
+def read_state(home: Path) -> ServerState | None:
+    """The state file's server when its process is the one this home started (pid, start time, executable
+    and working directory as recorded), else None."""
+    return _as_state(daemon(home).verified())
 
 
 def healthy(state: ServerState, timeout_s: float = 2.0) -> bool:
@@ -105,36 +126,25 @@ def healthy(state: ServerState, timeout_s: float = 2.0) -> bool:
 
 
 def running(home: Path) -> ServerState | None:
-    """The server of this data home when it is up and answering, else None."""
+    """The server of this data home when it is its own, up and answering, else None."""
     state = read_state(home)
-    if state is not None and _alive(state.pid) and healthy(state):
+    if state is not None and healthy(state):
         return state
     return None
 
 
-@contextlib.contextmanager
-def _start_lock(home: Path) -> Iterator[None]:
-    """Two commands started at once share one server instead of racing to start two."""
-    prefect_home(home).mkdir(parents=True, exist_ok=True)
-    with open(prefect_home(home) / "server.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def server_env(home: Path) -> dict[str, str]:
-    """The server's environment: its database in the data home, no telemetry, never a remote API."""
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+def server_env(home: Path, port: int) -> dict[str, str]:
+    """The server's environment: its database in the data home, no telemetry, never a remote API; basic auth
+    with the home's auth string, CORS for its own origin only, CSRF protection on, the Host header checked."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"PREFECT_API_URL", "PREFECT_API_AUTH_STRING", "PREFECT_API_KEY"}}
+    origins = f"http://{HOST}:{port},http://localhost:{port}"
     env.update(PREFECT_HOME=str(prefect_home(home)), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
-               PREFECT_LOGGING_LEVEL="WARNING")
+               PREFECT_LOGGING_LEVEL="WARNING", PREFECT_SERVER_API_HOST=HOST, PREFECT_SERVER_API_PORT=str(port),
+               PREFECT_UI_API_URL=f"http://{HOST}:{port}/api",
+               PREFECT_SERVER_API_AUTH_STRING=auth_string(home) or "",
+               PREFECT_SERVER_CORS_ALLOWED_ORIGINS=origins, PREFECT_SERVER_CSRF_PROTECTION_ENABLED="true",
+               ACCESSBENCH_SERVER_ALLOWED_HOSTS=f"{HOST}:{port},localhost:{port}", PREFECT__SERVER_FINAL="1")
     return env
 
 
@@ -221,6 +231,9 @@ def save_template(home: Path) -> bool:
     return True
 
 
+STOP_GRACE_S = 20.0  # SIGTERM's time to end the server, before SIGKILL
+
+
 def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) -> tuple[ServerState, bool]:
     """The running server of `home`, started when none answers (on `port`, else a free one);
     (state, whether this call started it)."""
@@ -228,14 +241,15 @@ def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) 
     if state is not None:
         return state, False
     timeout_s = start_timeout_s() if timeout_s is None else timeout_s
-    with _start_lock(home):
+    managed = daemon(home)
+    with managed.lock():
         state = read_state(home)
-        if state is not None and _alive(state.pid):
+        if state is not None:
             # Another command started it and it is still coming up, or it hangs: wait for it, then give up.
-            if _wait_healthy(state, timeout_s):
+            if _wait_healthy(managed, state, timeout_s):
                 return state, False
-            _terminate(state.pid)
-        _state_file(home).unlink(missing_ok=True)
+            managed.terminate(state.pid)
+        managed.state_file.unlink(missing_ok=True)
         new = not (prefect_home(home) / DATABASE).exists()
         seeded = new and seed_database(home)
         if seeded:
@@ -250,69 +264,30 @@ def ensure(home: Path, timeout_s: float | None = None, port: int | None = None) 
 
 def _start(home: Path, timeout_s: float, port: int | None = None) -> ServerState:
     port = port or free_port()
-    log = log_file(home)
-    with open(log, "ab") as out:
-        # A session of its own: Ctrl-C in the terminal of the command that started it leaves it running
-        # (it is shared by later commands); `accessbench server stop` ends the whole group.
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "prefect", "server", "start", "--host", HOST, "--port", str(port)],
-            env=server_env(home), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True, cwd=prefect_home(home))
-    state = ServerState(pid=proc.pid, port=port)
-    _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port, "started": time.time()}))
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            _state_file(home).unlink(missing_ok=True)
-            raise ServerError(f"the local Prefect server exited with status {proc.returncode} while starting.\n"
-                              f"{_log_tail(log)}\nsee {log}; or point PREFECT_API_URL at a running Prefect server")
-        if healthy(state):
-            return state
-        time.sleep(0.25)
-    _terminate(proc.pid)
-    _state_file(home).unlink(missing_ok=True)
-    raise ServerError(f"the local Prefect server did not answer within {timeout_s:.0f} s (a busy machine?).\n"
-                      f"{_log_tail(log)}\nTry again with more time: ACCESSBENCH_SERVER_START_TIMEOUT=600 "
-                      "accessbench server start; or point PREFECT_API_URL at a running Prefect server; "
-                      f"the server's log: {log}")
+    # Prefect's own app (`prefect server start` runs the same factory), behind AccessBench's Host-header check.
+    # A session of its own: Ctrl-C in the terminal of the command that started it leaves it running (it is
+    # shared by later commands); `accessbench server stop` ends the whole group.
+    argv = [sys.executable, "-m", "uvicorn", "--factory", "flows.server_app:create_app", "--host", HOST,
+            "--port", str(port), "--log-level", "warning"]
+    data = daemon(home).start(
+        argv, port, lambda recorded: healthy(ServerState(pid=recorded["pid"], port=port)), timeout_s,
+        env=server_env(home, port),
+        slow_hint="Try again with more time: ACCESSBENCH_SERVER_START_TIMEOUT=600 accessbench server start; or "
+                  "point PREFECT_API_URL at a running Prefect server; ")
+    return ServerState(pid=int(data["pid"]), port=port)
 
 
-def _wait_healthy(state: ServerState, timeout_s: float) -> bool:
+def _wait_healthy(managed: Daemon, state: ServerState, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and _alive(state.pid):
+    while time.monotonic() < deadline and managed.alive(state.pid):
         if healthy(state):
             return True
         time.sleep(0.25)
     return False
 
 
-def _log_tail(log: Path, lines: int = 8) -> str:
-    try:
-        tail = log.read_text(errors="replace").strip().splitlines()[-lines:]
-    except OSError:
-        return "(no server log)"
-    return "last lines of the server log:\n  " + "\n  ".join(tail) if tail else "(the server log is empty)"
-
-
-STOP_GRACE_S = 20.0  # SIGTERM's time to end the server, before SIGKILL
-
-
-def _terminate(pid: int, grace_s: float | None = None) -> None:
-    """End the server's process group (common.processes.terminate_group) and return once it is gone;
-    ServerError when even SIGKILL left a process of it running."""
-    if not terminate_group(pid, _alive, STOP_GRACE_S if grace_s is None else grace_s):
-        raise ServerError(f"the local Prefect server (process group {pid}) is still running after SIGTERM and "
-                          f"SIGKILL; see what is left with: ps -g {pid}; end it with: kill -KILL -{pid}")
-
-
-def stop(home: Path) -> ServerState | None:
-    """Stop the server of `home`; the state it had, or None when none was running."""
-    state = read_state(home)
-    if state is None:
-        return None
-    with _start_lock(home):
-        was_alive = _alive(state.pid)
-        if was_alive:
-            _terminate(state.pid)
-        _state_file(home).unlink(missing_ok=True)
-    return state if was_alive else None
+def stop(home: Path) -> tuple[ServerState | None, str]:
+    """Stop the server of `home`: (the state it had, or None when none of its own was running; a note when
+    the state file named a process that is not this home's server, which is left alone)."""
+    data, note = daemon(home).stop()
+    return _as_state(data), note

@@ -26,6 +26,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from common import backends
+from common.redact import hide_url_credentials
 from judges.criteria import CRITERIA
 from judges.inclusivity.base import DEFAULT_JUDGES
 from judges.inclusivity.prompts import VARIANTS
@@ -97,6 +98,9 @@ _TRANSCRIPT = one_of(backends.TRANSCRIPT_BACKENDS, "transcript backend")
 _VISION = one_of(("auto", "on", "off"), "vision setting")
 _EVIDENCE = one_of(("paper", "enriched"), "evidence mode")
 _CACHE = one_of(("on", "off", "read", "write"), "cache mode")
+# An endpoint's credentials (http://user:KEY@host/v1) never reach a stored record: the option keeps the redacted
+# URL and only the model transport gets the whole one back (common/redact.py).
+_ENDPOINT = AfterValidator(hide_url_credentials)
 
 # LLM settings a user may leave unset (their default None means "by the judges' kind"): a small local
 # model on a few cores gets one call at a time, a shorter reply and minutes per call; a hosted model the
@@ -133,7 +137,8 @@ class StageSettings(BaseModel):
         description="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) | hybrid:<model id>; "
                     "repeat it to run several judges on the same evidence")
     repeats: int = Field(3, ge=1, description="repeats for stochastic judges; the rules judge runs once")
-    api_base: str | None = Field(None, description="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
+    api_base: Annotated[str | None, _ENDPOINT] = Field(
+        None, description="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
     vision: Annotated[str, _VISION[0], _VISION[1]] = Field(
         "auto", description="send page, figure and table images to LLM judges (auto: as the paper did for its five "
                             "models, else by model family and litellm's table)")
@@ -242,10 +247,11 @@ class AuditSettings(BaseModel):
         None, description="questions file (JSON list or JSONL: question_id, text, theme, note)")
     responses_path: Annotated[str | None, Cli(flag="--responses", metavar="FILE")] = Field(
         None, description="JSONL of responses run elsewhere: model, variant, question_id, text")
-    api_base: str | None = Field(None, description="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the "
-                                                   "audited models")
-    judge_api_base: str | None = Field(None, description="OpenAI-compatible endpoint of the llm: judges (default: "
-                                                         "the provider named in the judge's model id)")
+    api_base: Annotated[str | None, _ENDPOINT] = Field(
+        None, description="OpenAI-compatible endpoint (vLLM, Ollama, a proxy) of the audited models")
+    judge_api_base: Annotated[str | None, _ENDPOINT] = Field(
+        None, description="OpenAI-compatible endpoint of the llm: judges (default: the provider named in the judge's "
+                          "model id)")
     # None until validated: `_resolve_llm_defaults` fills these by the models' kind.
     concurrency: int = Field(  # type: ignore[assignment]
         None, ge=1, description="concurrent calls per model (default 8; 1 for the local model)")

@@ -22,6 +22,7 @@ def pytest_configure(config: pytest.Config) -> None:
         prefect_env.start()
     else:
         os.environ.pop("PREFECT_API_URL", None)  # the tests' runs never go to the shell's Prefect server
+        os.environ.pop("PREFECT_API_AUTH_STRING", None)
 
 
 def _may_run_slow_tests(config: pytest.Config) -> bool:

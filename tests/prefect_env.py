@@ -73,6 +73,7 @@ def start() -> None:
     home = Path(tempfile.mkdtemp(prefix="accessbench-test-prefect-"))
     port = server.free_port()
     os.environ["PREFECT_API_URL"] = f"http://{server.HOST}:{port}/api"
+    os.environ["PREFECT_API_AUTH_STRING"] = server.auth_string(home) or ""  # the server refuses clients without it
     os.environ[OWNER_VAR] = str(home)
     errors: list[BaseException] = []
 

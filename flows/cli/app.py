@@ -9,7 +9,6 @@ import io
 import json
 import logging
 import os
-import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -33,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="keep this home's final tables and run state on S3 (remembered by the home; default: "
                              "$ACCESSBENCH_ARTIFACTS or <home>/artifacts); credentials from AWS_* variables")
     parser.add_argument("-v", "--verbose", action="store_true", help="show Prefect's own logs")
+    parser.add_argument("--allow-private-endpoint", action="store_true",
+                        help="let --api-base name a link-local or cloud-metadata address (169.254.0.0/16, "
+                             "fd00:ec2::254, metadata.google.internal …), refused by default")
     sub = parser.add_subparsers(dest="command", required=True)
 
     from flows.cli.options import add_options
@@ -67,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop the query after S seconds (default 60)")
     sql.add_argument("--memory-mb", type=float, default=2048.0, metavar="MB",
                      help="memory the query may use, in MiB (default 2048)")
+    sql.add_argument("--raw", action="store_true",
+                     help="csv: write cells as stored (by default a cell starting with = + - @ gets a leading ' so "
+                          "that a spreadsheet reads it as text, not as a formula)")
 
     from flows.cli.audit import add_parser as add_audit_parser
     from flows.cli.calls import add_parsers as add_calls_parsers
@@ -107,6 +112,8 @@ def _global_options_everywhere(parser: argparse.ArgumentParser) -> None:
                 child.add_argument("--artifacts", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
                 child.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                                    help=argparse.SUPPRESS)
+                child.add_argument("--allow-private-endpoint", action="store_true", default=argparse.SUPPRESS,
+                                   help=argparse.SUPPRESS)
                 _global_options_everywhere(child)
 
 
@@ -138,6 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from flows.server import cache_dir
 
     os.environ["ACCESSBENCH_CACHE"] = str(cache_dir())
+    if args.allow_private_endpoint:
+        from judges.model.endpoints import ALLOW_ENV
+
+        os.environ[ALLOW_ENV] = "1"
     os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     for option in ("run_id", "run"):  # run ids become folder names: refuse unsafe ones before anything
@@ -150,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = _missing_home(home, args)
     if missing:
         return _error(missing, EXIT_NOT_FOUND)
-    from flows.cli.server import cmd_deploy, cmd_server
+    from flows.cli.server import cmd_deploy, cmd_server, cmd_worker
     from flows.server import ServerError
 
     # SIGTERM unwinds like Ctrl-C: the per-document worker processes a run started are stopped on the way out,
@@ -162,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"run": cmd_run, "runs": cmd_runs, "rerun": cmd_rerun, "sql": cmd_sql, "report": cmd_report,
                    "review": cmd_review, "corpus": cmd_corpus, "calls": cmd_calls, "cache": cmd_cache,
                    "audit": cmd_audit, "doctor": cmd_doctor, "server": cmd_server, "deploy": cmd_deploy,
-                   "model": cmd_model, "rules": cmd_rules, "fix": cmd_fix}
+                   "worker": cmd_worker, "model": cmd_model, "rules": cmd_rules, "fix": cmd_fix}
         return int(handler[args.command](home, args))
     except RunBusy as exc:  # refused before it wrote anything: the other process's run is left as it is
         return _error(str(exc), EXIT_FAILED)
@@ -462,29 +473,25 @@ def cmd_sql(home: Path, args: argparse.Namespace) -> int:
         return _error(f"{exc}\ntables: {', '.join(t.name for t in ALL_TABLES)}, runs, stage_runs; "
                       "views: accuracy_by_criterion, accuracy_by_label, confusion_matrix, prf_by_criterion, "
                       "leaderboard, unjudged; audit: qlcs, dlcs, depth_at_k, prompt_effect, judge_agreement")
-    sys.stdout.write(format_rows(columns, rows, args.format))
+    sys.stdout.write(format_rows(columns, rows, args.format, raw=args.raw))
     return EXIT_OK
 
 
-# Terminal controls in stored text (PDF text, model replies) would be obeyed by the terminal: ESC sequences,
-# a carriage return that overwrites the line, C1 controls, DEL, bidirectional overrides. Shown escaped.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(text: str) -> str:
-    """`text` with control characters (except newline and tab) as visible escapes: \\x1b, \\u202e."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
-                         else f"\\u{ord(m.group()):04x}", text)
-
-
-def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str, *, escape: bool | None = None) -> str:
+def format_rows(columns: list[str], rows: list[tuple[Any, ...]], fmt: str, *, escape: bool | None = None,
+                raw: bool = False) -> str:
     """Rows as json, csv or a table. Table cells are always escaped (`visible`); csv only where it goes to
-    a terminal (`escape` None) or when asked; json escapes every control character itself."""
+    a terminal (`escape` None) or when asked; json escapes every control character itself. A csv cell that
+    starts with = + - @ gets a leading ' (a spreadsheet would run it as a formula) unless `raw`."""
+    from common.text import csv_cell, visible
+
     if escape is None:
         escape = fmt == "table" or sys.stdout.isatty()
     if escape and fmt != "json":
         columns = [visible(str(c)) for c in columns]
         rows = [tuple(visible(v) if isinstance(v, str) else v for v in row) for row in rows]
+    if fmt == "csv" and not raw:
+        columns = [str(csv_cell(c)) for c in columns]
+        rows = [tuple(csv_cell(v) for v in row) for row in rows]
     if fmt == "json":
         return json.dumps([dict(zip(columns, row, strict=True)) for row in rows], default=str, indent=1) + "\n"
     if fmt == "csv":
@@ -573,7 +580,9 @@ def _print_report(home: Path, run_id: str, brief: bool) -> None:
     from flows.report.text import render_report
 
     audit = is_audit_run(home, run_id)
-    print(render_audit_report(home, run_id, brief) if audit else render_report(home, run_id, brief=brief))
+    from common.text import visible
+
+    print(visible(render_audit_report(home, run_id, brief) if audit else render_report(home, run_id, brief=brief)))
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def run_calls(home: Path, args: argparse.Namespace) -> int:
     for run in reversed(store.runs()):
         for row in _call_rows(store, run["run_id"]):
             if row["call_id"] == args.call_id:
-                sys.stdout.write(format_call(home, row))
+                from common.text import visible
+
+                sys.stdout.write(visible(format_call(home, row)))  # a prompt or reply may carry ESC/OSC sequences
                 return 0
     print(f"accessbench: error: no call {args.call_id!r}; see: accessbench calls list", file=sys.stderr)
     return 3

@@ -43,11 +43,20 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
         os.environ["PREFECT_HOME"] = str(server.prefect_home(home))
     mode = os.environ.get("ACCESSBENCH_PREFECT", "server")
     if mode == "ephemeral" and (state := server.running(home)) is not None:
-        os.environ["PREFECT_API_URL"] = state.api_url  # never a second server on the same database
+        os.environ.update(server.client_env(home, state))  # never a second server on the same database
         return
     if mode == "ephemeral":
         if own_home:
             server.seed_database(home)  # no migration of a new database (see flows/server.py)
+        # Prefect's throwaway server listens on a port of 127.0.0.1 for the command's life: it asks for the
+        # home's auth string too (its client in this process sends it).
+        try:
+            auth = server.auth_string(home) or ""
+        except OSError:  # a home that cannot be written: a string for this command alone
+            import secrets
+
+            auth = f"{server.AUTH_USER}:{secrets.token_urlsafe(32)}"
+        os.environ.update(PREFECT_SERVER_API_AUTH_STRING=auth, PREFECT_API_AUTH_STRING=auth)
         os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", str(int(server.start_timeout_s())))
         return
     if mode != "server":
@@ -56,7 +65,7 @@ def prepare_prefect(home: Path, verbose: bool) -> None:
     if started:
         print(f"started the local Prefect server of {home}: {state.ui_url} (kept for later commands; "
               "stop it with: accessbench server stop)", file=sys.stderr)
-    os.environ["PREFECT_API_URL"] = state.api_url
+    os.environ.update(server.client_env(home, state))  # the URL and the home's API auth string
 
 
 # Prefect's loggers of flow and task runs: they report a failed stage three times, each with a traceback,
@@ -240,6 +249,11 @@ def layouts(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], k
     columns (ids a user copies) folded instead of whole. Every other column folds; nothing is cut."""
     from rich.table import Table
 
+    from common.text import visible
+
+    # Cells are data (file names, PDF text, model replies): controls escaped, and a newline cannot forge a row.
+    rows = [[visible(cell, newlines=False) if isinstance(cell, str) else cell for cell in row] for row in rows]
+    title = visible(title, newlines=False)
     steps = [*((True, tuple(d)) for d in drops), (False, tuple(drops[-1]))]
     for whole, dropped in steps:
         shown = [i for i, name in enumerate(columns) if name not in dropped]

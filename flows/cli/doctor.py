@@ -119,8 +119,8 @@ def prefect_server(home: Path) -> str:
         return f"local, running: dashboard {state.ui_url} (pid {state.pid}; PREFECT_HOME={prefect_home})"
     if os.environ.get("ACCESSBENCH_PREFECT") == "ephemeral":
         return f"ephemeral: a throwaway server in each command (ACCESSBENCH_PREFECT; PREFECT_HOME={prefect_home})"
-    stale = server.read_state(home)
-    if stale is not None and server._alive(stale.pid):
+    stale = server.read_state(home)  # its own process (pid, start time, executable, folder), not answering
+    if stale is not None:
         return (f"local, not answering (pid {stale.pid}, port {stale.port}): see {server.log_file(home)}; "
                 f"restart it: accessbench server stop; accessbench server start (PREFECT_HOME={prefect_home})")
     return f"local, not running: the first run starts it, or accessbench server start (PREFECT_HOME={prefect_home})"

@@ -149,14 +149,15 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
         return 0
     from rich.console import Console
 
+    from common.text import visible
     from flows.cli.console import layouts, print_first_fitting, terminal_width
 
     console = Console(width=terminal_width(), markup=False, highlight=False)
     for r in results:
         changes = [f"{name}: {c}" for name, (_, o) in r.outcomes.items() for c in o.changes]
-        console.print(f"{r.original} → {r.fixed}: {len(changes)} change(s)")
-        for line in changes:
-            console.print(f"  {line}")
+        console.print(visible(f"{r.original} → {r.fixed}: {len(changes)} change(s)", newlines=False))
+        for line in changes:  # a change may quote the document's text (a title, a link's words)
+            console.print(f"  {visible(line, newlines=False)}")
     where = "a scratch data home, removed now (pass --home to keep both runs)" if scratch else str(home)
     console.print(f"re-judged as run {after_run}, linked to run {before_run} ({where})")
     print_first_fitting(layouts("labels before → after (rules judge)", ("criterion", "before", "after"),
@@ -182,7 +183,7 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
         print_first_fitting(layouts(f"{len(review)} draft(s) for a person to review", ("file", "remedy", "draft"),
                                     [(f.name, name, d) for f, name, d in review], keys=("file",)))
     where_report = f"; report: {report}" if report else " (give --report FILE.html for the before → after page)"
-    print(f"fixed: {', '.join(str(r.fixed) for r in results)}{where_report}", file=sys.stderr)
+    print(visible(f"fixed: {', '.join(str(r.fixed) for r in results)}{where_report}"), file=sys.stderr)
     return 0
 
 

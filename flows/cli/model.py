@@ -45,7 +45,7 @@ def run_model(home: Path, args: argparse.Namespace) -> int:
     if args.action == "status":
         current = local.running(home)
         if current is None:
-            stale = local.read_state(home)
+            stale = local.recorded_state(home)
             print("no local model running" + (f" (the last one, {stale.name}, is gone; see {local.log_file(home)})"
                                               if stale else "") + "; start one: accessbench model start")
             return 3
@@ -54,9 +54,11 @@ def run_model(home: Path, args: argparse.Namespace) -> int:
               f"context, up {time.time() - current.started:.0f} s\n  log: {local.log_file(home)}")
         return 0
     try:
-        stopped = local.stop(home)
+        stopped, note = local.stop(home)
     except local.LocalModelError as exc:  # still there after SIGKILL: never reported as stopped
         return _error(str(exc), EXIT_FAILED)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     print(f"stopped the local model {stopped.name} (pid {stopped.pid})" if stopped else "no local model was running",
           file=sys.stderr)
-    return 0 if stopped or local.read_state(home) is None else EXIT_FAILED
+    return 0 if stopped or local.recorded_state(home) is None else EXIT_FAILED

@@ -57,8 +57,11 @@ def build(home: Path, run_ids: list[str], fmt: str) -> str:
 def write_run_report(home: Path, run_id: str) -> Path:
     """`<home>/reports/<run>.html`, written at the end of `accessbench run`."""
     path = home / "reports" / f"{run_id}.html"
+    text = build(home, [run_id], "html")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(build(home, [run_id], "html"), encoding="utf-8")
+    from common.text import write_atomic
+
+    write_atomic(path, text)
     return path
 
 
@@ -77,12 +80,16 @@ def run_report(home: Path, args: argparse.Namespace) -> int:
         return _error(f"no run {missing[0]!r}; list runs with: accessbench runs", EXIT_NOT_FOUND)
     if args.format in CI_FORMATS and len(run_ids) > 1:
         return _error(f"--format {args.format} writes one run's results: give one --run")
+    from common.text import visible, write_atomic
+
     text = build(home, run_ids, args.format)
+    if args.format in ("text", "md"):  # read in a terminal (or with cat): text of PDFs and models shown escaped
+        text = visible(text)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        print(f"report written to {out.resolve()}", file=sys.stderr)
+        write_atomic(out, text)  # whole or not at all: an error leaves an earlier file as it was
+        print(f"report written to {visible(str(out.resolve()))}", file=sys.stderr)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK

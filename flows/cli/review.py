@@ -285,7 +285,9 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
         if getattr(args, "format", "text") == "json":
             print(json.dumps(details, indent=1, default=str, ensure_ascii=False))
         else:
-            sys.stdout.write(format_item(details))
+            from common.text import visible
+
+            sys.stdout.write(visible(format_item(details)))  # PDF text and model reasons: shown escaped
         return 0
     try:
         label = parse_label(args.label)

@@ -1,4 +1,4 @@
-"""`accessbench server start|stop|status` and `accessbench deploy`."""
+"""`accessbench server start|stop|status`, `accessbench deploy` and `accessbench worker`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,16 @@ from typing import Any
 def add_parsers(sub: Any) -> None:
     server = sub.add_parser("server", help="the data home's local Prefect server: start | stop | status")
     server.add_argument("action", choices=("start", "stop", "status"),
-                        help="start (also done by the first run), stop, or status (prints the dashboard URL)")
+                        help="start (also done by the first run), stop, or status (prints the dashboard URL and "
+                             "where its sign-in string is kept)")
     deploy = sub.add_parser("deploy", help="register prefect.yaml's deployments (weekly benchmark, nightly "
                                            "synthetic, audit) with the Prefect server")
     deploy.add_argument("--name", action="append", metavar="DEPLOYMENT",
                         help="only this deployment (repeatable; default: all): weekly-benchmark, nightly-synthetic, "
                              "audit")
+    worker = sub.add_parser("worker", help="start a Prefect process worker for the accessbench pool, signed in to "
+                                           "this data home's local server (or PREFECT_API_URL's)")
+    worker.add_argument("--pool", default="accessbench", help="work pool (default: accessbench)")
 
 
 def cmd_server(home: Path, args: argparse.Namespace) -> int:
@@ -31,20 +35,41 @@ def cmd_server(home: Path, args: argparse.Namespace) -> int:
     if args.action == "start":
         state, started = server.ensure(home)
         print(f"{'started' if started else 'already running'}: {state.ui_url} (pid {state.pid}; database in "
-              f"{server.prefect_home(home)}; log {server.log_file(home)})")
+              f"{server.prefect_home(home)}; log {server.log_file(home)}; {_sign_in(home)})")
         return EXIT_OK
     if args.action == "stop":
-        stopped = server.stop(home)
+        stopped, note = server.stop(home)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
         print(f"stopped the local Prefect server of {home} (pid {stopped.pid})" if stopped
-              else f"no local Prefect server is running for {home}")
+              else f"no local Prefect server of {home} is running")
         return EXIT_OK
     current = server.running(home)
     if current is None:
         print(f"not running for {home}: the next run starts it, or: accessbench server start")
         return EXIT_NOT_FOUND
     print(f"running: dashboard {current.ui_url}  API {current.api_url}  pid {current.pid}  database "
-          f"{server.prefect_home(home)}")
+          f"{server.prefect_home(home)}\n{_sign_in(home)}")
     return EXIT_OK
+
+
+def _sign_in(home: Path) -> str:
+    from flows import server
+
+    return (f"the dashboard and every client sign in with the auth string in {server.auth_file(home)} (mode 0600; "
+            "clients: PREFECT_API_AUTH_STRING)")
+
+
+def cmd_worker(home: Path, args: argparse.Namespace) -> int:
+    """`prefect worker start` with this home's server URL and auth string in its environment (never on its
+    command line, where other users' `ps` would show it)."""
+    import subprocess
+
+    from flows.cli.console import prepare_prefect as _prepare_prefect
+
+    _prepare_prefect(home, args.verbose)
+    env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
+    return subprocess.call([sys.executable, "-m", "prefect", "worker", "start", "--pool", args.pool], env=env)
 
 
 def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
@@ -52,6 +77,7 @@ def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import error as _error
     from flows.cli.console import prepare_prefect as _prepare_prefect
     from flows.deploy import WORK_POOL, DeployError, register
+    from flows.server import auth_file as _auth_file
 
     if os.environ.get("ACCESSBENCH_PREFECT") == "ephemeral" and not os.environ.get("PREFECT_API_URL"):
         return _error("deployments need a server that outlives this command: unset ACCESSBENCH_PREFECT, or set "
@@ -63,7 +89,8 @@ def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
         return _error(str(exc), EXIT_FAILED)
     api = os.environ["PREFECT_API_URL"]
     print(f"registered {', '.join(args.name) if args.name else 'every deployment in prefect.yaml'} with {api}.\n"
-          f"Start a worker where the data lives: ACCESSBENCH_HOME=/data/accessbench PREFECT_API_URL={api} "
-          f"prefect worker start --pool {WORK_POOL}\n"
+          f"Start a worker where the data lives: accessbench --home /data/accessbench worker (on this machine), or "
+          f"ACCESSBENCH_HOME=/data/accessbench PREFECT_API_URL={api} PREFECT_API_AUTH_STRING=\"$(cat "
+          f"{_auth_file(home)})\" prefect worker start --pool {WORK_POOL}\n"
           "Run one now: prefect deployment run accessbench-benchmark/nightly-synthetic")
     return EXIT_OK

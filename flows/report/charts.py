@@ -170,9 +170,11 @@ def save(chart: Chart, folder: Path) -> list[Path]:
     """Write `<name>.svg` and `<name>.png` (rendered by MuPDF at 2x) under `folder`."""
     import pymupdf
 
+    from common.text import write_atomic
+
     folder.mkdir(parents=True, exist_ok=True)
     svg_path, png_path = folder / f"{chart.name}.svg", folder / f"{chart.name}.png"
-    svg_path.write_text(chart.svg, encoding="utf-8")
+    write_atomic(svg_path, chart.svg)
     with pymupdf.open(stream=chart.svg.encode("utf-8"), filetype="svg") as doc:
         doc[0].get_pixmap(matrix=pymupdf.Matrix(2, 2)).save(str(png_path))
     return [svg_path, png_path]

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common.filenames import readable_name
+from common.text import write_atomic, xml_text
+
 FORMATS = ("junit", "sarif", "json")
 SUFFIX = {"junit": ".junit.xml", "sarif": ".sarif", "json": ".results.json"}
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -39,7 +42,7 @@ class Finding:
 class Case:
     """One file × criterion × judge: its label and why."""
 
-    file: str  # the path as the run read it
+    file: str  # the path as the run read it, for display: bytes that are not UTF-8 as \xNN escapes
     doc_id: str
     criterion: str
     judge: str
@@ -47,6 +50,7 @@ class Case:
     findings: list[Finding] = field(default_factory=list)
     summary: str = ""
     errors: list[str] = field(default_factory=list)
+    path: str = ""  # the path exactly as the file system has it (SARIF's file URI); default: `file`
 
     @property
     def outcome(self) -> str:
@@ -85,7 +89,8 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
             paths = [str(p) for p in document_files(doc)] if doc.get("root") else list(doc.get("files") or [])
         except (KeyError, TypeError):
             paths = list(doc.get("files") or [])
-        file = paths[0] if paths else doc["doc_id"]
+        path = paths[0] if paths else doc["doc_id"]
+        file = readable_name(path)  # a name that is not UTF-8 can be written in no output format as it is
         for judge in judges:
             key = (doc["doc_id"], doc["criterion"], judge)
             rows = judged.get(key, [])
@@ -100,7 +105,7 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
             summary = next((r["summary"] for r in rows if r.get("summary")), "")
             failures = [r["error"] for r in rows if r.get("error")] + errors.get(doc["doc_id"], [])
             cases.append(Case(file, doc["doc_id"], doc["criterion"], judge, _settled(labels.get(key, [])), findings,
-                              summary or "", list(dict.fromkeys(failures))))
+                              summary or "", list(dict.fromkeys(failures)), path=path))
     order = {c: i for i, c in enumerate(CRITERIA)}
     return sorted(cases, key=lambda c: (c.file, order.get(c.criterion, 99), c.criterion, c.judge))
 
@@ -145,28 +150,31 @@ def _details(case: Case) -> str:
 
 
 def render_junit(cases: list[Case], run_id: str) -> str:
-    """A <testsuites> with a <testsuite> per file and a <testcase> per criterion (× judge)."""
-    root = ET.Element("testsuites", name=f"accessbench run {run_id}")
+    """A <testsuites> with a <testsuite> per file and a <testcase> per criterion (× judge). Every text and
+    attribute goes through `xml_text`: a control character in a font or file name would make it ill-formed."""
+    root = ET.Element("testsuites", name=xml_text(f"accessbench run {run_id}"))
     by_file: dict[str, list[Case]] = {}
     for case in cases:
         by_file.setdefault(case.file, []).append(case)
     totals = Counter(case.outcome for case in cases)
     for file, mine in by_file.items():
         counts = Counter(case.outcome for case in mine)
-        suite = ET.SubElement(root, "testsuite", name=file, tests=str(len(mine)), failures=str(counts["failed"]),
+        suite = ET.SubElement(root, "testsuite", name=xml_text(file), tests=str(len(mine)),
+                              failures=str(counts["failed"]),
                               errors=str(counts["error"]), skipped=str(counts["skipped"]))
         for case in mine:
             judges = {c.judge for c in cases}
             name = case.criterion + (f" [{case.judge}]" if len(judges) > 1 else "")
-            element = ET.SubElement(suite, "testcase", name=name, classname=file)
+            element = ET.SubElement(suite, "testcase", name=xml_text(name), classname=xml_text(file))
             kind = {"failed": "failure", "error": "error", "skipped": "skipped"}.get(case.outcome)
             if kind is not None:
-                child = ET.SubElement(element, kind, message=_message(case))
+                child = ET.SubElement(element, kind, message=xml_text(_message(case)))
                 if kind != "skipped":
-                    child.set("type", ", ".join(dict.fromkeys(f.rule_id for f in case.findings)) or case.criterion)
-                child.text = _details(case)
+                    child.set("type", xml_text(", ".join(dict.fromkeys(f.rule_id for f in case.findings))
+                                               or case.criterion))
+                child.text = xml_text(_details(case))
             else:
-                ET.SubElement(element, "system-out").text = _details(case)
+                ET.SubElement(element, "system-out").text = xml_text(_details(case))
     root.set("tests", str(len(cases)))
     root.set("failures", str(totals["failed"]))
     root.set("errors", str(totals["error"]))
@@ -176,8 +184,11 @@ def render_junit(cases: list[Case], run_id: str) -> str:
 
 
 def _uri(file: str) -> str:
+    """A file URI (bytes that are not UTF-8 percent-encoded, as URIs carry them)."""
     path = Path(file)
-    return path.resolve().as_uri() if path.is_absolute() or path.exists() else file
+    if path.is_absolute() or path.exists():
+        return path.resolve().as_uri()
+    return readable_name(file)
 
 
 def render_sarif(cases: list[Case], run_id: str) -> str:
@@ -220,14 +231,14 @@ def render_sarif(cases: list[Case], run_id: str) -> str:
             results.append({"ruleId": f.rule_id, "ruleIndex": index[f.rule_id],
                             "level": _level(rule.severity if rule else "error"),
                             "message": {"text": text or f.rule_id},
-                            "locations": [_location(case.file, f.page, f.location)],
+                            "locations": [_location(case.path or case.file, f.page, f.location)],
                             "properties": {"criterion": case.criterion, "judge": case.judge,
                                            "sub_criterion": f.sub_criterion}})
         if case.outcome in ("error", "skipped"):
             rid = "accessbench.not_judged" if case.outcome == "error" else "accessbench.cannot_tell"
             results.append({"ruleId": rid, "ruleIndex": index[rid], "level": "error" if case.outcome == "error"
                             else "note", "message": {"text": _message(case)},
-                            "locations": [_location(case.file, None, "")],
+                            "locations": [_location(case.path or case.file, None, "")],
                             "properties": {"criterion": case.criterion, "judge": case.judge}})
     sarif = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
              "runs": [{"tool": {"driver": {"name": TOOL, "version": _version(), "rules": rules}},
@@ -285,8 +296,9 @@ def render(home: Path, run_id: str, fmt: str) -> str:
 def write(home: Path, run_id: str, fmt: str, out: Path | None = None) -> Path:
     """Write the results to `out` (default: `<home>/reports/<run><suffix>`); returns the path."""
     path = out or home / "reports" / f"{run_id}{SUFFIX[fmt]}"
+    text = render(home, run_id, fmt)  # whole before anything is written: an error leaves `path` as it was
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(home, run_id, fmt), encoding="utf-8")
+    write_atomic(path, text)
     return path
 
 

@@ -6,7 +6,6 @@ a model, not mechanically fixable). Same house style and accessible markup as th
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -105,9 +104,10 @@ def render_fix_report(results: list[FileFix], original_run: str, fixed_run: str)
 
 
 def write_fix_report(path: Path, results: list[FileFix], original_run: str, fixed_run: str) -> Path:
-    """Write the page atomically (a temporary file beside it, then a rename)."""
+    """Write the page atomically (common.text.write_atomic: a temporary file beside it, then a rename)."""
+    from common.text import write_atomic
+
+    text = render_fix_report(results, original_run, fixed_run)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(render_fix_report(results, original_run, fixed_run), encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomic(path, text)
     return path

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from common.text import visible
 from flows.report import paper_numbers as paper
 from flows.report.warehouse import report_tables
 from judges.criteria import labels_for
@@ -187,8 +188,9 @@ def _collected(out: Console, home: Path, run_id: str) -> None:
     table = Table("item", "criterion", "judge", "expected", "got", "repeats", "reason", "model call",
                   title=f"run {run_id}: error analysis — items judged wrong ({len(errors)})")
     for r in errors[:tables.MAX_ERROR_ROWS]:
-        table.add_row(Text(r["doc_id"]), r["criterion"], Text(tables.judge_name(r)), r["expected"], r["got"],
-                      ", ".join(map(str, r["repeats"])), Text(r["reason"]), tables.call_command(r["call_id"]))
+        table.add_row(Text(visible(r["doc_id"], newlines=False)), r["criterion"], Text(tables.judge_name(r)),
+                      r["expected"], r["got"], ", ".join(map(str, r["repeats"])),
+                      Text(visible(r["reason"] or "", newlines=False)), tables.call_command(r["call_id"]))
     out.print(table if errors else f"run {run_id}: no item was judged wrong")
     if len(errors) > tables.MAX_ERROR_ROWS:
         out.print(f"{len(errors) - tables.MAX_ERROR_ROWS} more: accessbench report --run {run_id} --format json")
@@ -283,8 +285,10 @@ def _verdicts(con: Any, out: Console, run_id: str) -> None:
     table = Table("file", "verdict", "PDF/UA-1", "reason", "pages",
                   title=f"run {run_id}: files, could not be checked and failing first")
     for row in files:  # as Text: a file name or an error message is never read as markup
-        table.add_row(Text(row["file"]), Text(row["verdict"], style="bold red" if row["verdict"] != PASSES else ""),
-                      Text(row["conformance"]), Text(row["reason"] or ""), str(row["pages"] or ""))
+        table.add_row(Text(visible(row["file"], newlines=False)),  # a newline in a name would forge a row
+                      Text(row["verdict"], style="bold red" if row["verdict"] != PASSES else ""),
+                      Text(row["conformance"]), Text(visible(row["reason"] or "", newlines=False)),
+                      str(row["pages"] or ""))
     out.print(table)
     unchecked = sum(1 for row in files if row["verdict"] == NOT_CHECKED)
     failing = sum(1 for row in files if row["verdict"] == FAILS)

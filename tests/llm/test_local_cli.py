@@ -61,3 +61,39 @@ def test_the_rules_catalog_is_listed(tmp_path: Path) -> None:
     assert listed.stdout.startswith("| rule |")
     bad = cli(tmp_path / "home", "rules", "--criterion", "nope", check=False)
     assert bad.returncode == 2 and "unknown criterion" in bad.stderr
+
+
+def test_the_model_server_asks_for_the_homes_key_which_no_command_line_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-server gets `--api-key-file` (a per-home key, mode 0600) and the client the same key; the stand-in
+    server here answers /health and records what it was started with."""
+    import os
+    import stat
+    import sys
+
+    fake = tmp_path / "llama-server"
+    fake.write_text(f"""#!{sys.executable}
+import http.server, sys
+port = int(sys.argv[sys.argv.index("--port") + 1])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers(); self.wfile.write(b"{{}}")
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+""")
+    fake.chmod(0o755)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF" + b"\0" * 64)
+    monkeypatch.setenv("ACCESSBENCH_LLAMA_SERVER", str(fake))
+    home = tmp_path / "home"
+    state, started = local.start(home, model, timeout_s=60)
+    try:
+        cmdline = (Path(f"/proc/{state.pid}/cmdline").read_bytes().split(b"\0"))
+        key_file = local.key_file(home)
+        assert started and cmdline[cmdline.index(b"--api-key-file") + 1] == os.fsencode(key_file)
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+        key = key_file.read_text().strip()
+        assert len(key) > 30 and key.encode() not in b" ".join(cmdline)
+        assert local.client_options(home, "local")["api_key"] == key
+    finally:
+        assert local.stop(home)[0] is not None

@@ -44,7 +44,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     state, started = local.start(home)
     assert started and local.running(home) == state
     yield home
-    assert local.stop(home) is not None and local.running(home) is None
+    assert local.stop(home)[0] is not None and local.running(home) is None
 
 
 def test_a_second_start_reuses_the_server_and_status_names_it(served: Path) -> None:

@@ -46,6 +46,7 @@ class HostileServer:
         self.errors_first = 0
         self.error_message = "upstream failed"
         self.requests = 0
+        self.authorizations: list[str] = []  # the Authorization header of each request
         self.written = 0  # body bytes written, over all requests
         self.stopping = threading.Event()
         self._lock = threading.Lock()
@@ -89,6 +90,7 @@ class HostileServer:
                 if length:
                     self.rfile.read(length)
                 server._count(requests=1)
+                server.authorizations.append(self.headers.get("Authorization") or "")
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client hung up: as wanted
                     getattr(self, f"_{server.mode}")()
 

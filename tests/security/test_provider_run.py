@@ -124,3 +124,45 @@ def test_a_key_echoed_encoded_in_replies_and_errors_is_stored_nowhere(hostile: H
     summaries = cli_process.run_cli(["sql", "select summary, error from judgments", "--format", "json"],
                                     env=env_for(home), cwd=REPO)
     assert "[REDACTED]" in summaries.stdout  # the echo was there, and hidden
+
+
+URL_SECRET = "url-pass/WORD+0123=xyz"  # what a user puts in --api-base: http://user:SECRET@host/v1
+
+
+def test_credentials_inside_api_base_are_stored_and_shown_nowhere(hostile: HostileServer, tmp_path: Path) -> None:
+    """Issue 53, point 5: `--api-base http://user:KEY@host/v1` used to land in runs.config, stage_runs, the LLM
+    cache and the Prefect flow-run parameters as typed. Now the transport alone gets the whole URL."""
+    forms = encodings(URL_SECRET)
+    hostile.mode = "answer"
+    hostile.content = judgment_json("failed", issues=[{
+        "sub_criterion": "heading_nesting", "location": "page 1", "problem": f"echo {URL_SECRET}",
+        "remediation": "retag"}], summary=f"called at http://bob:{quote(URL_SECRET, safe='')}@example")
+    home = tmp_path / "home"
+    port = hostile.api_base.split(":")[2].split("/")[0]
+    api_base = f"http://bob:{quote(URL_SECRET, safe='')}@127.0.0.1:{port}/v1"
+    done = cli_process.run_cli([*RUN, "--api-base", api_base], env=env_for(home), cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # The provider was called with the credential (the URL's user:password as basic auth).
+    assert hostile.authorizations and all(
+        a == "Basic " + base64.b64encode(f"bob:{URL_SECRET}".encode()).decode() for a in hostile.authorizations)
+
+    stored = [path for path in home.rglob("*") if path.is_file() and not path.is_symlink()]
+    leaks = [(name, str(path)) for path in stored for name, form in forms.items() if form in path.read_bytes()]
+    import pyarrow.parquet as pq
+
+    for path in (p for p in stored if p.suffix == ".parquet"):
+        text = json.dumps(pq.read_table(path).to_pylist(), default=str, ensure_ascii=False).encode()
+        leaks += [(name, f"{path} (decoded)") for name, form in forms.items() if form in text]
+    assert not leaks
+    shown = [cli_process.run_cli(["sql", sql, "--format", "json"], env=env_for(home), cwd=REPO).stdout
+             for sql in ("select config from runs", "select * from stage_runs", "select * from llm_calls")]
+    shown.append(cli_process.run_cli(["runs"], env=env_for(home), cwd=REPO).stdout + done.stderr + done.stdout)
+    assert not [name for text in shown for name, form in forms.items() if form.decode() in text]
+    assert "bob:[REDACTED]@127.0.0.1" in shown[0]
+    url = os.environ.get("PREFECT_API_URL")
+    if url:  # the session's Prefect server: the flow run's parameters hold the redacted URL too
+        from tests.flows.prefect_server import api
+
+        runs = [r for r in api(url, "/flow_runs/filter", {"flow_runs": {"name": {"any_": ["h"]}}})
+                if (r["parameters"].get("options") or {}).get("api_base", "").startswith("http://bob:")]
+        assert runs and not [name for r in runs for name, form in forms.items() if form.decode() in json.dumps(r)]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli.app import format_rows, main, visible
+from common.text import visible
+from flows.cli.app import format_rows, main
 from tasks.registry import ALL_TABLES
 from tests.load import allowance
 from warehouse.catalog import QueryLimitError, query
