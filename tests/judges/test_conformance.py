@@ -372,3 +372,20 @@ def test_our_own_finding_of_the_same_checkpoint_is_not_repeated() -> None:
     judgment.label, judgment.issues = Label.FAILED, [own]
     judged = with_conformance(judgment, bundle, True)
     assert [i.rule_id for i in judged.issues] == [own.rule_id]
+
+
+def test_a_file_over_the_validators_limits_is_not_checked_not_a_crash(tmp_path: Path) -> None:
+    from extractors.conformance import validate
+
+    (tmp_path / "main.typ").write_text(SOURCE, encoding="utf-8")
+    pdf = tmp_path / "doc.pdf"
+    pdf.write_bytes(typst.compile(str(tmp_path / "main.typ"), format="pdf", pdf_standards="ua-1"))
+    failures, error = validate(str(pdf), max_file_mb=0.001, max_stream_mb=256)  # 1 KiB: the file is larger
+    assert failures == [] and error is not None and error.startswith("limit:"), error
+    failures, error = validate(str(pdf), max_file_mb=512, max_stream_mb=256)
+    assert error is None and failures == []
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"%PDF-1.7\n this is not a PDF body\n")
+    _, error = validate(str(garbage), max_file_mb=512, max_stream_mb=256)
+    assert error is not None and "validator" in error
+    assert verdict(conformance_rows("d", 0, [], error, set())) == NOT_CHECKED
