@@ -209,7 +209,8 @@ def score_judge(verdicts: list[list[Any]], fixtures: Sequence[Annotated]) -> dic
     for c in CATEGORY_NAMES:
         if truth_depth[c]:
             per_category[c] = {**coverage_prf([t > 0 for t in truth_depth[c]], pred_cov[c]),
-                               "depth_mae": mean_absolute_error(truth_depth[c], pred_depth[c])}
+                               "depth_mae": mean_absolute_error(truth_depth[c], pred_depth[c]),
+                               "positives": sum(t > 0 for t in truth_depth[c])}
     return {**coverage_prf([t > 0 for t in all_truth], all_cov),
             "depth_kappa": weighted_kappa(all_truth, all_pred, quadratic=True),
             "depth_exact": sum(t == p for t, p in zip(all_truth, all_pred, strict=True)) / len(all_truth),
