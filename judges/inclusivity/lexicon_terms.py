@@ -51,7 +51,8 @@ TEXT_INSTEAD_OF_VOICE = (r"(?:live|web|text) chat", r"(?:by|via) chat", r"offer(
                          r"(?:typed|text|written|chat)(?:[- ]based)? alternatives? to (?:voice|phone)\w*",
                          r"alternatives? to phone calls?",
                          r"(?:booked|book|contact\w*|reach\w*) (?:\w+ ){0,2}online,? "
-                         r"(?:not only|as well as|instead of) (?:by )?(?:phone|telephone)", r"text options?")
+                         r"(?:not only|as well as|instead of) (?:by )?(?:phone|telephone)",
+                         r"(?:intercoms?|help ?points?|phones?|entry ?phones?|lines?) with a text option")
 # A room to withdraw to serves people overwhelmed by the senses and people in distress alike (NAS; Mind).
 QUIET_ROOM = (r"quiet(?:er)? (?:rooms?|spaces?|areas?|zones?|corners?)", r"quiet(?:er)?,? (?:\w+ )?rooms?",
               r"calm(?:ing)? (?:rooms?|spaces?|areas?|corners?)",
@@ -133,7 +134,8 @@ LEXICON: dict[str, CategoryTerms] = {
                               r"flash(?:es|ing)? (?:a )?lights? (?:as well as|instead of|alongside)",
                               r"strobe (?:alarms?|lights?|beacons?)", r"flashing (?:doorbells?|fire alarms?)",
                               r"(?:visual|flashing) doorbells?", r"flash as well as sound",
-                              r"video entry ?phones?", r"(?:display|information) screens?",
+                              r"video entry ?phones?", r"on (?:a |the )?(?:display|information|visual) screens?",
+                              r"(?:display|information) screens? (?:that|which|to) (?:show|shows|display)",
                               r"(?:flags?|hand signals?|lights?) (?:as well as|instead of|alongside) (?:the |a )?"
                               r"(?:whistles?|bells?|horns?|sound)",
                               r"announcements? (?:\w+ ){0,4}on (?:a |the )?(?:screens?|displays?)"),
@@ -400,7 +402,7 @@ LEXICON: dict[str, CategoryTerms] = {
             "advance_info": (r"(?:advance|prior) (?:information|notice)", r"what to expect", r"virtual tours?",
                              r"(?:questions|information|materials?|schedules?|slides|agendas?|tasks|photos?|"
                              r"pictures)(?: \w+){0,8}? (?:(?:are|is) )?(?:(?:sent|shared|given|provided) )?"
-                             r"(?:in advance|ahead(?: of time)?|beforehand|early|"
+                             r"(?:in advance|ahead of time|beforehand|ahead(?=\s*(?:[.,;:)]|$))|"
                              r"(?:\d+|a|one|two) (?:hours?|days?|weeks?) (?:ahead|before(?:hand)?|early|in advance))",
                              r"what was coming", r"pre[- ](?:trial |event )?visits?", r"familiari[sz]ation visits?"),
             "stories": (r"social stor(?:y|ies)", r"visual stor(?:y|ies)"),
@@ -428,10 +430,10 @@ LEXICON: dict[str, CategoryTerms] = {
             "counselling": (r"counsell?ing", r"(?<!speech )(?<!physical )(?<!occupational )therap(?:y|ies|ists?)",
                             r"psychologists?", r"mental health (?:services|support|professionals|care)",
                             r"counsell?ors?"),
-            "flexible_hours": (*FLEXIBLE_HOURS,
-                              r"(?:paid|sick|medical|extended|mental health) leave",
-                              r"time off", r"phased returns?", r"(?:reduced|manageable|adjusted) (?:workload|hours)",
-                              r"(?:take|taking) (?:a )?leave"),
+            "flexible_hours": FLEXIBLE_HOURS,
+            # Leave serves anyone who is ill: it deepens Mental where the sentence is about it, never names it.
+            "leave": (r"(?:paid|sick|medical|extended|mental health) leave", r"time off", r"phased returns?",
+                      r"(?:reduced|manageable|adjusted) (?:workload|hours)", r"(?:take|taking) (?:a )?leave"),
             "peer_support": (r"peer (?:support|supporters|groups|networks|mentors?)", r"support groups?",
                              r"befriending(?: schemes?| services?)?", r"social prescribing", r"listening services?",
                              r"men'?s sheds?"),
@@ -600,6 +602,8 @@ SOURCES: dict[str, str] = {
     "peer_support": "WHO QualityRights guidance on peer support; Mind's peer-support guidance",
     "stigma": "WHO mental health action plan (anti-stigma); Mental Health First Aid",
     "crisis": "WHO QualityRights; 988 Suicide and Crisis Lifeline and Samaritans helplines",
+    "leave": "EEOC guidance on psychiatric disabilities (leave and reduced hours); Mind's wellness action plans "
+             "(phased returns)",
     "employee_assistance": "EEOC guidance on psychiatric disabilities (employee assistance programmes)",
     "check_ins": "EEOC guidance (supervisory adjustments: regular check-ins); Mind's wellness action plans",
     "trauma_informed": "SAMHSA's concept of trauma and guidance for a trauma-informed approach (de-escalation)",
