@@ -242,7 +242,7 @@ class AuditSettings(BaseModel):
         description="base question, and/or the accessibility-aware system prompt (default: both)")
     audit_judges: Annotated[list[str], Cli(flag="--judges", many=True, metavar="JUDGE")] = Field(
         default_factory=lambda: list(DEFAULT_JUDGES), min_length=1,
-        description="lexicon | embedding | llm:<litellm model id> (default: lexicon embedding)")
+        description="lexicon | embedding[:<packaged model>] | llm:<litellm model id> (default: lexicon embedding)")
     questions_path: Annotated[str | None, Cli(flag="--questions", metavar="FILE")] = Field(
         None, description="questions file (JSON list or JSONL: question_id, text, theme, note)")
     responses_path: Annotated[str | None, Cli(flag="--responses", metavar="FILE")] = Field(
