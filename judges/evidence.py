@@ -17,6 +17,7 @@ from typing import Any
 from common import geometry
 from common.thresholds import BODY_FLOOR_PT
 from judges.criteria import SPEC
+from judges.language import detect_language
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
@@ -206,7 +207,24 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             "display_doc_title": True if rows and all(s.get("display_doc_title") is True for s in rows)
             else False if any(s.get("display_doc_title") is False for s in rows) else None,
             "pdfua_part": next((s["pdfua_part"] for s in rows if s.get("pdfua_part")), None),
-            "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows])}
+            "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows]),
+            "text_lang": text_language(ev.text_spans)}
+
+
+LANGUAGE_PAGES = 3  # the text the language is told from: the first pages (enough words, bounded work)
+
+
+def text_language(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The language of the text on the document's first pages when the stopword detector is confident
+    (judges.language): {"lang", "share", "words"}; None when it cannot tell."""
+    pages = sorted({int(s["page"]) for s in spans if s.get("page") is not None})[:LANGUAGE_PAGES]
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    for span in spans:
+        if span.get("page") in pages:
+            lines.setdefault((span["page"], span.get("block") or 0, span.get("line") or 0), []).append(
+                str(span.get("text") or ""))
+    guess = detect_language(" ".join("".join(parts) for _, parts in sorted(lines.items())))
+    return {"lang": guess.lang, "share": round(guess.share, 2), "words": guess.words} if guess.lang else None
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:

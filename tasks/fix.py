@@ -3,8 +3,15 @@ repaired copies through the same pipeline as a new run linked to the original, a
 a person (with the reason).
 
 The original files are only ever read: each repaired copy is written to a new path (the caller's --out),
-and refused when that path is the original. The re-judge run reads copies staged in the data home
-(`<home>/fix/<run>/`), so the folder the user named holds nothing but the repaired files.
+never an input of the run, never an existing file unless `force`, never through a symlink. The re-judge run
+reads copies staged in the data home (`<home>/fix/<run>/`), so the folder the user named holds nothing but
+the repaired files.
+
+Fix never makes a document worse: a file over the run's limits, one that needs a password, one whose
+permissions forbid changes or that is signed (unless signatures may be invalidated) is refused before any
+remedy runs (`Refused`, one line); encryption and permissions are kept; the copy is checked after writing
+(pages, text, renders, active content, size) and a remedy that changed what a reader sees is rolled back;
+a repair counts only when the rule no longer fires on the re-judged copy.
 """
 
 from __future__ import annotations
@@ -12,17 +19,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
+import pymupdf
 
+from extractors.streams import StreamLimitError, StreamLimits, check_streams
 from tasks.context import RunConfig, new_run_id
 from tasks.fix_schema import FIX_STAGE, FIXES_SCHEMA
+from tasks.isolation import DocumentTimeout, WorkerPool, run_isolated
 from tasks.registry import ALL_TABLES, BENCHMARK
 from tasks.remedies import (
+    NOT_MECHANICAL,
     ORDER,
     REMEDIES,
     UNPROMPTED_REMEDIES,
@@ -37,6 +51,38 @@ from warehouse import catalog as warehouse
 
 class FixError(ValueError):
     """A fix that cannot start: unsafe output, no such run or document."""
+
+
+class Refused(Exception):
+    """A document fix leaves as it is, with the reason in one line: `kind` is limit, timeout, empty, not_pdf,
+    damaged, encrypted (needs a password), protected (permissions forbid changes), signed, unverified (the
+    copy would differ from the original) or pipeline (the run refused it)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        self.kind, self.message = kind, message
+        super().__init__(f"{kind}: {message}")
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:  # crosses from the repair worker by pickle
+        return type(self), (self.kind, self.message)
+
+
+@dataclass(frozen=True)
+class FixLimits:
+    """The limits of `accessbench run` (tasks.options.StageSettings), applied to a repair as to a run."""
+
+    max_file_mb: float = 512.0
+    max_pages: int = 2000
+    max_stream_mb: float = 256.0
+    doc_timeout_s: float = 120.0
+    worker_memory_mb: float = 1536.0
+
+    @classmethod
+    def of(cls, settings: Any) -> FixLimits:
+        return cls(**{name: getattr(settings, name) for name in cls.__dataclass_fields__})
+
+
+AMPLIFICATION = 4  # a repaired copy larger than this many times the original (plus 1 MiB) is a limit
+RENDER_DPI, RENDER_TOLERANCE = 36, 8  # the after-writing check: page images at 36 dpi, no channel off by more
 
 
 @dataclass
@@ -58,13 +104,30 @@ class FileFix:
     outcomes: dict[str, tuple[list[str], Outcome]] = field(default_factory=dict)  # remedy → (rule ids, outcome)
     after: list[Finding] = field(default_factory=list)
     labels_after: dict[str, str] = field(default_factory=dict)
+    refused: Refused | None = None  # left as it is (nothing written), and why
+    notes: list[str] = field(default_factory=list)  # what the file holds that fix kept (active content, encryption)
+
+    @property
+    def fixed_rules(self) -> list[str]:
+        """Rules that fired before and no longer fire on the re-judged copy: the only repairs claimed."""
+        after = {f.rule_id for f in self.after}
+        return sorted({f.rule_id for f in self.findings} - after) if self.refused is None else []
+
+    @property
+    def new_rules(self) -> list[str]:
+        """Rules that fire on the copy and did not fire on the original: the copy is worse there."""
+        before = {f.rule_id for f in self.findings}
+        return sorted({f.rule_id for f in self.after} - before) if self.refused is None else []
 
 
-def judge_folder(home: Path, run_id: str, folder: Path, criteria: list[str] | None = None) -> RunConfig:
-    """Every PDF of `folder` through the whole pipeline with the rules judge, as `run --pdfs` does; the
-    run is recorded in the data home (`accessbench runs` lists it)."""
+def judge_folder(home: Path, run_id: str, folder: Path, criteria: list[str] | None = None,
+                 limits: FixLimits | None = None) -> RunConfig:
+    """Every PDF of `folder` through the whole pipeline with the rules judge, as `run --pdfs` does, under
+    `limits`; the run is recorded in the data home (`accessbench runs` lists it)."""
+    limits = limits or FixLimits()
     cfg = RunConfig(home=home, run_id=run_id, source="pdfs", source_path=str(folder), progress=False,
-                    workers=1, criteria=list(criteria) if criteria else RunConfig(home=home, run_id=run_id).criteria)
+                    workers=1, criteria=list(criteria) if criteria else RunConfig(home=home, run_id=run_id).criteria,
+                    **{name: getattr(limits, name) for name in FixLimits.__dataclass_fields__})
     BENCHMARK.run(cfg)  # the one pipeline driver: checks every stage's config, records the run
     warehouse.refresh(home, ALL_TABLES)
     return cfg
@@ -116,18 +179,206 @@ def run_documents(home: Path, run_id: str) -> dict[Path, set[str]]:
     return out
 
 
-def check_output(original: Path, fixed: Path) -> None:
-    if fixed.resolve() == original.resolve():
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False
+
+
+def check_output(original: Path, fixed: Path, *, inputs: tuple[Path, ...] = (), force: bool = False) -> None:
+    """Refuse an output that is an input (the original or any other file of the run), not a .pdf, a symlink,
+    or an existing file (unless `force`)."""
+    if _same(fixed, original):
         raise FixError(f"--out {fixed} is the original file: the original is never overwritten; name a new file")
+    if any(_same(fixed, other) for other in inputs):
+        raise FixError(f"--out {fixed} is an input of the run: inputs are never overwritten; name another folder")
     if fixed.suffix.lower() != ".pdf":
         raise FixError(f"--out {fixed}: name a .pdf file for a single file (or give --run for a folder)")
+    if fixed.is_symlink():
+        raise FixError(f"--out {fixed} is a symlink: fix never writes through one; name a new file")
+    if fixed.exists() and not force:
+        raise FixError(f"--out {fixed} exists: name a new file, or pass --force to replace it")
 
 
-def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | None = None,
-           model: DraftModel | None = None) -> dict[str, tuple[list[str], Outcome]]:
-    """Write `fixed`: `original` with every remedy its findings call for applied (in ORDER), then the remedies
-    no finding asks for (UNPROMPTED_REMEDIES: page furniture and decoration as artifacts)."""
-    check_output(original, fixed)
+def unique_outputs(files: list[Path], out: Path, inputs: list[Path] | None = None) -> list[tuple[Path, Path]]:
+    """Each file's repaired copy in the folder `out`: its own name; where names repeat (ignoring case) its
+    parent folders' names joined in front; then -2, -3 … until the name is unused and no input of the run.
+    Files are taken in sorted order, so the same files always get the same names, and none is dropped."""
+    taken: set[str] = set()
+    protected = [p for p in (inputs or files)]
+    counts = Counter(p.name.lower() for p in files)
+    pairs = []
+    for path in sorted(files):
+        name = path.name if counts[path.name.lower()] == 1 else "__".join(path.parts[-3:])
+        stem, suffix, n = Path(name).stem, Path(name).suffix or ".pdf", 1
+        candidate = out / name
+        while candidate.name.lower() in taken or any(_same(candidate, p) for p in protected):
+            n += 1
+            candidate = out / f"{stem}-{n}{suffix}"
+        taken.add(candidate.name.lower())
+        pairs.append((path, candidate))
+    order = {p: i for i, p in enumerate(files)}
+    return sorted(pairs, key=lambda pair: order[pair[0]])
+
+
+# ----------------------------------------------------------------- what the file protects, and its limits
+
+def signatures(pdf: pikepdf.Pdf) -> list[str]:
+    """What a change would invalidate: each signature field with a value, and each /Perms entry (UR3: the
+    usage rights a Reader-extended form carries, DocMDP: a certification)."""
+    found: list[str] = []
+    acroform = pdf.Root.get("/AcroForm")
+    fields = list(acroform.get("/Fields") or []) if isinstance(acroform, pikepdf.Dictionary) else []
+    seen: set[tuple[int, int]] = set()
+    while fields:
+        field_ = fields.pop()
+        if not isinstance(field_, pikepdf.Dictionary) or (field_.is_indirect and field_.objgen in seen):
+            continue
+        if field_.is_indirect:
+            seen.add(field_.objgen)
+        if field_.get("/FT") == pikepdf.Name.Sig and field_.get("/V") is not None:
+            found.append(f"signature field “{_text(field_.get('/T')) or 'unnamed'}”")
+        fields += list(field_.get("/Kids") or [])
+    perms = pdf.Root.get("/Perms")
+    if isinstance(perms, pikepdf.Dictionary):
+        found += [f"/Perms {key}" for key in perms]
+    return found
+
+
+def _text(value: Any) -> str:
+    try:
+        return str(value) if value is not None else ""
+    except (UnicodeDecodeError, ValueError):
+        return ""
+
+
+ACTIVE_KINDS = ("JavaScript", "launch action", "embedded file", "additional actions", "rich media")
+
+
+def active_content(pdf: pikepdf.Pdf) -> Counter[str]:
+    """How many JavaScript actions, launch actions, embedded files, additional-action dictionaries and rich
+    media annotations the file holds."""
+    found: Counter[str] = Counter()
+    for obj in pdf.objects:
+        if not isinstance(obj, pikepdf.Dictionary):
+            continue
+        if "/JS" in obj or obj.get("/S") == pikepdf.Name.JavaScript:
+            found["JavaScript"] += 1
+        if obj.get("/S") == pikepdf.Name.Launch:
+            found["launch action"] += 1
+        if obj.get("/Type") == pikepdf.Name.Filespec and "/EF" in obj:
+            found["embedded file"] += 1
+        if "/AA" in obj:
+            found["additional actions"] += 1
+        if obj.get("/Subtype") == pikepdf.Name.RichMedia:
+            found["rich media"] += 1
+    return found
+
+
+@dataclass
+class SourceFacts:
+    """What `inspect_source` learnt: the signatures a change would invalidate, whether the file is encrypted
+    (and so must stay so), and the active content it holds (kept, never added to)."""
+
+    signatures: list[str]
+    encrypted: bool
+    active: Counter[str]
+
+
+def inspect_source(original: Path, limits: FixLimits) -> SourceFacts:
+    """Refuse (`Refused`) a file fix must not touch, before anything decodes it: empty, not a PDF, over the
+    run's limits (file size, pages, stream sizes: a decompression bomb), damaged, needing a password, or
+    encrypted with permissions that forbid changes."""
+    size = original.stat().st_size
+    if size == 0:
+        raise Refused("empty", "the file is empty")
+    if size > limits.max_file_mb * 2**20:
+        raise Refused("limit", f"the file has {size / 2**20:,.0f} MiB, over --max-file-mb {limits.max_file_mb:g}")
+    with open(original, "rb") as handle:
+        if b"%PDF-" not in handle.read(1024):
+            raise Refused("not_pdf", "not a PDF (no %PDF- header in its first 1,024 bytes)")
+    try:
+        pdf = pikepdf.open(original)
+    except pikepdf.PasswordError:
+        raise Refused("encrypted", "it needs a password to open; fix cannot read it (remove the password with "
+                                   "its owner's consent, then fix that copy)") from None
+    except (pikepdf.PdfError, ValueError, OSError) as exc:
+        raise Refused("damaged", f"it cannot be read as a PDF ({str(exc).splitlines()[0][:160]})") from None
+    with pdf:
+        if len(pdf.pages) > limits.max_pages:
+            raise Refused("limit", f"{len(pdf.pages):,} pages, over --max-pages {limits.max_pages:,}")
+        try:
+            check_streams(pdf, StreamLimits.from_mb(limits.max_stream_mb))
+        except StreamLimitError as exc:
+            raise Refused("limit", str(exc).removeprefix("limit: ")) from None
+        if pdf.is_encrypted and not pdf.allow.modify_other:
+            raise Refused("protected", "its permissions forbid changes (encrypted, no modify permission): fix "
+                                       "leaves it as it is; ask its owner for an editable copy")
+        return SourceFacts(signatures(pdf), pdf.is_encrypted, active_content(pdf))
+
+
+# ----------------------------------------------------------------- writing and checking the copy
+
+def _pdf_date(when: datetime) -> str:
+    return when.strftime("D:%Y%m%d%H%M%S+00'00'")
+
+
+def _keep_metadata(pdf: pikepdf.Pdf, before: dict[str, Any], changed: bool) -> None:
+    """The document information the remedies dropped back (/Producer, /Author, /CreationDate …), and the
+    modification date set to now when anything changed (in the document information and, where the file has
+    XMP, in xmp:ModifyDate and xmp:MetadataDate)."""
+    if not before and not changed:
+        return
+    if not isinstance(pdf.trailer.get("/Info"), pikepdf.Dictionary):
+        pdf.trailer.Info = pdf.make_indirect(pikepdf.Dictionary())
+    info = pdf.trailer.Info
+    for key, value in before.items():
+        if key not in info:
+            info[pikepdf.Name(key)] = value
+    if not changed:
+        return
+    now = datetime.now(UTC).replace(microsecond=0)
+    info.ModDate = pikepdf.String(_pdf_date(now))
+    if isinstance(pdf.Root.get("/Metadata"), pikepdf.Stream):
+        with pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+            meta["xmp:ModifyDate"] = now.isoformat()
+            meta["xmp:MetadataDate"] = now.isoformat()
+
+
+def _pages(path: Path) -> tuple[list[str], list[np.ndarray]]:
+    with pymupdf.open(path) as doc:
+        return ([page.get_text() for page in doc],
+                [np.frombuffer(page.get_pixmap(dpi=RENDER_DPI).samples, dtype=np.uint8).astype(np.int16)
+                 for page in doc])
+
+
+def verify_copy(original: Path, copy: Path, facts: SourceFacts) -> str | None:
+    """Why `copy` is worse than `original` (None: it is not): another page count, text or rendering on a page,
+    active content added, encryption or permissions lost. A copy far larger than its original is a limit."""
+    size = copy.stat().st_size
+    if size > AMPLIFICATION * original.stat().st_size + 2**20:
+        raise Refused("limit", f"the repaired copy would be {size / 2**20:,.1f} MiB, over {AMPLIFICATION} x the "
+                               "original; nothing written")
+    with pikepdf.open(original) as before, pikepdf.open(copy) as after:
+        if len(before.pages) != len(after.pages):
+            return f"{len(after.pages)} pages instead of {len(before.pages)}"
+        if facts.encrypted and (not after.is_encrypted or after.allow != before.allow):
+            return "the encryption or permissions changed"
+        added = active_content(after) - facts.active
+        if added:
+            return f"it adds active content ({', '.join(f'{n} {kind}' for kind, n in added.items())})"
+    (texts, images), (texts_after, images_after) = _pages(original), _pages(copy)
+    for number, (text, text_after) in enumerate(zip(texts, texts_after, strict=True), start=1):
+        if text != text_after:
+            return f"the text of page {number} changed"
+    for number, (image, image_after) in enumerate(zip(images, images_after, strict=True), start=1):
+        if image.shape != image_after.shape or np.abs(image - image_after).max() > RENDER_TOLERANCE:
+            return f"the rendering of page {number} changed"
+    return None
+
+
+def _wanted(findings: list[Finding]) -> dict[str, list[str]]:
     wanted: dict[str, list[str]] = {}
     for f in findings:
         name = remedy_for(f.rule_id)
@@ -135,20 +386,119 @@ def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | Non
             wanted.setdefault(name, [])
             if f.rule_id not in wanted[name]:
                 wanted[name].append(f.rule_id)
+    return wanted
+
+
+@dataclass
+class RepairJob:
+    """One document's repair, as handed to a bounded worker."""
+
+    original: Path
+    fixed: Path
+    findings: list[Finding]
+    lang: str | None = None
+    limits: FixLimits = field(default_factory=FixLimits)
+    allow_invalidating_signatures: bool = False
+    force: bool = False
+    inputs: tuple[Path, ...] = ()
+
+
+def _build(job: RepairJob, facts: SourceFacts, names: list[str], model: DraftModel | None, target: Path,
+           ) -> dict[str, tuple[list[str], Outcome]]:
+    """Write `target`: the original with the remedies `names` applied (prompted ones with their rule ids), its
+    metadata kept, its encryption kept, and (signatures being allowed to break) usage rights dropped."""
+    wanted = _wanted(job.findings)
     outcomes: dict[str, tuple[list[str], Outcome]] = {}
-    fixed.parent.mkdir(parents=True, exist_ok=True)
-    with pikepdf.open(original) as pdf:
-        ctx = Context(pdf=pdf, source=original, lang=lang, model=model)
-        for name in sorted(wanted, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)):
-            outcomes[name] = (wanted[name], REMEDIES[name](ctx))
-        for name in UNPROMPTED_REMEDIES:  # no finding asks for these (page furniture as artifacts)
+    with pikepdf.open(job.original) as pdf:
+        info = pdf.trailer.get("/Info")
+        before = {str(k): v for k, v in info.items()} if isinstance(info, pikepdf.Dictionary) else {}
+        ctx = Context(pdf=pdf, source=job.original, lang=job.lang, model=model)
+        for name in names:
             outcome = REMEDIES[name](ctx)
-            if outcome.changes or outcome.left:
-                outcomes[name] = ([], outcome)
-        temporary = fixed.with_name(f".{fixed.name}.{os.getpid()}.tmp")
-        pdf.save(temporary)
-    os.replace(temporary, fixed)
+            if name in wanted or outcome.changes or outcome.left:
+                outcomes[name] = (wanted.get(name, []), outcome)
+        changed = any(o.changes for _, o in outcomes.values())
+        if facts.signatures and changed:
+            perms = pdf.Root.get("/Perms")
+            if isinstance(perms, pikepdf.Dictionary) and any(k in perms for k in ("/UR", "/UR3")):
+                for key in ("/UR", "/UR3"):
+                    if key in perms:
+                        del perms[key]
+                if not len(perms):
+                    del pdf.Root["/Perms"]
+        _keep_metadata(pdf, before, changed)
+        pdf.save(target, encryption=bool(facts.encrypted))
     return outcomes
+
+
+def repair(original: Path, fixed: Path, findings: list[Finding], lang: str | None = None,
+           model: DraftModel | None = None, *, limits: FixLimits | None = None,
+           allow_invalidating_signatures: bool = False, force: bool = False,
+           inputs: tuple[Path, ...] = ()) -> dict[str, tuple[list[str], Outcome]]:
+    """Write `fixed`: `original` with every remedy its findings call for applied (in ORDER), then the remedies
+    no finding asks for (UNPROMPTED_REMEDIES: page furniture and decoration as artifacts), checked against the
+    original after writing. Raises `Refused` for a file it must leave alone (nothing is written then)."""
+    job = RepairJob(original, fixed, findings, lang, limits or FixLimits(), allow_invalidating_signatures, force,
+                    inputs)
+    return repair_job(job, model)
+
+
+def repair_job(job: RepairJob, model: DraftModel | None = None) -> dict[str, tuple[list[str], Outcome]]:
+    check_output(job.original, job.fixed, inputs=job.inputs, force=job.force)
+    facts = inspect_source(job.original, job.limits)
+    if facts.signatures and not job.allow_invalidating_signatures:
+        raise Refused("signed", f"it is signed ({', '.join(facts.signatures[:3])}) and any change would invalidate "
+                                "that; fix leaves it as it is (pass --allow-invalidating-signatures to repair a copy "
+                                "whose signatures no longer hold)")
+    wanted = _wanted(job.findings)
+    names = [*sorted(wanted, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)), *UNPROMPTED_REMEDIES]
+    job.fixed.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=job.fixed.parent, prefix=f".{job.fixed.name}.", suffix=".tmp")
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        outcomes = _build(job, facts, names, model, temporary)
+        problem = verify_copy(job.original, temporary, facts)
+        if problem:  # find the remedies that change what a reader gets, each applied alone, and drop them
+            rolled_back = {}
+            for remedy_name in [n for n, (_, o) in outcomes.items() if o.changes]:
+                _build(job, facts, [remedy_name], model, temporary)
+                alone = verify_copy(job.original, temporary, facts)
+                if alone:
+                    rolled_back[remedy_name] = alone
+            outcomes = _build(job, facts, [n for n in names if n not in rolled_back], model, temporary)
+            problem = verify_copy(job.original, temporary, facts)
+            if problem:
+                raise Refused("unverified", f"the repaired copy would differ from the original ({problem}); "
+                                            "nothing written")
+            for remedy_name, why in rolled_back.items():
+                outcomes[remedy_name] = (_wanted(job.findings).get(remedy_name, []),
+                                         Outcome(left=f"{NOT_MECHANICAL}: rolled back, because {why}"))
+        check_output(job.original, job.fixed, inputs=job.inputs, force=job.force)  # again: nothing appeared since
+        os.replace(temporary, job.fixed)  # replaces a path, never writes through a link
+    finally:
+        temporary.unlink(missing_ok=True)
+    return outcomes
+
+
+def _repair_in_worker(job: RepairJob) -> dict[str, tuple[list[str], Outcome]]:
+    return repair_job(job, None)
+
+
+def repair_bounded(job: RepairJob, pool: WorkerPool) -> dict[str, tuple[list[str], Outcome]]:
+    """`repair_job` in a worker of `pool` (its memory ceiling) within the document time limit, as `run`
+    processes a document: past either, `Refused("limit" | "timeout")`."""
+    ((_, value),) = list(run_isolated(_repair_in_worker, [job], workers=1, timeout_s=job.limits.doc_timeout_s,
+                                      pool=pool))
+    if isinstance(value, DocumentTimeout):
+        raise Refused("timeout", f"the repair took longer than --doc-timeout {job.limits.doc_timeout_s:g} s; "
+                                 "nothing written")
+    if isinstance(value, MemoryError):
+        raise Refused("limit", f"the repair needed more than --worker-memory-mb {job.limits.worker_memory_mb:g} "
+                               "MiB; nothing written")
+    if isinstance(value, BaseException):
+        raise value
+    return value
 
 
 def _stage(home: Path, run_id: str, files: list[Path]) -> Path:
@@ -162,40 +512,111 @@ def _stage(home: Path, run_id: str, files: list[Path]) -> Path:
     return folder
 
 
+def run_errors(home: Path, run_id: str) -> dict[Path, list[str]]:
+    """file → the run's error rows about it ("kind: message"), for every document with one."""
+    _, rows = warehouse.query(home, ALL_TABLES, f"""
+        select d.root, d.files, d.metadata, e.kind, e.message from errors e join documents d using (run_id, doc_id)
+        where e.run_id = '{run_id}'""")
+    out: dict[Path, list[str]] = {}
+    for root, files, metadata, kind, message in rows:
+        path = _document_path(root, files, metadata)
+        if path is not None:
+            out.setdefault(path, []).append(f"{kind or 'error'}: {message or ''}".strip())
+    return out
+
+
+def _notes(facts: SourceFacts, allow_invalidating_signatures: bool) -> list[str]:
+    notes = []
+    if facts.encrypted:
+        notes.append("encrypted: the copy keeps the encryption and permissions")
+    if facts.active:
+        held = ", ".join(f"{n} {kind}" for kind, n in sorted(facts.active.items()))
+        notes.append(f"holds active content ({held}): kept as it is, none added")
+    if facts.signatures and allow_invalidating_signatures:
+        notes.append(f"{', '.join(facts.signatures[:3])}: no longer valid in the copy (--allow-invalidating-"
+                     "signatures); Reader usage rights (/Perms /UR3) removed from it")
+    return notes
+
+
 def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str | None = None,
-              criteria: list[str] | None = None, lang: str | None = None, model: DraftModel | None = None
-              ) -> tuple[str, str, list[FileFix]]:
+              criteria: list[str] | None = None, lang: str | None = None, model: DraftModel | None = None,
+              limits: FixLimits | None = None, allow_invalidating_signatures: bool = False, force: bool = False,
+              inputs: tuple[Path, ...] = ()) -> tuple[str, str | None, list[FileFix]]:
     """Judge (unless `original_run` already did), repair each (original, fixed) pair, re-judge the repaired
-    copies as a new run linked to the original; returns (original run, re-judge run, per-file results)."""
+    copies as a new run linked to the original; returns (original run, re-judge run or None when no copy was
+    written, per-file results). A file fix must leave alone comes back with `refused` set and no copy."""
+    limits = limits or FixLimits()
+    protected = tuple(dict.fromkeys([*inputs, *(p for p, _ in pairs)]))
     for original, fixed in pairs:
-        check_output(original, fixed)
+        check_output(original, fixed, inputs=protected, force=force)
+    refused: dict[Path, Refused] = {}
+    notes: dict[Path, list[str]] = {}
+    for original, _ in pairs:
+        try:
+            facts = inspect_source(original, limits)
+            if facts.signatures and not allow_invalidating_signatures:
+                raise Refused("signed", f"it is signed ({', '.join(facts.signatures[:3])}) and any change would "
+                                        "invalidate that; fix leaves it as it is (pass --allow-invalidating-"
+                                        "signatures to repair a copy whose signatures no longer hold)")
+            notes[original] = _notes(facts, allow_invalidating_signatures)
+        except Refused as exc:
+            refused[original] = exc
+    judged = [(o, f) for o, f in pairs if o not in refused]
     if original_run is None:
         original_run = new_run_id()
-        judge_folder(home, original_run, _stage(home, original_run, [p for p, _ in pairs]), criteria)
-        found = run_findings(home, original_run)
-        staged = home / "fix" / original_run / "input"  # copies named NNNN-<name>, in the order of `pairs`
-        by_original = {orig: found.get(staged / f"{i:04d}-{orig.name}", ({}, [])) for i, (orig, _) in enumerate(pairs)}
+        found: dict[Path, tuple[dict[str, str], list[Finding]]] = {}
+        errors: dict[Path, list[str]] = {}
+        if judged:
+            staged = _stage(home, original_run, [p for p, _ in judged])  # copies named NNNN-<name>, in order
+            judge_folder(home, original_run, staged, criteria, limits)
+            run_found, run_errs = run_findings(home, original_run), run_errors(home, original_run)
+            for i, (orig, _) in enumerate(judged):
+                copy = staged / f"{i:04d}-{orig.name}"
+                found[orig], errors[orig] = run_found.get(copy, ({}, [])), run_errs.get(copy, [])
     else:
-        found = run_findings(home, original_run)
-        by_original = {orig: found.get(orig, ({}, [])) for orig, _ in pairs}
+        found, errors = run_findings(home, original_run), run_errors(home, original_run)
+    for original, _ in judged:
+        labels = found.get(original, ({}, []))[0]
+        stopped = [e for e in errors.get(original, []) if e.startswith(("limit", "timeout"))]
+        if not labels or stopped:
+            why = "; ".join((stopped or errors.get(original) or ["no judgment of it"])[:2])
+            refused[original] = Refused("pipeline", f"run {original_run} did not judge it whole ({why[:300]}); "
+                                                    "fix repairs only what the pipeline judged")
     results = []
-    for original, fixed in pairs:
-        labels, findings = by_original[original]
-        result = FileFix(original, fixed, findings, labels)
-        result.outcomes = repair(original, fixed, findings, lang, model)
-        results.append(result)
+    pool = WorkerPool(1, memory_mb=limits.worker_memory_mb)
+    try:
+        for original, fixed in pairs:
+            labels, findings = found.get(original, ({}, []))
+            result = FileFix(original, fixed, findings, labels, refused=refused.get(original),
+                             notes=notes.get(original, []))
+            if result.refused is None:
+                job = RepairJob(original, fixed, findings, lang, limits, allow_invalidating_signatures, force,
+                                protected)
+                try:  # a model client stays in this process (its connections); the rest runs bounded
+                    result.outcomes = repair_job(job, model) if model is not None else repair_bounded(job, pool)
+                except Refused as exc:
+                    result.refused = exc
+            results.append(result)
+    finally:
+        pool.reset()
+    written = [r for r in results if r.refused is None]
+    if not written:
+        return original_run, None, results
     rejudge = f"{original_run[:100]}-fixed-{new_run_id()[-4:]}"
-    folder = _stage(home, rejudge, [r.fixed for r in results])
-    judge_folder(home, rejudge, folder, criteria or _criteria_of(home, original_run))
+    folder = _stage(home, rejudge, [r.fixed for r in written])
+    judge_folder(home, rejudge, folder, criteria or _criteria_of(home, original_run), limits)
     after = run_findings(home, rejudge)
-    for i, result in enumerate(results):
+    for i, result in enumerate(written):
         result.labels_after, result.after = after.get(folder / f"{i:04d}-{result.fixed.name}", ({}, []))
     cfg_store = RunConfig(home=home, run_id=rejudge).store
     cfg_store.write_table(FIX_STAGE, rejudge, "fixes", [
         {"run_id": rejudge, "original_run_id": original_run, "original_file": str(r.original),
          "fixed_file": str(r.fixed), "remedy": name, "rule_ids": rule_ids, "changes": outcome.changes,
-         "left": outcome.left, "drafts": outcome.drafts}
-        for r in results for name, (rule_ids, outcome) in r.outcomes.items()], FIXES_SCHEMA)
+         "left": outcome.left, "drafts": outcome.drafts, "refused": None}
+        for r in written for name, (rule_ids, outcome) in r.outcomes.items()] + [
+        {"run_id": rejudge, "original_run_id": original_run, "original_file": str(r.original),
+         "fixed_file": "", "remedy": "", "rule_ids": [], "changes": [], "left": None, "drafts": [],
+         "refused": str(r.refused)} for r in results if r.refused is not None], FIXES_SCHEMA)
     warehouse.refresh(home, ALL_TABLES)  # `fixes` is one of the warehouse's tables (tasks.fix_schema)
     return original_run, rejudge, results
 
