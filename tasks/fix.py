@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +48,7 @@ from tasks.remedies import (
     remedy_for,
 )
 from warehouse import catalog as warehouse
+from warehouse.paths import DiskFull, disk_full_as_error
 
 
 class FixError(ValueError):
@@ -260,9 +262,7 @@ def active_content(pdf: pikepdf.Pdf) -> Counter[str]:
     """How many JavaScript actions, launch actions, embedded files, additional-action dictionaries and rich
     media annotations the file holds."""
     found: Counter[str] = Counter()
-    for obj in pdf.objects:
-        if not isinstance(obj, pikepdf.Dictionary):
-            continue
+    for obj in _dictionaries(pdf):
         if "/JS" in obj or obj.get("/S") == pikepdf.Name.JavaScript:
             found["JavaScript"] += 1
         if obj.get("/S") == pikepdf.Name.Launch:
@@ -274,6 +274,19 @@ def active_content(pdf: pikepdf.Pdf) -> Counter[str]:
         if obj.get("/Subtype") == pikepdf.Name.RichMedia:
             found["rich media"] += 1
     return found
+
+
+def _dictionaries(pdf: pikepdf.Pdf) -> Iterator[pikepdf.Dictionary]:
+    """Every dictionary of the file, indirect or held directly inside another object (an /OpenAction)."""
+    for top in pdf.objects:
+        pending = [top]
+        while pending:
+            obj = pending.pop()
+            if isinstance(obj, pikepdf.Dictionary | pikepdf.Stream):
+                yield obj  # type: ignore[misc]
+                pending += [v for v in obj.values() if isinstance(v, pikepdf.Object) and not v.is_indirect]
+            elif isinstance(obj, pikepdf.Array):
+                pending += [v for v in obj if isinstance(v, pikepdf.Object) and not v.is_indirect]
 
 
 @dataclass
@@ -427,7 +440,8 @@ def _build(job: RepairJob, facts: SourceFacts, names: list[str], model: DraftMod
                 if not len(perms):
                     del pdf.Root["/Perms"]
         _keep_metadata(pdf, before, changed)
-        pdf.save(target, encryption=bool(facts.encrypted))
+        with disk_full_as_error(target.parent):
+            pdf.save(target, encryption=bool(facts.encrypted))
     return outcomes
 
 
@@ -457,27 +471,35 @@ def repair_job(job: RepairJob, model: DraftModel | None = None) -> dict[str, tup
     os.close(handle)
     temporary = Path(name)
     try:
-        outcomes = _build(job, facts, names, model, temporary)
-        problem = verify_copy(job.original, temporary, facts)
-        if problem:  # find the remedies that change what a reader gets, each applied alone, and drop them
-            rolled_back = {}
-            for remedy_name in [n for n, (_, o) in outcomes.items() if o.changes]:
-                _build(job, facts, [remedy_name], model, temporary)
-                alone = verify_copy(job.original, temporary, facts)
-                if alone:
-                    rolled_back[remedy_name] = alone
-            outcomes = _build(job, facts, [n for n in names if n not in rolled_back], model, temporary)
-            problem = verify_copy(job.original, temporary, facts)
-            if problem:
-                raise Refused("unverified", f"the repaired copy would differ from the original ({problem}); "
-                                            "nothing written")
-            for remedy_name, why in rolled_back.items():
-                outcomes[remedy_name] = (_wanted(job.findings).get(remedy_name, []),
-                                         Outcome(left=f"{NOT_MECHANICAL}: rolled back, because {why}"))
-        check_output(job.original, job.fixed, inputs=job.inputs, force=job.force)  # again: nothing appeared since
-        os.replace(temporary, job.fixed)  # replaces a path, never writes through a link
+        return _repair_into(job, facts, names, model, temporary)
+    except DiskFull as exc:
+        raise Refused("disk_full", f"{exc}; nothing written (free space there and run fix again)") from None
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _repair_into(job: RepairJob, facts: SourceFacts, names: list[str], model: DraftModel | None,
+                 temporary: Path) -> dict[str, tuple[list[str], Outcome]]:
+    """Build the copy in `temporary`, check it, roll back what made it differ, then move it to `job.fixed`."""
+    outcomes = _build(job, facts, names, model, temporary)
+    problem = verify_copy(job.original, temporary, facts)
+    if problem:  # find the remedies that change what a reader gets, each applied alone, and drop them
+        rolled_back = {}
+        for remedy_name in [n for n, (_, o) in outcomes.items() if o.changes]:
+            _build(job, facts, [remedy_name], model, temporary)
+            alone = verify_copy(job.original, temporary, facts)
+            if alone:
+                rolled_back[remedy_name] = alone
+        outcomes = _build(job, facts, [n for n in names if n not in rolled_back], model, temporary)
+        problem = verify_copy(job.original, temporary, facts)
+        if problem:
+            raise Refused("unverified", f"the repaired copy would differ from the original ({problem}); "
+                                        "nothing written")
+        for remedy_name, why in rolled_back.items():
+            outcomes[remedy_name] = (_wanted(job.findings).get(remedy_name, []),
+                                     Outcome(left=f"{NOT_MECHANICAL}: rolled back, because {why}"))
+    check_output(job.original, job.fixed, inputs=job.inputs, force=job.force)  # again: nothing appeared since
+    os.replace(temporary, job.fixed)  # replaces a path, never writes through a link
     return outcomes
 
 

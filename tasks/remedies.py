@@ -518,7 +518,7 @@ def derive_title(ctx: Context) -> tuple[str, str]:
     kind, text = candidate
     largest = _words(" ".join(t for _, t in _largest_lines(ctx.source)))
     mine = _words(text)
-    if not mine or not largest or not (mine == largest or (mine in largest and len(mine) >= 0.6 * len(largest))):
+    if not mine or mine != largest:
         return "", f"the first {kind} element (“{text[:60]}”) is not the largest text on page 1"
     return text[:200], f"the first {kind} element, the largest text on page 1"
 
