@@ -169,10 +169,12 @@ def run_findings(home: Path, run_id: str) -> dict[Path, tuple[dict[str, str], li
 
 
 def run_documents(home: Path, run_id: str) -> dict[Path, set[str]]:
-    """file → its doc ids, for every document of a run the rules judge labelled."""
+    """file → its doc ids, for every document of a run the rules judge labelled or the run refused (a file the
+    run refused is listed so that fix can say it will not repair it, never skip it silently)."""
     _, rows = warehouse.query(home, ALL_TABLES, f"""
-        select distinct d.root, d.files, d.metadata, d.doc_id from doc_labels l join documents d
-        using (run_id, doc_id) where l.run_id = '{run_id}' and l.judge = 'rules'""")
+        select distinct d.root, d.files, d.metadata, d.doc_id from documents d where d.run_id = '{run_id}'
+        and (d.status = 'failed' or exists (select 1 from doc_labels l where l.run_id = d.run_id
+                                              and l.doc_id = d.doc_id and l.judge = 'rules'))""")
     out: dict[Path, set[str]] = {}
     for root, files, metadata, doc_id in rows:
         path = _document_path(root, files, metadata)
