@@ -242,18 +242,49 @@ def _link_element_texts(ctx: Context) -> dict[tuple[int, int], str]:
     return out
 
 
-WORD_SLACK = 2.0  # points a whole word may stick out of a link's rectangle sideways (glyph side bearings)
+WORD_SLACK = 2.0  # points a letter may stick out of a link's rectangle sideways (glyph side bearings)
 
 
-def words_inside(shown: pymupdf.Page, rect: pymupdf.Rect) -> str:
-    """The whole words drawn inside `rect`, in reading order: a word counts when it lies within the rectangle
-    sideways (give or take WORD_SLACK) and its middle lies within it vertically; a word the rectangle cuts is
-    left out, never cut."""
+@dataclass(frozen=True)
+class PageWord:
+    """A word as drawn (split at white space within a line): its text, box, and the boxes of its letters and
+    digits (the characters that make it a word; brackets and punctuation around them may stick out)."""
+
+    text: str
+    box: pymupdf.Rect
+    letters: tuple[pymupdf.Rect, ...]
+
+
+def page_words(shown: pymupdf.Page) -> list[PageWord]:
+    words: list[PageWord] = []
+    for block in shown.get_text("rawdict")["blocks"]:
+        for line in block.get("lines", []):
+            chars = [c for span in line["spans"] for c in span["chars"]]
+            current: list[dict[str, Any]] = []
+            for char in [*chars, None]:
+                if char is not None and not char["c"].isspace():
+                    current.append(char)
+                    continue
+                if current:
+                    box = pymupdf.Rect(current[0]["bbox"])
+                    for c in current[1:]:
+                        box |= pymupdf.Rect(c["bbox"])
+                    letters = tuple(pymupdf.Rect(c["bbox"]) for c in current if c["c"].isalnum())
+                    words.append(PageWord("".join(c["c"] for c in current), box, letters))
+                current = []
+    return words
+
+
+def words_inside(words: list[PageWord], rect: pymupdf.Rect) -> str:
+    """The whole words a link's rectangle covers, in drawing order: a word counts when every letter and digit of
+    it lies within the rectangle sideways (give or take WORD_SLACK) and its middle lies within it vertically
+    (a citation “[16]” whose brackets stick out counts). A word the rectangle cuts is left out, never cut."""
     kept = []
-    for x0, y0, x1, y1, word, *_ in shown.get_text("words", sort=True):
-        middle = (y0 + y1) / 2
-        if x0 >= rect.x0 - WORD_SLACK and x1 <= rect.x1 + WORD_SLACK and rect.y0 <= middle <= rect.y1:
-            kept.append(word)
+    for word in words:
+        middle = (word.box.y0 + word.box.y1) / 2
+        if word.letters and rect.y0 <= middle <= rect.y1 and all(
+                r.x0 >= rect.x0 - WORD_SLACK and r.x1 <= rect.x1 + WORD_SLACK for r in word.letters):
+            kept.append(word.text)
     return _clean(" ".join(kept))
 
 
@@ -283,11 +314,14 @@ def link_contents(ctx: Context) -> Outcome:
     out = Outcome()
     missing = 0
     tagged = _link_element_texts(ctx) if "/StructTreeRoot" in ctx.pdf.Root else {}
+    words: dict[int, list[PageWord]] = {}
     with pymupdf.open(ctx.source) as doc:
         for number, annot, shown in _links_without_contents(ctx, doc):
             contents, how = tagged.get(annot.objgen, "") if annot.is_indirect else "", "its Link element"
             if not _has_word(contents):
-                contents, how = words_inside(shown, _shown_rect(annot, shown)), "the words inside it"
+                if number not in words:
+                    words[number] = page_words(shown)
+                contents, how = words_inside(words[number], _shown_rect(annot, shown)), "the words inside it"
             if not _has_word(contents):
                 action = annot.get("/A")
                 uri = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""
@@ -648,7 +682,7 @@ def link_description_draft(ctx: Context) -> Outcome:
     with pymupdf.open(ctx.source) as doc:
         for number, annot, shown in _links_without_contents(ctx, doc):
             rect = _shown_rect(annot, shown)
-            if _has_word(words_inside(shown, rect)):
+            if _has_word(words_inside(page_words(shown), rect)):
                 continue  # words under it: link_contents copies those, no model needed
             action = annot.get("/A")
             target = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""

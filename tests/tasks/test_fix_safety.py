@@ -124,6 +124,18 @@ def test_a_link_with_no_whole_word_inside_falls_back_on_its_url_or_stays_a_findi
     assert any("(from its URL)" in c for c in outcome.changes)
 
 
+def test_a_citation_whose_digits_the_rectangle_covers_is_copied_whole(tmp_path: Path) -> None:
+    source = compile_typst(PREAMBLE + "= Links\n" + prose(2) + " As shown before #link(<refs>)[\\[16\\]] and in "
+                           "later work.\n\n== References <refs>\n" + prose(1, 1) + "\n", tmp_path / "clean.pdf")
+    with pikepdf.open(source) as pdf:
+        _untag(pdf)
+        _narrow(pdf, (0.22, 0.78))  # the digits only: the brackets stick out
+        pdf.save(tmp_path / "citation.pdf")
+    repair(tmp_path / "citation.pdf", tmp_path / "out.pdf", [_finding(CONTENTS)])
+    with pikepdf.open(tmp_path / "out.pdf") as pdf:
+        assert [str(a.Contents) for a in _links(pdf)] == ["[16]"]
+
+
 # ----------------------------------------------------------------- titles: the tagged, visually largest heading
 
 BIG_UNTAGGED = (PREAMBLE + "#text(size: 24pt)[Back to growth]\n\n= Introduction\n" + prose(3) + "\n\n= Outlook\n"
