@@ -361,11 +361,8 @@ def _keep_metadata(pdf: pikepdf.Pdf, before: dict[str, Any], changed: bool) -> N
             meta["xmp:MetadataDate"] = now.isoformat()
 
 
-def _pages(path: Path) -> tuple[list[str], list[np.ndarray]]:
-    with pymupdf.open(path) as doc:
-        return ([page.get_text() for page in doc],
-                [np.frombuffer(page.get_pixmap(dpi=RENDER_DPI).samples, dtype=np.uint8).astype(np.int16)
-                 for page in doc])
+def _image(page: pymupdf.Page) -> np.ndarray:
+    return np.frombuffer(page.get_pixmap(dpi=RENDER_DPI).samples, dtype=np.uint8).astype(np.int16)
 
 
 def verify_copy(original: Path, copy: Path, facts: SourceFacts) -> str | None:
@@ -383,13 +380,13 @@ def verify_copy(original: Path, copy: Path, facts: SourceFacts) -> str | None:
         added = active_content(after) - facts.active
         if added:
             return f"it adds active content ({', '.join(f'{n} {kind}' for kind, n in added.items())})"
-    (texts, images), (texts_after, images_after) = _pages(original), _pages(copy)
-    for number, (text, text_after) in enumerate(zip(texts, texts_after, strict=True), start=1):
-        if text != text_after:
-            return f"the text of page {number} changed"
-    for number, (image, image_after) in enumerate(zip(images, images_after, strict=True), start=1):
-        if image.shape != image_after.shape or np.abs(image - image_after).max() > RENDER_TOLERANCE:
-            return f"the rendering of page {number} changed"
+    with pymupdf.open(original) as before_doc, pymupdf.open(copy) as after_doc:  # page by page: one page in memory
+        for number, (page, page_after) in enumerate(zip(before_doc, after_doc, strict=True), start=1):
+            if page.get_text() != page_after.get_text():
+                return f"the text of page {number} changed"
+            image, image_after = _image(page), _image(page_after)
+            if image.shape != image_after.shape or np.abs(image - image_after).max() > RENDER_TOLERANCE:
+                return f"the rendering of page {number} changed"
     return None
 
 
