@@ -116,10 +116,10 @@ class FileFix:
         return sorted({f.rule_id for f in self.findings} - after) if self.refused is None else []
 
     @property
-    def new_rules(self) -> list[str]:
-        """Rules that fire on the copy and did not fire on the original: the copy is worse there."""
-        before = {f.rule_id for f in self.findings}
-        return sorted({f.rule_id for f in self.after} - before) if self.refused is None else []
+    def worse_rules(self) -> list[str]:
+        """Rules with more findings on the copy than on the original (new ones included): worse there."""
+        before, after = Counter(f.rule_id for f in self.findings), Counter(f.rule_id for f in self.after)
+        return sorted(rid for rid, n in after.items() if n > before[rid]) if self.refused is None else []
 
 
 def judge_folder(home: Path, run_id: str, folder: Path, criteria: list[str] | None = None,

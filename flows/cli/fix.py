@@ -144,7 +144,7 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
     code = EXIT_FAILED if refused else 0
     refused_json = [{"file": str(r.original), "kind": r.refused.kind, "reason": r.refused.message}
                     for r in refused if r.refused is not None]
-    results = [r for r in results if r.refused is None]
+    everything, results = results, [r for r in results if r.refused is None]
     if not results or after_run is None:
         if args.format == "json":
             print(json.dumps({"original_run": before_run, "fixed_run": None, "scratch_home": scratch, "files": [],
@@ -154,14 +154,14 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
     review = drafts(results)
     report = Path(args.report).expanduser() if args.report else _report_path(home, pairs, original_run, scratch)
     if report is not None:
-        write_fix_report(report, results, before_run, after_run)
+        write_fix_report(report, everything, before_run, after_run)
     counts = rule_counts(results)
     criteria = sorted({c for r in results for c in r.labels} | {c for r in results for c in r.labels_after})
     if args.format == "json":
         print(json.dumps({
             "original_run": before_run, "fixed_run": after_run, "scratch_home": scratch,
             "files": [{"original": str(r.original), "fixed": str(r.fixed), "labels_before": r.labels,
-                       "labels_after": r.labels_after, "fixed_rules": r.fixed_rules, "new_rules": r.new_rules,
+                       "labels_after": r.labels_after, "fixed_rules": r.fixed_rules, "worse_rules": r.worse_rules,
                        "notes": r.notes,
                        "remedies": {name: {"rules": rules, "changes": o.changes, "left": o.left}
                                     for name, (rules, o) in r.outcomes.items()}} for r in results],
@@ -180,7 +180,7 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
     console = Console(width=terminal_width(), markup=False, highlight=False)
     for r in results:
         changes = [f"{name}: {c}" for name, (_, o) in r.outcomes.items() for c in o.changes]
-        worse = f", {len(r.new_rules)} fire that did not before" if r.new_rules else ""
+        worse = f", {len(r.worse_rules)} fire more than before" if r.worse_rules else ""
         console.print(f"{r.original} → {r.fixed}: {len(changes)} change(s); on re-judging {len(r.fixed_rules)} "
                       f"rule(s) no longer fire{worse}")
         for line in changes:
@@ -188,8 +188,8 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
         for name, (_, o) in r.outcomes.items():
             if o.left and "rolled back" in o.left:
                 console.print(f"  {name}: {o.left}")
-        for rid in r.new_rules:
-            console.print(f"  worse: {rid} fires on the copy and did not on the original")
+        for rid in r.worse_rules:
+            console.print(f"  worse: {rid} has more findings on the copy than on the original")
         for note in r.notes:
             console.print(f"  note: {note}")
     where = "a scratch data home, removed now (pass --home to keep both runs)" if scratch else str(home)

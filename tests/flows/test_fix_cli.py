@@ -245,6 +245,8 @@ def test_a_file_the_run_refused_is_not_repaired(pdfs: Path, tmp_path: Path, caps
     assert refused["file"].endswith("bomb.pdf") and refused["kind"] == "pipeline" and "limit" in refused["reason"]
     assert [Path(f["fixed"]).name for f in report["files"]] == ["skip3.pdf"]
     assert not (tmp_path / "fixed" / "bomb.pdf").exists()
+    page = (tmp_path / "fixed" / "fix.html").read_text(encoding="utf-8")
+    assert "Files left as they are" in page and "bomb.pdf" in page and "every finding was repaired" not in page
 
 
 def test_out_inside_the_screened_folder_never_replaces_an_input(pdfs: Path, tmp_path: Path,
@@ -267,3 +269,23 @@ def test_out_inside_the_screened_folder_never_replaces_an_input(pdfs: Path, tmp_
     # the same again: the copies exist now, so without --force nothing is replaced
     assert main(["--home", str(home), "fix", "--run", "nested", "--out", str(folder)]) == 2
     assert "--force" in capsys.readouterr().err
+
+
+def test_a_declared_language_the_text_contradicts_is_reported_by_the_run(tmp_path: Path) -> None:
+    from tasks.registry import ALL_TABLES
+    from warehouse import catalog as warehouse
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    clean = compile_typst(ARTICLE, folder / "clean.pdf")
+    with pikepdf.open(clean) as pdf:
+        pdf.Root.Lang = pikepdf.String("fi")  # the text is English
+        pdf.save(folder / "finnish.pdf")
+    clean.unlink()
+    remove_sources(folder)
+    judge_folder(tmp_path / "home", "langs", folder, ["semantic_tagging"])
+    _, rows = warehouse.query(tmp_path / "home", ALL_TABLES, "select issues from judgments where run_id = 'langs' "
+                                                            "and judge = 'rules'")
+    issues = [i for (page,) in rows for i in (json.loads(page) if isinstance(page, str) else page or [])]
+    problems = [i["problem"] for i in issues if i.get("rule_id", "").endswith("lang_mismatch")]
+    assert problems and "declares /Lang fi but the text reads as en" in problems[0]

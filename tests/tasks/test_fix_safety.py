@@ -12,6 +12,7 @@ import hashlib
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pikepdf
 import pymupdf
 import pytest
@@ -347,12 +348,33 @@ def test_a_remedy_that_changes_the_text_is_rolled_back_and_the_others_kept(tmp_p
         assert str(pdf.Root.Lang) == "en" and "/Tabs" not in pdf.pages[0].obj
 
 
+def test_a_copy_that_would_balloon_is_a_limit_and_nothing_is_written(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    original = _article(tmp_path)
+    with pikepdf.open(original) as pdf:
+        del pdf.Root["/Lang"]
+        pdf.save(tmp_path / "small.pdf")
+
+    def document_lang_gone_wrong(ctx: Context) -> object:
+        from tasks.remedies import Outcome
+
+        ctx.pdf.Root.Lang = pikepdf.String("en")
+        ctx.pdf.Root.Ballast = ctx.pdf.make_stream(np.random.default_rng(0).bytes(4 * 2**20))  # incompressible
+        return Outcome(changes=["document /Lang en"])
+
+    monkeypatch.setitem(REMEDIES, "document_lang", document_lang_gone_wrong)
+    with pytest.raises(Refused) as refused:
+        repair(tmp_path / "small.pdf", tmp_path / "out.pdf", [_finding(LANG)])
+    assert refused.value.kind == "limit" and "over 4 x the original" in refused.value.message
+    assert not list(tmp_path.glob("out*")) and not list(tmp_path.glob(".out*"))
+
+
 def test_fixed_means_the_rule_no_longer_fires_on_the_copy() -> None:
     result = FileFix(Path("a.pdf"), Path("b.pdf"), [_finding(LANG), _finding(TABS)], {})
-    result.after = [_finding(TABS), _finding(CONTENTS)]
-    assert result.fixed_rules == [LANG] and result.new_rules == [CONTENTS]
+    result.after = [_finding(TABS), _finding(TABS), _finding(CONTENTS)]
+    assert result.fixed_rules == [LANG] and result.worse_rules == [CONTENTS, TABS]  # new, and one more
     result.refused = Refused("limit", "over")
-    assert result.fixed_rules == [] and result.new_rules == []
+    assert result.fixed_rules == [] and result.worse_rules == []
 
 
 # ----------------------------------------------------------------- limits
