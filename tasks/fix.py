@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -183,11 +184,24 @@ def run_documents(home: Path, run_id: str) -> dict[Path, set[str]]:
     return out
 
 
-def _same(a: Path, b: Path) -> bool:
+def _identity(path: Path) -> set[object]:
+    """What names a file: its resolved path, and (when it exists) its device and inode (a hard link)."""
+    found: set[object] = {path.resolve()}
     try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
+        stat = path.stat()
+        found.add((stat.st_dev, stat.st_ino))
     except OSError:
-        return False
+        pass
+    return found
+
+
+@lru_cache(maxsize=8)
+def _identities(paths: tuple[Path, ...]) -> frozenset[object]:
+    return frozenset(x for p in paths for x in _identity(p))
+
+
+def _same(a: Path, b: Path) -> bool:
+    return bool(_identity(a) & _identity(b))
 
 
 def check_output(original: Path, fixed: Path, *, inputs: tuple[Path, ...] = (), force: bool = False) -> None:
@@ -195,7 +209,7 @@ def check_output(original: Path, fixed: Path, *, inputs: tuple[Path, ...] = (), 
     or an existing file (unless `force`)."""
     if _same(fixed, original):
         raise FixError(f"--out {fixed} is the original file: the original is never overwritten; name a new file")
-    if any(_same(fixed, other) for other in inputs):
+    if _identity(fixed) & _identities(tuple(inputs)):
         raise FixError(f"--out {fixed} is an input of the run: inputs are never overwritten; name another folder")
     if fixed.suffix.lower() != ".pdf":
         raise FixError(f"--out {fixed}: name a .pdf file for a single file (or give --run for a folder)")
@@ -210,14 +224,14 @@ def unique_outputs(files: list[Path], out: Path, inputs: list[Path] | None = Non
     parent folders' names joined in front; then -2, -3 … until the name is unused and no input of the run.
     Files are taken in sorted order, so the same files always get the same names, and none is dropped."""
     taken: set[str] = set()
-    protected = [p for p in (inputs or files)]
+    protected = _identities(tuple(inputs or files))
     counts = Counter(p.name.lower() for p in files)
     pairs = []
     for path in sorted(files):
         name = path.name if counts[path.name.lower()] == 1 else "__".join(path.parts[-3:])
         stem, suffix, n = Path(name).stem, Path(name).suffix or ".pdf", 1
         candidate = out / name
-        while candidate.name.lower() in taken or any(_same(candidate, p) for p in protected):
+        while candidate.name.lower() in taken or _identity(candidate) & protected:
             n += 1
             candidate = out / f"{stem}-{n}{suffix}"
         taken.add(candidate.name.lower())
@@ -567,6 +581,7 @@ def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str |
     copies as a new run linked to the original; returns (original run, re-judge run or None when no copy was
     written, per-file results). A file fix must leave alone comes back with `refused` set and no copy."""
     limits = limits or FixLimits()
+    _identities.cache_clear()  # the inputs as they are now (their inodes), not as a previous call saw them
     protected = tuple(dict.fromkeys([*inputs, *(p for p, _ in pairs)]))
     for original, fixed in pairs:
         check_output(original, fixed, inputs=protected, force=force)

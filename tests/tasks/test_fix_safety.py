@@ -485,6 +485,9 @@ def test_out_refuses_an_existing_file_without_force_and_a_symlink_always(tmp_pat
             check_output(original, link, force=force)
     with pytest.raises(FixError, match="input of the run"):
         check_output(original, tmp_path / "sibling.pdf", inputs=(tmp_path / "sibling.pdf",))
+    (tmp_path / "hard.pdf").hardlink_to(original)  # another name of the original: replacing it is refused too
+    with pytest.raises(FixError, match="is the original"):
+        check_output(original, tmp_path / "hard.pdf", force=True)
     assert existing.read_bytes() == b"keep me" and elsewhere.read_bytes() == b"not yours"
 
 
