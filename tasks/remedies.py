@@ -247,19 +247,26 @@ WORD_SLACK = 2.0  # points a letter may stick out of a link's rectangle sideways
 
 @dataclass(frozen=True)
 class PageWord:
-    """A word as drawn (split at white space within a line): its text, box, and the boxes of its letters and
-    digits (the characters that make it a word; brackets and punctuation around them may stick out)."""
+    """A word as drawn (split at white space within a line): its text, box, the boxes of its letters and
+    digits (the characters that make it a word; brackets and punctuation around them may stick out), and
+    whether it is half of a word hyphenated across a line break (“Horten-” and the “sius” after it)."""
 
     text: str
     box: pymupdf.Rect
     letters: tuple[pymupdf.Rect, ...]
+    broken: bool = False
+
+
+_HYPHENATED = re.compile(r"[^\W\d_][-\u00ad\u2010]$")
 
 
 def page_words(shown: pymupdf.Page) -> list[PageWord]:
     words: list[PageWord] = []
     for block in shown.get_text("rawdict")["blocks"]:
+        carried = False  # the line before ended in a hyphenated half word
         for line in block.get("lines", []):
             chars = [c for span in line["spans"] for c in span["chars"]]
+            line_words: list[PageWord] = []
             current: list[dict[str, Any]] = []
             for char in [*chars, None]:
                 if char is not None and not char["c"].isspace():
@@ -270,19 +277,32 @@ def page_words(shown: pymupdf.Page) -> list[PageWord]:
                     for c in current[1:]:
                         box |= pymupdf.Rect(c["bbox"])
                     letters = tuple(pymupdf.Rect(c["bbox"]) for c in current if c["c"].isalnum())
-                    words.append(PageWord("".join(c["c"] for c in current), box, letters))
+                    line_words.append(PageWord("".join(c["c"] for c in current), box, letters))
                 current = []
+            if line_words and carried:
+                line_words[0] = PageWord(line_words[0].text, line_words[0].box, line_words[0].letters, True)
+            carried = bool(line_words) and bool(_HYPHENATED.search(line_words[-1].text))
+            if carried:
+                last = line_words[-1]
+                line_words[-1] = PageWord(last.text, last.box, last.letters, True)
+            words += line_words
     return words
+
+
+def _cores(text: str) -> list[str]:
+    """The runs of letters and digits of a text, lower case: what makes its words words."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 def words_inside(words: list[PageWord], rect: pymupdf.Rect) -> str:
     """The whole words a link's rectangle covers, in drawing order: a word counts when every letter and digit of
     it lies within the rectangle sideways (give or take WORD_SLACK) and its middle lies within it vertically
-    (a citation “[16]” whose brackets stick out counts). A word the rectangle cuts is left out, never cut."""
+    (a citation “[16]” whose brackets stick out counts). A word the rectangle cuts, or half of a word hyphenated
+    across lines, is left out, never cut."""
     kept = []
     for word in words:
         middle = (word.box.y0 + word.box.y1) / 2
-        if word.letters and rect.y0 <= middle <= rect.y1 and all(
+        if word.letters and not word.broken and rect.y0 <= middle <= rect.y1 and all(
                 r.x0 >= rect.x0 - WORD_SLACK and r.x1 <= rect.x1 + WORD_SLACK for r in word.letters):
             kept.append(word.text)
     return _clean(" ".join(kept))
@@ -308,19 +328,24 @@ def _has_word(text: str) -> bool:
 @remedy("link_contents")
 def link_contents(ctx: Context) -> Outcome:
     """Link annotations without /Contents get words the file itself gives them, in this order: the text of the
-    Link structure element that owns the annotation; the whole words drawn inside its rectangle (a word the
-    rectangle cuts is never copied in part); for an external link, its URL's host and path. A link with none of
-    them is left to link_description_draft (a model's words, or a person's)."""
+    Link structure element that owns the annotation, when every word of it is a whole word drawn on the page;
+    the whole words drawn inside its rectangle (a word the rectangle cuts is never copied in part); for an
+    external link, its URL's host and path. A link with none of them is left to link_description_draft (a
+    model's words, or a person's)."""
     out = Outcome()
     missing = 0
     tagged = _link_element_texts(ctx) if "/StructTreeRoot" in ctx.pdf.Root else {}
     words: dict[int, list[PageWord]] = {}
+    whole: dict[int, set[str]] = {}  # page → the letters-and-digits runs of its whole (not hyphen-broken) words
     with pymupdf.open(ctx.source) as doc:
         for number, annot, shown in _links_without_contents(ctx, doc):
+            if number not in words:
+                words[number] = page_words(shown)
+                whole[number] = {core for w in words[number] if not w.broken for core in _cores(w.text)}
             contents, how = tagged.get(annot.objgen, "") if annot.is_indirect else "", "its Link element"
+            if _HYPHENATED.search(contents) or not set(_cores(contents)) <= whole[number]:
+                contents = ""  # the element holds half a word (a link broken across lines): not the link's text
             if not _has_word(contents):
-                if number not in words:
-                    words[number] = page_words(shown)
                 contents, how = words_inside(words[number], _shown_rect(annot, shown)), "the words inside it"
             if not _has_word(contents):
                 action = annot.get("/A")

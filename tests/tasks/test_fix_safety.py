@@ -137,6 +137,31 @@ def test_a_citation_whose_digits_the_rectangle_covers_is_copied_whole(tmp_path: 
         assert [str(a.Contents) for a in _links(pdf)] == ["[16]"]
 
 
+def test_half_words_of_a_hyphenated_line_break_are_never_link_text(tmp_path: Path) -> None:
+    """Two links over a word hyphenated across lines (“Horten-” / “sius et al.”), in an untagged file."""
+    pdf = pikepdf.new()
+    font = pdf.make_indirect(Dictionary(Type=Name.Font, Subtype=Name.Type1, BaseFont=Name.Helvetica))
+    page = pdf.add_blank_page()
+    page.obj.Resources = Dictionary(Font=Dictionary(F1=font))
+    page.obj.Contents = pdf.make_stream(b"BT /F1 12 Tf 72 720 Td (as shown by Horten-) Tj 0 -14 Td "
+                                        b"(sius et al. in their study) Tj ET")
+    pdf.save(tmp_path / "plain.pdf")
+    with pymupdf.open(tmp_path / "plain.pdf") as doc:
+        boxes = {w[4]: pymupdf.Rect(w[:4]) for w in doc[0].get_text("words")}
+        height = doc[0].rect.height
+    first = boxes["Horten-"]
+    second = boxes["sius"] | boxes["et"] | boxes["al."]
+    with pikepdf.open(tmp_path / "plain.pdf", allow_overwriting_input=True) as pdf:
+        pdf.pages[0].obj.Annots = Array([pdf.make_indirect(Dictionary(
+            Type=Name.Annot, Subtype=Name.Link, Rect=Array([r.x0, height - r.y1, r.x1, height - r.y0]),
+            Dest=Array([pdf.pages[0].obj, Name.Fit]))) for r in (first, second)])
+        pdf.save(tmp_path / "hyphenated.pdf")
+    outcomes = repair(tmp_path / "hyphenated.pdf", tmp_path / "out.pdf", [_finding(CONTENTS)])
+    with pikepdf.open(tmp_path / "out.pdf") as pdf:
+        assert [str(a.get("/Contents", "")) for a in _links(pdf)] == ["", "et al."]
+    assert "1 link(s)" in (outcomes["link_contents"][1].left or "")
+
+
 # ----------------------------------------------------------------- titles: the tagged, visually largest heading
 
 BIG_UNTAGGED = (PREAMBLE + "#text(size: 24pt)[Back to growth]\n\n= Introduction\n" + prose(3) + "\n\n= Outlook\n"
