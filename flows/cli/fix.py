@@ -130,7 +130,8 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
          scratch: bool, inputs: tuple[Path, ...]) -> int:
     from flows.cli.console import EXIT_FAILED
     from flows.report.fix import write_fix_report
-    from tasks.fix import FixLimits, draft_model, drafts, fix_files, remaining, rule_counts
+    from tasks.fix import draft_model, drafts, fix_files, remaining, rule_counts
+    from tasks.fix_guards import FixLimits
     from tasks.options import StageSettings
 
     limits = FixLimits.of(StageSettings(**{n: getattr(args, n) for n in LIMIT_OPTIONS if hasattr(args, n)}))

@@ -234,7 +234,7 @@ def test_a_file_the_run_refused_is_not_repaired(pdfs: Path, tmp_path: Path, caps
     folder.mkdir()
     _bomb(pdfs / "skip.pdf", folder / "bomb.pdf")
     (folder / "skip3.pdf").write_bytes((pdfs / "skip3.pdf").read_bytes())
-    from tasks.fix import FixLimits
+    from tasks.fix_guards import FixLimits
 
     judge_folder(home, "strict", folder, limits=FixLimits(max_stream_mb=1))  # the run refused bomb.pdf: a limit row
     code = main(["--home", str(home), "fix", "--run", "strict", "--out", str(tmp_path / "fixed"), "--format", "json"])

@@ -20,21 +20,8 @@ from pikepdf import Array, Dictionary, Name
 
 from judges.evidence import text_language
 from judges.rules.document import document_checks
-from tasks.fix import (
-    FileFix,
-    Finding,
-    FixError,
-    FixLimits,
-    Refused,
-    RepairJob,
-    active_content,
-    check_output,
-    inspect_source,
-    repair,
-    repair_bounded,
-    unique_outputs,
-    verify_copy,
-)
+from tasks.fix import FileFix, Finding, FixError, RepairJob, check_output, repair, repair_bounded, unique_outputs
+from tasks.fix_guards import FixLimits, Refused, active_content, inspect_source, verify_copy
 from tasks.isolation import WorkerPool
 from tasks.remedies import REMEDIES, Context, xmp_title
 from tests.extractors.conftest import compile_typst
