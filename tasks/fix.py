@@ -223,6 +223,9 @@ def _wanted(findings: list[Finding]) -> dict[str, list[str]]:
     return wanted
 
 
+USAGE_RIGHTS = ("/UR", "/UR3")  # /Perms entries of a Reader-extended form: dropped from a copy they no longer sign
+
+
 @dataclass
 class RepairJob:
     """One document's repair, as handed to a bounded worker."""
@@ -252,14 +255,13 @@ def _build(job: RepairJob, facts: SourceFacts, names: list[str], model: DraftMod
             if name in wanted or outcome.changes or outcome.left:
                 outcomes[name] = (wanted.get(name, []), outcome)
         changed = any(o.changes for _, o in outcomes.values())
-        if facts.signatures and changed:
-            perms = pdf.Root.get("/Perms")
-            if isinstance(perms, pikepdf.Dictionary) and any(k in perms for k in ("/UR", "/UR3")):
-                for key in ("/UR", "/UR3"):
-                    if key in perms:
-                        del perms[key]
-                if not len(perms):
-                    del pdf.Root["/Perms"]
+        perms = pdf.Root.get("/Perms")  # a rewritten file breaks them even unchanged (signatures being allowed)
+        if facts.signatures and isinstance(perms, pikepdf.Dictionary):
+            for key in USAGE_RIGHTS:
+                if key in perms:
+                    del perms[key]
+            if not len(perms):
+                del pdf.Root["/Perms"]
         keep_metadata(pdf, before, changed)
         with disk_full_as_error(target.parent):
             pdf.save(target, encryption=bool(facts.encrypted))
@@ -373,8 +375,9 @@ def _notes(facts: SourceFacts, allow_invalidating_signatures: bool) -> list[str]
         held = ", ".join(f"{n} {kind}" for kind, n in sorted(facts.active.items()))
         notes.append(f"holds active content ({held}): kept as it is, none added")
     if facts.signatures and allow_invalidating_signatures:
+        rights = [s for s in facts.signatures if s.removeprefix("/Perms ") in USAGE_RIGHTS]
         notes.append(f"{', '.join(facts.signatures[:3])}: no longer valid in the copy (--allow-invalidating-"
-                     "signatures); Reader usage rights (/Perms /UR3) removed from it")
+                     "signatures)" + ("; Reader usage rights removed from it" if rights else ""))
     return notes
 
 
