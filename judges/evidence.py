@@ -16,8 +16,9 @@ from typing import Any
 
 from common import geometry
 from common.thresholds import BODY_FLOOR_PT
-from judges.criteria import SPEC
 from judges.conformance import CARRIER, evidence_failures
+from judges.criteria import SPEC
+from judges.language import detect_language
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
@@ -229,7 +230,8 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows]),
             # PDF/UA-1 7.2 lets the language be set per structure element or marked-content sequence: the
             # validator found every piece of text's language declared somewhere (None: not validated).
-            "lang_declared_for_all_text": _text_language_declared(ev.conformance)}
+            "lang_declared_for_all_text": _text_language_declared(ev.conformance),
+            "text_lang": text_language(ev.text_spans)}
 
 
 def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
@@ -254,6 +256,22 @@ def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:
     spans = [s for s in ev.text_spans if s.get("page") == first["page"]]
     size = text_style(first.get("bbox"), spans).get("size")
     return {"text": _short(first.get("text")), "page": first["page"], "size": size} if size else None
+
+
+LANGUAGE_PAGES = 3  # the text the language is told from: the first pages (enough words, bounded work)
+
+
+def text_language(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The language of the text on the document's first pages when the stopword detector is confident
+    (judges.language): {"lang", "share", "words"}; None when it cannot tell."""
+    pages = sorted({int(s["page"]) for s in spans if s.get("page") is not None})[:LANGUAGE_PAGES]
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    for span in spans:
+        if span.get("page") in pages:
+            lines.setdefault((span["page"], span.get("block") or 0, span.get("line") or 0), []).append(
+                str(span.get("text") or ""))
+    guess = detect_language(" ".join("".join(parts) for _, parts in sorted(lines.items())))
+    return {"lang": guess.lang, "share": round(guess.share, 2), "words": guess.words} if guess.lang else None
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
