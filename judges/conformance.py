@@ -16,7 +16,7 @@ labelled benchmark item (calibrated on the development split; "off" drops the fi
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -186,7 +186,7 @@ def checkpoint_view(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             group["failures"] += 1
             group["rules"].add(row["rule_id"])
     out = []
-    for key, group in groups.items():
+    for group in groups.values():
         statuses = group.pop("statuses")
         status = "failed" if "failed" in statuses else "passed" if "passed" in statuses else "not applicable"
         out.append({**group, "status": status, "rules": sorted(group["rules"])})
@@ -197,7 +197,7 @@ def checkpoint_view(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda g: (order[g["status"]], g["checkpoint"]))
 
 
-def verdict(rows: Iterable[dict[str, Any]]) -> str:
+def verdict(rows: Iterable[Mapping[str, Any]]) -> str:
     """A document's PDF/UA-1 verdict from its conformance rows: conforms | does not conform | not checked."""
     statuses = {r["status"] for r in rows}
     if not statuses or "not_checked" in statuses:

@@ -104,7 +104,8 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     if not total:
         return {}
     face = max(faces, key=lambda k: faces[k])
-    return {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)} | ({"font": face} if face else {})
+    style: dict[str, Any] = {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+    return style | ({"font": face} if face else {})
 
 
 def font_family(name: str | None) -> str:
@@ -246,7 +247,8 @@ def _title_h1(ev: DocEvidence) -> dict[str, Any] | None:
     once per document)."""
     if "_title_h1" not in ev.__dict__:
         ev.__dict__["_title_h1"] = _find_title_h1(ev)
-    return ev.__dict__["_title_h1"]  # type: ignore[no-any-return]
+    found: dict[str, Any] | None = ev.__dict__["_title_h1"]
+    return found
 
 
 def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:

@@ -19,11 +19,11 @@ from typing import Any
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
 from flows.report.warehouse import report_tables
+from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
+from judges.conformance import checkpoint_view
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
-from judges.conformance import checkpoint_view
 from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore

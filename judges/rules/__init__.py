@@ -7,13 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from judges.base import Issue, PageJudgment, register_judge, register_judge_check
+from judges.conformance import CARRIER
+from judges.conformance import findings as conformance_findings
 from judges.criteria import SPEC, SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.catalog import catalog, check_patterns, matches
 from judges.rules.common import FAILED, NA, PASSED
-from judges.conformance import CARRIER
-from judges.conformance import findings as conformance_findings
 
 PROMPT_VERSION = "rules-1"
 
@@ -107,7 +107,7 @@ def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool
         return judgment
     if judgment.label is Label.NOT_PRESENT and not screening:
         return judgment
-    if carrier.get("tagged") is False and SPEC[bundle.criterion].tree_evidence:
+    if isinstance(carrier, dict) and carrier.get("tagged") is False and SPEC[bundle.criterion].tree_evidence:
         return judgment  # an untagged document: the criterion's judgment is about the missing tree (verdict: fails)
     rules = catalog()
     # What our own error findings already say: by Matterhorn checkpoint, and by sub-criterion and PDF/UA clause.

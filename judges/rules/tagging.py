@@ -185,14 +185,14 @@ def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], b
                                   f"{where}, headings “{_label(title)}” and “{_label(section)}”",
                                   title=_clip(title.get("text"), 50), title_size=title["size"],
                                   heading=_clip(section.get("text"), 50), size=section["size"]))
-    title, page = tags.get("title_h1"), next((e.get("page") for e in page_elements), None)
-    if isinstance(title, dict) and title.get("page") != page and tags.get("h1_before") == 1 and first_h1:
+    title_h1, page = tags.get("title_h1"), next((e.get("page") for e in page_elements), None)
+    if isinstance(title_h1, dict) and title_h1.get("page") != page and tags.get("h1_before") == 1 and first_h1:
         # The same across pages: the title H1 alone on an earlier page, the first section H1 here.
         section = first_h1[0]
-        if title.get("size") and section.get("size") and title["size"] >= TITLE_RATIO * section["size"]:
+        if title_h1.get("size") and section.get("size") and title_h1["size"] >= TITLE_RATIO * section["size"]:
             issues.append(finding("semantic_tagging.heading_nesting.title_and_section_h1",
-                                  f"{where}, heading “{_label(section)}” (title on page {title['page']})",
-                                  title=_clip(title.get("text"), 50), title_size=title["size"],
+                                  f"{where}, heading “{_label(section)}” (title on page {title_h1['page']})",
+                                  title=_clip(title_h1.get("text"), 50), title_size=title_h1["size"],
                                   heading=_clip(section.get("text"), 50), size=section["size"]))
     issues += _split_headings(headings, page_elements, by_id, where)
     return issues

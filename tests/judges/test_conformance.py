@@ -110,7 +110,7 @@ def _elements(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
 
 
 def _first(pdf: pikepdf.Pdf, kind: str) -> pikepdf.Dictionary:
-    return next(e for e in _elements(pdf) if e.S == kind)
+    return next(e for e in _elements(pdf) if kind == e.S)
 
 
 def _kids(node: pikepdf.Dictionary) -> list[Any]:
