@@ -26,6 +26,7 @@ from corpus.manifest import (
 )
 from corpus.unreadable import FILE_NOTE
 from tasks.context import RunConfig
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -120,8 +121,7 @@ def check_corpus(cfg: RunConfig) -> None:
 CORPUS = Stage(
     name="corpus",
     upstream=(),
-    config_keys=("source", "source_path", "criteria", "seed", "base_docs", "follow_symlinks", "max_file_mb",
-                 "max_pages", "max_stream_mb"),
+    config_keys=stage_keys("corpus", "source", "source_path"),
     tables=(DOCUMENTS,),
     body=corpus_body,
     code=("corpus", "common"),

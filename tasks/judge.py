@@ -21,6 +21,7 @@ import pyarrow as pa
 from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
 from judges.evidence import PageBundle
 from tasks.failures import Incomplete, classify
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 
@@ -331,8 +332,9 @@ def check_judge(cfg: Any) -> None:
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
-    config_keys=("judges", "repeats", "api_base", "temperature", "max_tokens", "vision", "evidence",
-                 "max_error_rate"),
+    config_keys=stage_keys("judge"),
+    # --cache off (or write): fresh model calls, never another run's outputs.
+    fresh=lambda cfg: getattr(cfg, "cache", "on") in ("off", "write"),
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
     body=judge_body,
     code=("judges", "common"),
