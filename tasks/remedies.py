@@ -26,6 +26,7 @@ import pikepdf
 import pymupdf
 from pikepdf import Array, Dictionary, Name
 
+from common.list_labels import is_bullet, label_styles
 from corpus.mutations.structure import kids, stype
 from extractors.structure import StructTree, extract_struct_elements, is_standard_type, read_struct_tree
 from judges.language import MIN_WORDS, detect_language
@@ -362,22 +363,16 @@ def link_contents(ctx: Context) -> Outcome:
     return out
 
 
-BULLET = re.compile(r"^[\u2022\u2023\u25e6\u2043\u2219\u25aa\u25cf\u25cb\u25a0\u25a1\u2013\u2014*\-\u00b7]$")
-_NUMBER_STYLES = ((re.compile(r"^\d+[.)]?$"), "Decimal"), (re.compile(r"^[ivxlc]+[.)]$"), "LowerRoman"),
-                  (re.compile(r"^[IVXLC]+[.)]$"), "UpperRoman"), (re.compile(r"^[a-z][.)]$"), "LowerAlpha"),
-                  (re.compile(r"^[A-Z][.)]$"), "UpperAlpha"))
+# Where a label fits several styles, the one to declare: "•" is Disc (filled) rather than Circle, "i." LowerRoman.
+_PREFERRED = ("Disc", "Square", "Circle", "Decimal", "LowerRoman", "UpperRoman", "LowerAlpha", "UpperAlpha")
 
 
 def _numbering(label: str) -> str | None:
-    label = label.strip().strip("()")
-    if not label:
-        return None
-    if BULLET.match(label):
-        return "Disc"
-    for pattern, style in _NUMBER_STYLES:
-        if pattern.match(label):
-            return style
-    return None
+    """The ListNumbering one label shows (common.list_labels); a dash or arrow bullet, Disc."""
+    styles = label_styles(label)
+    if not styles:
+        return "Disc" if is_bullet(label.strip()) else None
+    return next(style for style in _PREFERRED if style in styles)
 
 
 @remedy("list_numbering")
