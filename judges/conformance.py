@@ -7,7 +7,7 @@ Three things are derived from the one declaration:
   its ISO 14289-1 clause and Matterhorn checkpoint, and the document's verdict (`verdict`);
 - a catalog rule per folded check (`catalog_rules`), id `<criterion>.<sub_criterion>.ua1_<rule>`, so that
   `accessbench rules` lists it and `--disable-rule` switches it off like any check of ours;
-- the findings the rules judge adds to a criterion's page judgment from the evidence (judges.rules.conformance_findings).
+- the findings the rules judge adds to a criterion's page judgment (judges.rules.conformance_findings).
 
 A folded check's severity depends on what is judged: `severity` when a user screens PDFs, `benchmark` on a
 labelled benchmark item (calibrated on the development split; "off" drops the finding there).
