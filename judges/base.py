@@ -74,7 +74,7 @@ class Judge(Protocol):
 
 
 JUDGES: Registry[Judge] = Registry("judge", {"rules": "judges.rules", "llm": "judges.llm.judge",
-                                              "hybrid": "judges.hybrid"})
+                                              "hybrid": "judges.hybrid", "checker": "judges.checkers.judge"})
 register_judge = JUDGES.register
 # A judge's check (`JudgeSpec.check`): refuses what its factory would refuse, missing credentials included,
 # without building the judge, and returns the criteria the judge covers.
