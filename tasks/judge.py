@@ -143,7 +143,8 @@ CHECKER_RUNS_SCHEMA = pa.schema(
         pa.field("checker", pa.string(), nullable=False),
         pa.field("version", pa.string()),
         pa.field("ran", pa.bool_(), nullable=False),  # false: the protocol withheld what the checker reads
-        pa.field("reason", pa.string()),  # why it did not run, or why it could not check the file
+        pa.field("reason", pa.string()),  # why it did not run
+        pa.field("error", pa.string()),  # why it could not check the file (it ran)
         pa.field("files", pa.int32()),
         pa.field("seconds", pa.float64()),  # the checker's own time on the document's files
         pa.field("findings", pa.int32()),
@@ -298,7 +299,7 @@ def checker_document(run_id: str, item: dict[str, Any]) -> dict[str, list[dict[s
                          "fails": finding.severity in judge.mapping.fail})
     failing = sum(1 for f in findings if f["fails"] and f["criterion"] == criterion)
     return {**judged, "checker_findings": findings, "checker_runs": [{
-        **state, "ran": run.error is None, "reason": run.error, "files": len(paths), "seconds": run.seconds,
+        **state, "ran": True, "error": run.error, "files": len(paths), "seconds": run.seconds,
         "findings": len(findings), "failing": failing}]}
 
 
@@ -374,10 +375,13 @@ def judge_body(io: StageIO) -> dict[str, Any]:
     for spec, judge in judges:
         if isinstance(judge, CheckerJudge):
             # Once per document; byte-identical documents of one criterion and protocol are checked once.
-            checked: list[tuple[str, dict[str, Any]]] = [(f"{spec}|{doc_id}", {"doc_id": doc_id, "judge": judge, "rows": rows, "doc": documents[doc_id],
-                                          "same": f"{content_key(documents[doc_id])}|{rows[0]['criterion']}|"
-                                                  f"{any(r.get('withheld') for r in rows)}"})
-                    for doc_id, rows in by_doc.items() if doc_id in documents]
+            checked: list[tuple[str, dict[str, Any]]] = []
+            for doc_id, rows in by_doc.items():
+                if doc_id not in documents:
+                    continue
+                same = f"{content_key(documents[doc_id])}|{rows[0]['criterion']}|{any(r.get('withheld') for r in rows)}"
+                checked.append((f"{spec}|{doc_id}", {"doc_id": doc_id, "judge": judge, "rows": rows,
+                                                      "doc": documents[doc_id], "same": same}))
             parts.append(io.per_key(checked, partial(checker_document, cfg.run_id), f"judge ({spec})", isolated=True,
                                     same=lambda item: str(item["same"]), weight=lambda item: len(item["rows"]),
                                     unit="page judgments"))
