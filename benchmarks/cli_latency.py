@@ -1,5 +1,5 @@
-"""How long `accessbench run` takes to refuse bad usage (issue 58): each refusal should come back in ≤ 1.5 s on
-a quiet machine, before Prefect, the stages, PyMuPDF, pyarrow or litellm are imported.
+"""How long `accessbench run`, `audit` and `fix` take to refuse bad usage (issue 58): each refusal should come
+back in ≤ 1.5 s on a quiet machine, before Prefect, the stages, PyMuPDF, pyarrow or litellm are imported.
 
 Each case runs as a new `accessbench` process in a scratch folder and data home (nothing is created there: a
 refusal writes nothing), `--repeats` times; the table gives the median and the slowest wall time, the exit
@@ -40,6 +40,12 @@ def cases(root: Path) -> list[tuple[str, list[str], int]]:
         ("--pdfs: one empty PDF", ["run", "--pdfs", str(root / "empty-pdf")], 3),
         ("missing API key (llm:)", ["run", "--judge", "llm:openai/gpt-4o"], 2),
         ("missing API key (hybrid:)", ["run", "--judge", "hybrid:anthropic/claude-3-5-sonnet-20241022"], 2),
+        ("audit: missing API key", ["audit", "--models", "openai/gpt-4.1"], 2),
+        ("audit: judge's API key", ["audit", "--judges", "lexicon", "llm:gemini/gemini-1.5-pro"], 2),
+        ("audit: --questions missing", ["audit", "--questions", str(root / "missing.json")], 3),
+        ("fix: file missing", ["fix", str(root / "missing.pdf"), "--out", str(root / "out.pdf")], 3),
+        ("fix: model's API key", ["fix", str(root / "empty-pdf" / "empty.pdf"), "--out", str(root / "out.pdf"),
+                                  "--model", "llm:openai/gpt-4o"], 2),
     ]
 
 

@@ -129,11 +129,10 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "run":  # usage errors before any heavy import: answered in well under 1.5 s
-        from flows.cli.preflight import check_run
+    from flows.cli.preflight import refusal_for
 
-        if (refusal := check_run(args)) is not None:
-            return _error(refusal.message, refusal.code)
+    if (refusal := refusal_for(args)) is not None:  # usage errors before any heavy import: well under 1.5 s
+        return _error(refusal.message, refusal.code)
     from warehouse.artifact_roots import ArtifactRootError
     from warehouse.store import RunBusy, UnsafePathError, check_run_id
 

@@ -1,9 +1,9 @@
-"""Usage checks of `accessbench run` that refuse before any heavy import (issue 58).
+"""Usage checks of `accessbench run`, `audit` and `fix` that refuse before any heavy import (issue 58).
 
 A misspelled criterion, a folder that does not exist or holds nothing to check, or a model judge without its
 provider's key should come back in well under a second and a half, not after Prefect, the stages, PyMuPDF,
 pyarrow or litellm have loaded (seconds each on a busy machine). These checks read only the arguments, the
-file system and the environment; `main` runs them right after parsing. `cmd_run` then checks everything again
+file system and the environment; `main` runs them right after parsing. The commands then check everything again
 with the real thing (litellm's own table of provider keys, each stage's config check): this is the fast first
 pass, and it refuses nothing that the full checks would let through.
 """
@@ -89,3 +89,46 @@ def key_refusal(judges: list[str], api_base: str | None) -> Refusal | None:
         if missing:
             return Refusal(credentials_message(model, missing, api_base))
     return None
+
+
+def check_audit(args: argparse.Namespace) -> Refusal | None:
+    """The first reason `accessbench audit` with these arguments cannot start, or None (the wording is the
+    audit's own: `flows.cli.audit`)."""
+    from pydantic import ValidationError
+
+    from flows.cli.options import describe_errors, given
+    from tasks.options import AuditOptions
+
+    try:
+        options = AuditOptions.model_validate(given(args, AuditOptions))
+    except ValidationError as exc:
+        return Refusal(describe_errors(exc, AuditOptions))
+    for path, what in ((options.questions_path, "--questions"), (options.responses_path, "--responses")):
+        if path and not Path(path).is_file():
+            return Refusal(f"{what} {path} is not a file", EXIT_NOT_FOUND)
+    for model in options.models:
+        if (refusal := key_refusal([f"llm:{model}"], options.api_base)) is not None:
+            return Refusal(f"cannot start the audit: {refusal.message}")
+    for judge in options.audit_judges:
+        if (refusal := key_refusal([judge], options.judge_api_base)) is not None:
+            return Refusal(f"cannot start the audit: category judge {judge}: {refusal.message}")
+    return None
+
+
+def check_fix(args: argparse.Namespace) -> Refusal | None:
+    """A file to repair that is not there, or a drafting model without its key (`flows.cli.fix` words them)."""
+    if args.file and not args.run and not Path(args.file).expanduser().is_file():
+        return Refusal(f"no such file: {Path(args.file).expanduser()}", EXIT_NOT_FOUND)
+    model = args.model or ""
+    if model.startswith("llm:") and (refusal := key_refusal([model], None)) is not None:
+        return Refusal(f"--model {model}: {refusal.message}")
+    return None
+
+
+CHECKS = {"run": check_run, "audit": check_audit, "fix": check_fix}
+
+
+def refusal_for(args: argparse.Namespace) -> Refusal | None:
+    """The first usage error of the parsed command line, for the commands that have fast checks."""
+    check = CHECKS.get(args.command)
+    return check(args) if check is not None else None
