@@ -3,7 +3,8 @@ back in ≤ 1.5 s on a quiet machine, before Prefect, the stages, PyMuPDF, pyarr
 
 Each case runs as a new `accessbench` process in a scratch folder and data home (nothing is created there: a
 refusal writes nothing), `--repeats` times; the table gives the median and the slowest wall time, the exit
-code and whether the median is within the limit, with the load average, since a busy machine is slower.
+code and whether the median is within the limit, with the load average, since a busy machine is slower; the
+CPU seconds each refusal used (user + system) are what it costs on a quiet machine, give or take the start.
 Exits 1 when a case is not refused as expected or its median is over the limit.
 
     python -m benchmarks.cli_latency [--repeats 5] [--limit 1.5]
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,11 +57,16 @@ def command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "flows.cli.app"]
 
 
-def time_case(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+def time_case(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str]:
+    """(wall seconds, CPU seconds of the process, exit code, its last line on stderr)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run([*command(), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
-    return time.perf_counter() - start, result.returncode, result.stderr.strip().splitlines()[-1:][0] if \
-        result.stderr.strip() else ""
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    lines = result.stderr.strip().splitlines()
+    return wall, cpu, result.returncode, lines[-1] if lines else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,16 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         load = os.getloadavg()[0]
         print(f"accessbench refusals, {args.repeats} runs each; load average {load:.2f} on {os.cpu_count()} cores")
-        print(f"{'case':<30} {'median s':>9} {'max s':>7} {'exit':>5}  within {args.limit} s   message")
+        print(f"{'case':<30} {'median s':>9} {'max s':>7} {'CPU s':>6} {'exit':>5}  within {args.limit} s   message")
         for what, case_args, expected in cases(root):
             runs = [time_case(case_args, env, root) for _ in range(args.repeats)]
-            times = [t for t, _, _ in runs]
-            codes = {code for _, code, _ in runs}
+            times = [wall for wall, _, _, _ in runs]
+            codes = {code for _, _, code, _ in runs}
             median = statistics.median(times)
             good = codes == {expected} and median <= args.limit
             ok &= good
-            print(f"{what:<30} {median:>9.2f} {max(times):>7.2f} {'/'.join(map(str, sorted(codes))):>5}  "
-                  f"{'yes' if good else 'NO':<15} {runs[-1][2][:90]}")
+            print(f"{what:<30} {median:>9.2f} {max(times):>7.2f} {statistics.median(c for _, c, _, _ in runs):>6.2f} "
+                  f"{'/'.join(map(str, sorted(codes))):>5}  {'yes' if good else 'NO':<15} {runs[-1][3][:80]}")
         if (root / "home").exists():
             print(f"note: a refusal created the data home {root / 'home'}")
             ok = False
