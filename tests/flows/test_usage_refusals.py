@@ -23,7 +23,8 @@ import json, sys
 from flows.cli.app import main
 code = main(sys.argv[1:])
 # a None entry is a placeholder (common.layout_deferral's for pymupdf.layout), not an import
-heavy = sorted(m for m, mod in sys.modules.items() if mod is not None and (m.split(".")[0] in {roots} or m in {modules}))
+heavy = sorted(m for m, mod in sys.modules.items()
+               if mod is not None and (m.split(".")[0] in {roots} or m in {modules}))
 print(json.dumps({{"code": code, "heavy": heavy}}))
 """
 
@@ -40,6 +41,7 @@ def refuse(args: list[str], cwd: Path) -> tuple[int, list[str], str]:
     return outcome["code"], outcome["heavy"], result.stderr
 
 
+@pytest.mark.heavy  # a child interpreter per refusal
 def test_each_refusal_imports_nothing_heavy_and_creates_nothing(tmp_path: Path) -> None:
     for what, args, expected in cases(tmp_path):
         code, heavy, stderr = refuse(args, tmp_path)
@@ -49,6 +51,7 @@ def test_each_refusal_imports_nothing_heavy_and_creates_nothing(tmp_path: Path) 
     assert not (tmp_path / "home").exists()  # no data home made for a command that never ran
 
 
+@pytest.mark.heavy
 def test_the_refusals_say_what_to_do(tmp_path: Path) -> None:
     found = {what: refuse(args, tmp_path)[2] for what, args, _ in cases(tmp_path)}
     assert "did you mean 'semantic_tagging'" in found["misspelled criterion"]
