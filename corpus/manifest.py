@@ -21,6 +21,7 @@ import pyarrow as pa
 import pymupdf
 
 from common.filenames import readable_name
+from corpus.dataset_layout import MANIFEST as MANIFEST  # declared where the CLI reads it without PyMuPDF
 from corpus.unreadable import unreadable_reason
 from extractors.errors import scrub_paths
 from extractors.streams import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits, check_pdf_bytes
@@ -47,7 +48,6 @@ DOCUMENTS_SCHEMA = pa.schema(
     ]
 )
 
-MANIFEST = Path("data") / "dataset.json"
 
 
 class CorpusError(ValueError):

@@ -133,15 +133,25 @@ def running(home: Path) -> ServerState | None:
     return None
 
 
+# Settings of the user's shell that would point the server, or its dashboard, at another server.
+INHERITED_PREFECT_URLS = frozenset({
+    "PREFECT_API_URL", "PREFECT_API_AUTH_STRING", "PREFECT_API_KEY",
+    "PREFECT_UI_API_URL", "PREFECT_SERVER_UI_API_URL", "PREFECT_UI_URL", "PREFECT_UI_SERVE_BASE",
+    "PREFECT_SERVER_UI_SERVE_BASE"})
+
+
 def server_env(home: Path, port: int) -> dict[str, str]:
     """The server's environment: its database in the data home, no telemetry, never a remote API; basic auth
-    with the home's auth string, CORS for its own origin only, CSRF protection on, the Host header checked."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"PREFECT_API_URL", "PREFECT_API_AUTH_STRING", "PREFECT_API_KEY"}}
+    with the home's auth string, CORS for its own origin only, CSRF protection on, the Host header checked.
+
+    The dashboard is told its own server's API (`server.ui.api_url`, what `/ui-settings` hands the browser):
+    an API or UI URL inherited from the user's shell (a global PREFECT_SERVER_UI_API_URL of another server,
+    Prefect's default 127.0.0.1:4200) would send the dashboard elsewhere, so none is passed on."""
+    env = {k: v for k, v in os.environ.items() if k not in INHERITED_PREFECT_URLS}
     origins = f"http://{HOST}:{port},http://localhost:{port}"
     env.update(PREFECT_HOME=str(prefect_home(home)), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
                PREFECT_LOGGING_LEVEL="WARNING", PREFECT_SERVER_API_HOST=HOST, PREFECT_SERVER_API_PORT=str(port),
-               PREFECT_UI_API_URL=f"http://{HOST}:{port}/api",
+               PREFECT_SERVER_UI_API_URL=ServerState(pid=0, port=port).api_url,
                PREFECT_SERVER_API_AUTH_STRING=auth_string(home) or "",
                PREFECT_SERVER_CORS_ALLOWED_ORIGINS=origins, PREFECT_SERVER_CSRF_PROTECTION_ENABLED="true",
                ACCESSBENCH_SERVER_ALLOWED_HOSTS=f"{HOST}:{port},localhost:{port}", PREFECT__SERVER_FINAL="1")

@@ -11,6 +11,8 @@ import importlib
 import json
 import logging
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -166,12 +168,14 @@ class StageIO:
         total = sum(max(0, size(item)) for _, item in items)
         remaining = sum(max(0, size(item)) for _, item in todo)
         with _progress(self.cfg.progress and (len(todo) > 1 or (weight is not None and remaining > 1)),
-                       description or self.stage.name, total, total - remaining, unit) as advance:
+                       description or self.stage.name, total, total - remaining, unit) as bar, \
+                _Recorded(self.staging, bar, total, total - remaining, unit) as advance:
             run = self.fanout if isolated and self.fanout is not None else run_isolated
-            # Pages done inside a document advance the bar as they happen where the work reaches this
-            # process (here or its worker processes); on a cluster a document counts when its result is in.
+            # Pages done inside a document advance the bar (and the progress `accessbench runs` shows) as they
+            # happen where the work reaches this process (here or its worker processes); on a cluster a
+            # document counts when its result is in.
             tally = (PageTally({group[0][0]: max(0, size(group[0][1])) for group in members}, advance)
-                     if weight is not None and run is run_isolated and advance is not _no_progress else None)
+                     if weight is not None and run is run_isolated else None)
             shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas,
                             pages=tally.token if tally is not None else None)
             with tally or nullcontext():
@@ -323,6 +327,42 @@ class _progress:
 
 def _no_progress(amount: int) -> None:
     pass
+
+
+class _Recorded:
+    """The bar's steps, also recorded in the stage's staging folder (`Staging.record_progress`) so that
+    `accessbench runs` in another shell shows how far a running stage is: at its start, at most every
+    RECORD_EVERY_S while it runs, and at its end. Steps may come from the thread that reads the workers'
+    page counts as well as from the runner's."""
+
+    RECORD_EVERY_S = 0.5
+
+    def __init__(self, staging: Staging, bar: Callable[[int], None], total: int, completed: int, unit: str) -> None:
+        self.staging, self.bar, self.total, self.done, self.unit = staging, bar, total, completed, unit
+        self.lock = threading.Lock()
+        self.recorded_at = 0.0
+
+    def __enter__(self) -> Callable[[int], None]:
+        self._record()
+        return self.advance
+
+    def advance(self, amount: int) -> None:
+        self.bar(amount)
+        with self.lock:
+            self.done += amount
+            if time.monotonic() - self.recorded_at >= self.RECORD_EVERY_S:
+                self._record()
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self._record()
+
+    def _record(self) -> None:
+        try:
+            self.staging.record_progress(min(self.done, self.total), self.total, self.unit)
+        except OSError:  # progress is a courtesy: a full disk fails the stage's own writes, not this one
+            log.debug("could not record the stage's progress", exc_info=True)
+        self.recorded_at = time.monotonic()
 
 
 def code_version(*packages: str) -> str:

@@ -211,6 +211,7 @@ class StageRun:
 
 
 RETRY = "_retry"  # staging markers of keys that failed transiently
+PROGRESS_FILE = "progress.json"  # a running stage's progress (`Staging.record_progress`)
 
 
 # Staging parts are Arrow IPC files: written and read back several times faster than compressed
@@ -312,6 +313,15 @@ class Staging:
     def clear(self) -> None:
         remove_tree(self.home, self.root)
 
+    def record_progress(self, done: int, total: int, unit: str) -> None:
+        """How far the stage's work is (`done` of `total` `unit`s), for `accessbench runs` in another shell:
+        one small file, replaced whole, removed with the parts when the stage completes."""
+        record = {"done": done, "total": total, "unit": unit, "updated": now().isoformat(), "pid": os.getpid()}
+        target = inside(self.home, self.root / PROGRESS_FILE)
+        tmp = target.with_name(f".{PROGRESS_FILE}.{uuid.uuid4().hex}.tmp")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, target)
+
 
 class ArtifactStore:
     """All reads and writes of stage artifacts and run state of one data home.
@@ -388,6 +398,15 @@ class ArtifactStore:
     def clear_staging(self, stage: str, run_id: str) -> None:
         """Drop the per-document parts of a stage of a run (e.g. once another run's outputs replace them)."""
         remove_tree(self.home, self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}")
+
+    def progress(self, stage: str, run_id: str) -> dict[str, Any] | None:
+        """The progress a running stage last recorded (`Staging.record_progress`), or None."""
+        path = self.artifacts / stage / "_staging" / f"run={check_run_id(run_id)}" / PROGRESS_FILE
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return record if isinstance(record, dict) else None
 
     def retries_pending(self, stage: str, run_id: str) -> bool:
         """Whether documents of this stage of this run failed transiently and wait for a retry."""

@@ -129,6 +129,10 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from flows.cli.preflight import refusal_for
+
+    if (refusal := refusal_for(args)) is not None:  # usage errors before any heavy import: well under 1.5 s
+        return _error(refusal.message, refusal.code)
     from warehouse.artifact_roots import ArtifactRootError
     from warehouse.store import RunBusy, UnsafePathError, check_run_id
 
@@ -298,8 +302,8 @@ def _unreachable(address: str, timeout_s: float = 10.0) -> str | None:
 def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from corpus.manifest import MANIFEST
     from flows.cli.options import describe_errors, given
+    from flows.cli.preflight import input_refusal
     from judges.criteria import CRITERIA
     from tasks.context import RunConfig, new_run_id
     from tasks.judge import check_judge_specs
@@ -315,19 +319,12 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         covered = check_judge_specs(RunConfig(home=home, run_id=run_id, **settings))
     except (ValueError, ImportError, KeyError) as exc:
         return _error(str(exc))
+    if (refusal := input_refusal(options.dataset, options.pdfs)) is not None:  # checked by main too: cheap
+        return _error(refusal.message, refusal.code)
     if options.dataset:
         source, path = "dataset", str(Path(options.dataset).resolve())
-        if not Path(path).is_dir():
-            return _error(f"no such folder: {path}", EXIT_NOT_FOUND)
-        if not (Path(path) / MANIFEST).exists():
-            return _error(f"{path} has no {MANIFEST}: pass the folder that contains data/dataset.json", EXIT_NOT_FOUND)
     elif options.pdfs:
         source, path = "pdfs", str(Path(options.pdfs).resolve())
-        if not Path(path).is_dir():
-            return _error(f"no such folder: {path}" if not Path(path).exists() else f"{path} is not a folder",
-                          EXIT_NOT_FOUND)
-        if not any(p.suffix.lower() == ".pdf" for p in Path(path).rglob("*")):
-            return _error(f"{path} holds no .pdf files (searched its subfolders too)", EXIT_NOT_FOUND)
     else:
         source, path = "synthetic", None
     criteria = options.criteria or [c for c in CRITERIA if any(c in judge for judge in covered.values())]

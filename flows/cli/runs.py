@@ -36,20 +36,27 @@ def run_runs(home: Path, args: argparse.Namespace) -> int:
         print(f"no runs in {home}; start one with: accessbench run")
         return EXIT_OK
     states: dict[str, dict[str, str]] = {}
+    progress: dict[str, dict[str, dict[str, Any]]] = {}  # run → running stage → its last recorded progress
     for row in store.stage_runs():
         states.setdefault(row.run_id, {})[row.stage] = row.status
+        if row.status == "running" and (recorded := store.progress(row.stage, row.run_id)) is not None:
+            progress.setdefault(row.run_id, {})[row.stage] = recorded
     audits = {run["source"] == "audit" for run in runs}  # audit stages shown only when there are audit runs
     shown = [*(STAGES if False in audits else []), *(AUDIT_STAGES if True in audits else [])]
     if fmt == "text":
-        print_runs_table(runs, states, shown, {run["run_id"]: list(AUDIT_STAGES if run["source"] == "audit"
-                                                                   else STAGES) for run in runs})
+        shown_states = {run_id: {stage: with_progress(status, progress.get(run_id, {}).get(stage))
+                                 for stage, status in stages.items()} for run_id, stages in states.items()}
+        print_runs_table(runs, shown_states, shown, {run["run_id"]: list(AUDIT_STAGES if run["source"] == "audit"
+                                                                         else STAGES) for run in runs})
         return EXIT_OK
     def record(run: dict[str, Any]) -> dict[str, Any]:
         return {"run_id": run["run_id"], "created": run["created"].isoformat() if run["created"] else None,
                 "source": run["source"], "judge": run["judge"], "status": run["status"]}
 
     if fmt == "json":  # each run's stages nested: a stage named `judge` is not the run's judge
-        records = [{**record(run), "stages": {stage: states.get(run["run_id"], {}).get(stage) for stage in shown}}
+        records = [{**record(run), "stages": {stage: states.get(run["run_id"], {}).get(stage) for stage in shown},
+                    "progress": {stage: {key: value.get(key) for key in ("done", "total", "unit", "updated")}
+                                 for stage, value in progress.get(run["run_id"], {}).items()}}
                    for run in runs]
         sys.stdout.write(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
         return EXIT_OK
@@ -62,6 +69,13 @@ def run_runs(home: Path, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def with_progress(status: str, recorded: dict[str, Any] | None) -> str:
+    """A running stage's cell with how far it is ("running 120/352 pages"), as its runner last recorded."""
+    if status != "running" or not recorded:
+        return status
+    return f"running {recorded.get('done')}/{recorded.get('total')} {recorded.get('unit')}"
+
+
 def stages_summary(stage_states: dict[str, str], own: list[str]) -> str:
     """One cell for a run's stages: how many are done, which did not finish, how many never ran."""
     done = sum(stage_states.get(s) in DONE for s in own)
@@ -70,7 +84,8 @@ def stages_summary(stage_states: dict[str, str], own: list[str]) -> str:
     for stage in own:
         status = stage_states.get(stage)
         if status is not None and status not in DONE:
-            others.setdefault(status, []).append(stage)
+            kind, _, detail = status.partition(" ")  # "running 120/352 pages": the stage's progress
+            others.setdefault(kind, []).append(f"{stage} {detail}" if detail else stage)
     parts += [f"{status}: {', '.join(names)}" for status, names in others.items()]
     if missing := sum(s not in stage_states for s in own):
         parts.append(f"{missing} not run")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,16 +61,33 @@ def _sign_in(home: Path) -> str:
             "clients: PREFECT_API_AUTH_STRING)")
 
 
+WORKER_GRACE_S = 8.0  # SIGTERM's time to end the worker's process group, before SIGKILL (issue 58: stop within 15 s)
+
+
 def cmd_worker(home: Path, args: argparse.Namespace) -> int:
     """`prefect worker start` with this home's server URL and auth string in its environment (never on its
-    command line, where other users' `ps` would show it)."""
+    command line, where other users' `ps` would show it).
+
+    The worker and the flow runs it starts are a process group of their own, and SIGTERM or Ctrl-C of this
+    command ends that group: SIGTERM first, SIGKILL after WORKER_GRACE_S. Prefect's worker alone, told
+    SIGTERM, stops polling and then waits (over a minute here, with or without a run in progress); a flow run
+    cut off is resumed with the same run id (`accessbench run --run-id ID`)."""
     import subprocess
 
+    from common.processes import terminate_group
     from flows.cli.console import prepare_prefect as _prepare_prefect
 
     _prepare_prefect(home, args.verbose)
     env = {**os.environ, "ACCESSBENCH_HOME": str(home)}
-    return subprocess.call([sys.executable, "-m", "prefect", "worker", "start", "--pool", args.pool], env=env)
+    worker = subprocess.Popen([sys.executable, "-m", "prefect", "worker", "start", "--pool", args.pool], env=env,
+                              start_new_session=True)  # Ctrl-C in the terminal reaches this command only
+    try:
+        return worker.wait()
+    except KeyboardInterrupt:  # SIGTERM arrives as KeyboardInterrupt too (flows.cli.app's handler)
+        print(f"stopping the worker (pid {worker.pid}) and the flow runs it started", file=sys.stderr)
+        if not terminate_group(worker.pid, lambda pid: worker.poll() is None, WORKER_GRACE_S, kill_wait_s=5.0):
+            print(f"the worker's processes outlived SIGKILL: kill -KILL -- -{worker.pid}", file=sys.stderr)
+        raise
 
 
 def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
@@ -88,9 +106,11 @@ def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
     except DeployError as exc:
         return _error(str(exc), EXIT_FAILED)
     api = os.environ["PREFECT_API_URL"]
+    where = shlex.quote(str(home))  # the data home in use: the worker's runs write there
     print(f"registered {', '.join(args.name) if args.name else 'every deployment in prefect.yaml'} with {api}.\n"
-          f"Start a worker where the data lives: accessbench --home /data/accessbench worker (on this machine), or "
-          f"ACCESSBENCH_HOME=/data/accessbench PREFECT_API_URL={api} PREFECT_API_AUTH_STRING=\"$(cat "
-          f"{_auth_file(home)})\" prefect worker start --pool {WORK_POOL}\n"
-          "Run one now: prefect deployment run accessbench-benchmark/nightly-synthetic")
+          f"Start a worker where the data lives: accessbench --home {where} worker (on this machine), or "
+          f"ACCESSBENCH_HOME={where} PREFECT_API_URL={api} PREFECT_API_AUTH_STRING=\"$(cat "
+          f"{shlex.quote(str(_auth_file(home)))})\" prefect worker start --pool {WORK_POOL}\n"
+          "Run one now: prefect deployment run accessbench-benchmark/nightly-synthetic --params "
+          "'{\"options\":{\"base_docs\":1}}'")
     return EXIT_OK

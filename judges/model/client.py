@@ -494,12 +494,9 @@ class ModelClient:
             return
         if all(name.startswith("AWS_") for name in missing) and _aws_credentials():
             return
-        hint = ""
-        if self.api_base and self.model.startswith("openai/"):
-            hint = " (a local OpenAI-compatible server that needs no key still needs the variable: set it to any value)"
-        raise CredentialsMissing(
-            f"no credentials for {self.model}: set {' or '.join(missing)} in the environment{hint}; "
-            "keys are read from the environment only and never stored")
+        from judges.model.keys import credentials_message
+
+        raise CredentialsMissing(credentials_message(self.model, missing, self.api_base))
 
 
 def map_calls(function: Callable[[T], R], items: list[T], workers: int, name: str) -> list[R]:

@@ -20,10 +20,16 @@ from tests.flows.prefect_server import api, cli, processes_of
 pytestmark = pytest.mark.slow
 
 
+ANOTHER_SERVER = {"PREFECT_SERVER_UI_API_URL": "http://127.0.0.1:4200/api", "PREFECT_UI_API_URL": "http://127.0.0.1:4200/api",
+                  "PREFECT_UI_SERVE_BASE": "/elsewhere"}
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("secure") / "home"
-    cli(root, "server", "start", ACCESSBENCH_SERVER_START_TIMEOUT="600")
+    # Started from a shell whose Prefect settings name another server (a global profile's, Prefect's default):
+    # the home's server and its dashboard must not take them.
+    cli(root, "server", "start", ACCESSBENCH_SERVER_START_TIMEOUT="600", **ANOTHER_SERVER)
     yield root
     cli(root, "server", "stop", check=False)
     assert processes_of(root) == []
@@ -79,3 +85,22 @@ def test_another_origin_or_host_name_is_refused(home: Path) -> None:
     assert _call(f"{url}/admin/version", Host=f"evil.example:{state.port}", Authorization=_basic(home))[0] == 421
     assert _call(f"{url}/admin/version", Host=f"localhost:{state.port}", Authorization=_basic(home))[0] == 200
     assert _call(f"{url}/admin/version", Origin="http://evil.example", Authorization=_basic(home))[0] == 421
+
+
+def test_the_dashboard_talks_to_the_homes_own_server(home: Path) -> None:
+    """What a browser does with the URL `server status` prints: load the page, read `/ui-settings` for the API
+    to talk to, then call that API from the page's origin with the auth string typed into the sign-in prompt."""
+    state = server.running(home)
+    assert state is not None
+    dashboard = cli(home, "server", "status").stdout.split("dashboard ")[1].split()[0]
+    assert dashboard == state.ui_url
+    request = urllib.request.Request(dashboard + "/", headers={"Accept": "text/html"})
+    with urllib.request.urlopen(request, timeout=30) as page:  # noqa: S310 - the test's own server
+        assert page.status == 200 and b"<html" in page.read().lower()
+    with urllib.request.urlopen(f"{dashboard}/ui-settings", timeout=30) as reply:  # noqa: S310
+        settings = json.loads(reply.read())
+    assert settings["api_url"] == state.api_url == f"http://127.0.0.1:{state.port}/api"  # not :4200
+    assert settings["auth"] == "BASIC" and settings["csrf_enabled"] is True  # the page asks for the auth string
+    for origin in (dashboard, f"http://localhost:{state.port}"):  # opened under either name
+        status, headers = _call(f"{settings['api_url']}/health", Origin=origin, Authorization=_basic(home))
+        assert status == 200 and headers["access-control-allow-origin"] == origin
