@@ -16,14 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from corpus import item_set as item_sets
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
 from flows.report.warehouse import report_tables
+from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
+from judges.conformance import checkpoint_view
 from judges.criteria import CRITERIA, SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
-from judges.conformance import checkpoint_view
 from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
@@ -84,10 +85,13 @@ def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
                           "WHERE list_contains($runs, run_id) ORDER BY created, run_id", p)
         labelled = {r["run_id"] for r in _rows(con, "SELECT DISTINCT run_id FROM doc_results "
                                                    "WHERE list_contains($runs, run_id)", p)}
-        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled}
-                                         for r in runs]}
+        recorded = {r["run_id"]: r for r in _rows(con, "SELECT * FROM item_set WHERE list_contains($runs, run_id)", p)}
+        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled,
+                                          **_item_set(r, recorded.get(r["run_id"]))} for r in runs]}
+        data["item_sets"] = {r["run_id"]: r["item_set"] for r in data["runs"]}
         scored = [r for r in run_ids if r in labelled]
-        data["benchmark"] = _benchmark(con, scored) if scored else None
+        data["benchmark"] = _benchmark(con, scored, data["item_sets"]) if scored else None
+        data["banner"] = tables.synthetic_banner(data)
         data["remediation"] = _remediation(con, run_ids)
         audits = {r["run_id"] for r in runs if r["source"] == "audit"}  # reported by `--format text`
         data["audit_runs"] = sorted(audits)
@@ -100,6 +104,14 @@ def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
         con.close()
     data["sections"] = tables.sections(data)
     return data
+
+
+def _item_set(run: dict[str, Any], recorded: dict[str, Any] | None) -> dict[str, Any]:
+    """The run's item set as the corpus stage recorded it (corpus.item_set), else named from its source."""
+    if run["source"] == "audit":
+        return {"item_set": "inclusivity questions", "self_labelled": False}
+    label = recorded["label"] if recorded else item_sets.fallback_label(run["source"], run.get("source_path"))
+    return {"item_set": label, "self_labelled": item_sets.is_synthetic(label)}
 
 
 def _review_queue(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
@@ -118,7 +130,7 @@ def _usage(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
         FROM llm_calls WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
 
 
-def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
+def _benchmark(con: Any, run_ids: list[str], item_set_of: dict[str, str]) -> dict[str, Any]:
     p = {"runs": run_ids}
     accuracy = _rows(con, """
         SELECT a.run_id, a.judge, a.model, a.criterion, a.n, a.accuracy, a.accuracy_sd, a.repeats,
@@ -158,6 +170,10 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
                      WHERE list_contains($runs, run_id) GROUP BY ALL),
              rep AS (SELECT run_id, judge, model, repeat, avg(acc) AS acc FROM per GROUP BY ALL)
         SELECT r.run_id, r.judge, r.model, avg(r.acc) AS accuracy, coalesce(stddev_pop(r.acc), 0) AS accuracy_sd,
+               (SELECT count(DISTINCT (d.doc_id, d.criterion)) FROM doc_results d WHERE d.run_id = r.run_id
+                AND d.judge = r.judge AND d.model = r.model) AS n,
+               (SELECT count(DISTINCT d.criterion) FROM doc_results d WHERE d.run_id = r.run_id
+                AND d.judge = r.judge AND d.model = r.model) AS criteria,
                count(*) AS repeats, any_value(f.macro_precision) AS macro_precision,
                any_value(f.macro_recall) AS macro_recall, any_value(f.macro_f1) AS macro_f1
         FROM rep r LEFT JOIN (SELECT run_id, judge, model, avg(macro_precision) AS macro_precision,
@@ -181,11 +197,42 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
     }
     for row in leaderboard:
         row["paper_model"] = paper.paper_model(row["model"])
+    for rows in (accuracy, by_label, averages, leaderboard):
+        for row in rows:
+            row["item_set"] = item_set_of.get(row["run_id"], "")
+            tables.add_interval(row)
+    ranked = tables.rank_by_scope(leaderboard, coverage)
+    per_item = _rows(con, """
+        SELECT run_id, judge, model, doc_id, criterion, avg(correct::INT) AS correct FROM doc_results
+        WHERE list_contains($runs, run_id) GROUP BY ALL""", p)
     return {"accuracy": accuracy, "by_label": by_label, "averages": averages,
-            "leaderboard": tables.rank_by_scope(leaderboard, coverage), "confusion": confusion,
-            "published": published,
-            "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model),
+            "leaderboard": ranked, "comparisons": tables.paired_comparisons(ranked, per_item),
+            "confusion": confusion, "published": published,
+            "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model,
+                                                item_set_of),
+            "flags": _flags(con, run_ids),
             "errors": tables.fold_errors(_errors(con, run_ids))}
+
+
+def _flags(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Per judge: its judgments, and how many carry each self-check flag (judges.llm.flags: a reply whose label
+    contradicts its own sub-criteria or issues, a label given without evidence, invented values …)."""
+    rows = _rows(con, "SELECT run_id, judge, coalesce(model, '') AS model, flags FROM judgments "
+                      "WHERE list_contains($runs, run_id)", {"runs": run_ids})
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in rows:
+        entry = out.setdefault((row["run_id"], row["judge"], row["model"]),
+                               {"run_id": row["run_id"], "judge": row["judge"], "model": row["model"],
+                                "judgments": 0, "flags": {}})
+        entry["judgments"] += 1
+        try:
+            flags = json.loads(row["flags"] or "{}")
+        except ValueError:
+            flags = {}
+        for name, on in (flags.items() if isinstance(flags, dict) else []):
+            if on is True:
+                entry["flags"][name] = entry["flags"].get(name, 0) + 1
+    return [out[k] for k in sorted(out)]
 
 
 def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
