@@ -22,7 +22,7 @@ from flows.report import tables as tables
 from flows.report.warehouse import report_tables
 from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
 from judges.conformance import checkpoint_view
-from judges.criteria import CRITERIA, SPECS
+from judges.criteria import SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
 from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
@@ -344,7 +344,7 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
     def entry(doc_id: str) -> dict[str, Any]:
         key = key_of.get(doc_id, doc_id)
         return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": [],
-                                        "error_kinds": []})
+                                        "error_kinds": [], "warning_errors": []})
 
     for doc in docs:
         found = entry(doc["doc_id"])
@@ -356,20 +356,27 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
                                  "reason": row["reason"]})
     failed_pages: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for row in judgments:
-        if row["label"] != Label.FAILED:
-            continue
+        failed = row["label"] == Label.FAILED
         found = entry(row["doc_id"])
+        # A page that did not fail still shows its warnings (a rule finding that fails nothing: no /Lang, no title).
+        issues = _issues(row) if failed else [i for i in _issues(row, fallback=False)
+                                              if tables.severity_of(i, failed=False) == tables.WARNING]
+        if not failed and not issues:
+            continue
         judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
-        failed_pages[found["file"]].add((row["doc_id"], row["page"]))
-        for issue in _issues(row):
+        if failed:
+            failed_pages[found["file"]].add((row["doc_id"], row["page"]))
+        for issue in issues:
             judged["issues"].append({"judge": row["judge"], "model": row["model"] or "", "page": row["page"],
-                                     **issue})
+                                     **issue, "severity": tables.severity_of(issue, failed=failed)})
     for row in errors:
         message = f"{row['stage']}: {row['message']}"
         if message not in entry(row["doc_id"])["errors"]:
             entry(row["doc_id"])["errors"].append(message)
         if row["kind"] not in WARNING_KINDS:
             entry(row["doc_id"])["error_kinds"].append((row["kind"], row["message"] or ""))
+        elif message not in entry(row["doc_id"]).setdefault("warning_errors", []):
+            entry(row["doc_id"])["warning_errors"].append(message)
     regions = _regions(con, run_id)
     pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
         SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
@@ -385,10 +392,13 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
         found["verdict"], found["reason"] = verdict_of(
             {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"),
             pdfua.get(checked_doc) if checked_doc else None)
-        found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
-                                     for i in found["criteria"].get(c, {}).get("issues", [])), None)
         for judged in found["criteria"].values():
             judged["issues"] = tables.fold_issues(judged["issues"])
+        found["warnings"] = tables.file_warnings(found)
+        found["error_count"] = sum(1 for j in found["criteria"].values() for i in j["issues"]
+                                   if i["severity"] == tables.ERROR)
+        found["fix_first"] = tables.fix_first(found)
+        found["first_issue"] = tables.step_text(found["fix_first"][0]) if found["fix_first"] else None
         # One image per failed page, outlining one region per finding kind of every criterion that failed there.
         by_page: dict[int, dict[str, Any]] = {}
         for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):
@@ -431,17 +441,18 @@ def _pages_to_show(by_page: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
+def _issues(row: dict[str, Any], fallback: bool = True) -> list[dict[str, Any]]:
     try:
         issues = json.loads(row["issues"] or "[]")
     except ValueError:
         issues = []
     out = [{"sub_criterion": str(i.get("sub_criterion") or ""), "location": str(i.get("location") or ""),
-            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or "")}
+            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or ""),
+            "rule_id": str(i.get("rule_id") or "")}
            for i in (issues if isinstance(issues, list) else []) if isinstance(i, dict)]
-    if not out:
+    if not out and fallback:
         out = [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
-                "remediation": row["remediation"] or ""}]
+                "remediation": row["remediation"] or "", "rule_id": ""}]
     return out
 
 

@@ -35,7 +35,7 @@ th button::after{content:" \\2195";color:#4a4a4a}figure{margin:1rem 0}figure img
 border:1px solid #8a8a8a}figcaption{color:#4a4a4a;font-size:.9rem}nav ol{columns:2}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
 .banner{border:3px solid #b34700;background:#fff4e5;padding:.5rem 1rem;font-weight:600}
-.wide{overflow-x:auto;max-width:100%}.warning{color:#7a4b00;font-weight:600}
+.wide{overflow-x:auto;max-width:100%}.warning{color:#7a4b00;font-weight:600}.error{color:#a3123a;font-weight:600}
 """
 
 SORT_JS = """
@@ -414,7 +414,8 @@ def _screening(screening: dict[str, Any]) -> str:
         verdict = f'<span class="failed">{_e(f["verdict"])}</span>' if f["verdict"] != "passes" else "passes"
         rows.append(f'<th scope="row"><a href="#{anchor}">{_e(f["file"])}</a></th>'
                     f'<td>{verdict}</td><td>{_e(f.get("conformance") or "not checked")}</td>'
-                    f'<td>{_e(f["reason"] or "")}</td>'
+                    f'<td class="num">{f.get("error_count", "")}</td>'
+                    f'<td class="num">{len(f.get("warnings") or [])}</td><td>{_e(f["reason"] or "")}</td>'
                     f'<td class="num">{_e(f["pages"])}</td><td class="num">{len(f["failed"])}</td>'
                     f"<td>{_e(', '.join(f['failed']) or 'none')}</td><td>{_e(f['first_issue'] or '')}</td>")
     counts = ", ".join(f"{sum(1 for f in files if f['verdict'] == v)} {v}"
@@ -423,7 +424,8 @@ def _screening(screening: dict[str, Any]) -> str:
              "it is untagged (PDF/UA-1 7.1 requires a structure tree), or when the PDF/UA-1 validator finds it does "
              "not conform.</p>",
              _table("Files, could not be checked and failing first",
-                    ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "which", "first issue"],
+                    ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "which",
+                     "fix first"],
                     rows)]
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
@@ -431,6 +433,16 @@ def _screening(screening: dict[str, Any]) -> str:
         parts.append(f'<p>Verdict: {_e(f["verdict"])}' + (f" — {_e(f['reason'])}" if f["reason"] else "") + "</p>")
         if f["errors"]:
             parts.append("<ul>" + "".join(f"<li>{_e(err)}</li>" for err in f["errors"]) + "</ul>")
+        if f.get("fix_first"):  # each finding's words once: in its criterion's table below (column "fix order")
+            parts.append("<h4>What to fix first</h4><ol>" + "".join(
+                f"<li>{_e(step['how'] if not step['pages'] else tables.step_text(step))}</li>"
+                for step in f["fix_first"]) + "</ol>")
+        if f.get("warnings"):
+            rows_ = f.get("warning_errors") or []
+            parts.append(f'<h4>Warnings ({len(f["warnings"])})</h4><p class="note">Findings of severity “warning” '
+                         "fail nothing; they are listed in the tables below.</p>"
+                         + ('<ul class="warning">' + "".join(f"<li>{_e(w)}</li>" for w in rows_) + "</ul>"
+                            if rows_ else ""))
         verdicts = []
         for criterion in CRITERIA:
             judged = f["criteria"].get(criterion)
@@ -456,8 +468,11 @@ def _screening(screening: dict[str, Any]) -> str:
                 continue
             parts.append(f"<h4>{_e(criterion)}: what fails and how to fix it</h4>")
             parts.append(_table(f"{f['file']}: {criterion} issues, each finding once with the pages it is on",
-                                ["pages", "where (first page)", "sub-criterion", "problem", "remediation"],
-                                (f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
+                                ["fix order", "severity", "pages", "where (first page)", "sub-criterion", "problem",
+                                 "remediation"],
+                                (f'<td class="num">{i.get("fix_order") or ""}</td>'
+                                 f'<td class="{i["severity"]}">{_e(i["severity"])}</td>'
+                                 f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
                                  f'<td>{_e(i["sub_criterion"])}</td><td>{_e(i["problem"])}</td>'
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
         left, dropped = budget, 0
@@ -488,7 +503,7 @@ def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bo
     if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
     regions = page["regions"][:MAX_REGIONS]
-    drawn = [(r["boxes"], tables.region_label(r)) for r in regions]
+    drawn = [(r["boxes"], tables.region_label(r), charts.outline_colour(r["criterion"])) for r in regions]
     image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
                                                       page["width_pt"], drawn)
     if len(image) * 4 // 3 > budget:
@@ -500,11 +515,14 @@ def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bo
     caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
                + (f" ({more} more kinds not drawn)" if more > 0 else "")
                + ("; no region could be located from the evidence" if not regions else "") + ".")
-    described = "; ".join(f"{k}: {label}" for k, (_, label) in enumerate(drawn, start=1))
-    alt = (f"Page {page['page']} of {f['file']}, with {len(drawn)} kind(s) of failing region outlined in red and "
-           "numbered" + (f" — {described}" if described else "") + ".")
-    legend = "".join(f"<li>{_e(label)}</li>" for _, label in drawn)
+    described = "; ".join(f"{k}: {label}" for k, (_, label, _c) in enumerate(drawn, start=1))
+    alt = (f"Page {page['page']} of {f['file']}, with {len(drawn)} kind(s) of failing region outlined (one colour "
+           "per criterion) and numbered" + (f" — {described}" if described else "") + ".")
+    legend = "".join(f'<li><span aria-hidden="true" style="display:inline-block;width:1.4em;height:.9em;'
+                     f'border:3px solid {colour};margin-right:.4em;vertical-align:middle"></span>{_e(label)}</li>'
+                     for _, label, colour in drawn)
     uri = "data:image/webp;base64," + base64.b64encode(image).decode("ascii")
     return (f'<figure><img src="{uri}" alt="{_e(alt)}" width="{width}" height="{height}" loading="lazy" '
             f'decoding="async"><figcaption>{_e(caption)}</figcaption></figure>'
-            + (f"<ol>{legend}</ol>" if legend else ""))
+            + (f'<p class="note">Legend: each outline\'s number, colour (one per criterion) and finding.</p>'
+               f"<ol>{legend}</ol>" if legend else ""))

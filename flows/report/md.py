@@ -161,9 +161,10 @@ def _screening_table(screening: dict[str, Any]) -> str:
     files = screening["files"]
     counts = {v: sum(1 for f in files if f["verdict"] == v) for v in ("could not be checked", "fails", "passes")}
     out = (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
-        ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "first issue"],
-        [[f["file"], f["verdict"], f.get("conformance") or "not checked", f["reason"] or "", f["pages"],
-          ", ".join(f["failed"]) or "none", f["first_issue"] or ""] for f in files]))
+        ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "fix first"],
+        [[f["file"], f["verdict"], f.get("conformance") or "not checked", f.get("error_count", ""),
+          len(f.get("warnings") or []), f["reason"] or "", f["pages"], ", ".join(f["failed"]) or "none",
+          f["first_issue"] or ""] for f in files]))
     for f in files:
         if f.get("checkpoints"):
             out += f"\n\n#### {md_cell(f['file'])}: PDF/UA-1 per Matterhorn checkpoint\n\n" + checkpoints_md(f)
@@ -245,11 +246,20 @@ def _section_body(data: dict[str, Any], section: str) -> str:
 def _screening_md(screening: dict[str, Any]) -> str:
     out = [_screening_table(screening)]
     for f in screening["files"]:
-        issues = [[c, tables.page_list(i["pages"]), i["location"], i["problem"], i["remediation"]]
-                  for c, judged in f["criteria"].items() for i in judged["issues"]]
+        issues = [[i.get("fix_order") or "", i["severity"], c, tables.page_list(i["pages"]), i["location"],
+                   i["problem"], i["remediation"]] for c, i in tables.ordered_issues(f)]
+        fixes = f.get("fix_first") or []
+        if issues or fixes or f.get("warnings"):
+            out.append(f"### {md_cell(f['file'])}\n")
+        if fixes and not fixes[0]["pages"]:  # untagged: tag it before anything else, and how
+            out.append(f"**Fix first:** {md_cell(fixes[0]['how'])}\n")
+        if f.get("warnings") and not issues:
+            out.append(f"Warnings ({len(f['warnings'])}):\n\n" + "\n".join(f"- {md_cell(w)}" for w in f["warnings"])
+                       + "\n")
         if issues:
-            out += [f"### {md_cell(f['file'])}\n",
-                    md_table(["criterion", "pages", "where (first page)", "problem", "remediation"], issues)]
+            out.append("Findings in the order to fix them (errors by how many pages, so readers, meet them; then "
+                       "warnings):\n\n" + md_table(["fix order", "severity", "criterion", "pages",
+                                                     "where (first page)", "problem", "remediation"], issues))
     return "\n".join(out)
 
 

@@ -307,6 +307,66 @@ def repeats_note(repeats: int) -> str:
 # --- screening --------------------------------------------------------------------------------------------
 
 _PAGE_REF = re.compile(r"\b(page|p\.)\s*\d+\b", re.IGNORECASE)
+ERROR, WARNING = "error", "warning"  # a finding's severity: an error fails its criterion, a warning fails nothing
+# How to tag an untagged file: every other criterion is judged on the tags, so this comes first.
+TAG_FIRST = ("Tag the document first (PDF/UA-1 7.1: it has no structure tree, so screen readers get no headings, "
+             "lists, tables or reading order): export it again from its source with tags on — Word: Save As PDF › "
+             "Options › 'Document structure tags for accessibility'; LaTeX: \\DocumentMetadata{tagging=on}; "
+             "InDesign: Export › 'Create Tagged PDF' — or, as a last resort, Acrobat Pro › Accessibility › Autotag "
+             "Document; then screen it again: its other findings are judged on the tags.")
+
+
+def severity_of(issue: dict[str, Any], failed: bool) -> str:
+    """A finding's severity: its rules-catalog rule's when screening (judges/rules/catalog), else error on a page
+    that failed and warning on one that did not."""
+    from judges.rules.catalog import catalog
+
+    rule = catalog().get(issue.get("rule_id") or "")
+    if rule is not None:
+        return WARNING if rule.severity_in(True) == WARNING else ERROR
+    return ERROR if failed else WARNING
+
+
+def file_warnings(found: dict[str, Any]) -> list[str]:
+    """A screened file's warnings, each once: warning findings (with their pages) and warning error rows."""
+    out = [f"{criterion}: {i['problem'] or i['location']} (page{'s' if len(i['pages']) > 1 else ''} "
+           f"{page_list(i['pages'])})"
+           for criterion in CRITERIA for i in (found["criteria"].get(criterion) or {}).get("issues", [])
+           if i.get("severity") == WARNING]
+    return list(dict.fromkeys(out + list(found.get("warning_errors") or [])))
+
+
+def fix_first(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """What to fix first in one file: an untagged file is tagged before anything (with how); then its error
+    findings, those met by the most readers first (on the most pages; ties in criterion order)."""
+    from tasks.screening import UNTAGGED
+
+    steps: list[dict[str, Any]] = []
+    if UNTAGGED in (found.get("reason") or ""):
+        steps.append({"what": "tag the document", "how": TAG_FIRST, "criterion": "semantic_tagging",
+                      "severity": ERROR, "pages": []})
+    errors = [(criterion, i) for criterion in CRITERIA
+              for i in (found["criteria"].get(criterion) or {}).get("issues", []) if i.get("severity") == ERROR]
+    errors.sort(key=lambda ci: (-len(ci[1]["pages"]), CRITERIA.index(ci[0])))
+    for criterion, issue in errors:
+        issue["fix_order"] = len(steps) + 1  # the issues tables list findings in this order, each once
+        steps.append({"what": f"{criterion}: {issue['problem'] or issue['location']}",
+                      "how": issue["remediation"], "criterion": criterion, "severity": ERROR,
+                      "pages": list(issue["pages"])})
+    return steps
+
+
+def step_text(step: dict[str, Any]) -> str:
+    """A fix-first step in a few words (the finding itself is listed once, in the file's issues table)."""
+    if not step["pages"]:
+        return step["what"]
+    return f"{step['criterion']}, page{'s' if len(step['pages']) > 1 else ''} {page_list(step['pages'])}"
+
+
+def ordered_issues(found: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(criterion, finding) of one file, errors in fix-first order, then its warnings."""
+    every = [(c, i) for c in CRITERIA for i in (found["criteria"].get(c) or {}).get("issues", [])]
+    return sorted(every, key=lambda ci: (ci[1].get("fix_order") or 10**6, CRITERIA.index(ci[0])))
 
 
 def fold_issues(issues: list[dict[str, Any]]) -> list[dict[str, Any]]:

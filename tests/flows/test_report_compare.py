@@ -258,7 +258,7 @@ def test_screening_report_of_16_files_folds_repeats_and_stays_under_2_mb(tmp_pat
     page = build(home, ["many"], "html")
     assert len(page.encode()) < 2_000_000, len(page.encode())
     assert "1–6" in page  # pages as a list
-    legends = re.findall(r"</figure><ol><li>(.*?)</li></ol>", page)
+    legends = re.findall(r'</figure><p class="note">Legend[^<]*</p><ol><li>(.*?)</li></ol>', page)
     assert legends and all("and 19 more like it" in legend for legend in legends)
     images = re.findall(r'<img src="data:image/webp;base64,[^"]+" alt="[^"]*" width="(\d+)"[^>]*loading="lazy"',
                         page)
