@@ -23,7 +23,8 @@ def wilson(accuracy: float | None, n: int | None, z: float = Z95) -> tuple[float
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or 1 one bound is the proportion itself (exactly, not 1 - 1e-16).
+    return (0.0 if p == 0 else max(0.0, centre - half)), (1.0 if p == 1 else min(1.0, centre + half))
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> float:
