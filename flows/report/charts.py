@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 INK = "#1a1a1a"
@@ -195,8 +197,7 @@ def outline_colour(criterion: str) -> str:
 
 
 def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float,
-                        regions: list[tuple[list[list[float]], str]] | list[tuple[list[list[float]], str, str]],
-                        dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
+                        regions: Sequence[tuple[Any, ...]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
     """A page as WebP with each region (its boxes in PDF points, top-left origin; a label) outlined in red and
     numbered once per region. Rendered from the source PDF at `dpi` when it is still there, else the stored
     page image is used. Returns (WebP bytes, width px, height px)."""
@@ -218,7 +219,8 @@ def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, 
     font = ImageFont.load_default(size=max(12, round(image.width / 60)))
     line = max(2, round(image.width / 400))
     for k, region in enumerate(regions, start=1):
-        boxes, colour = region[0], (region[2] if len(region) > 2 else OUTLINE)  # type: ignore[misc]
+        boxes: list[list[float]] = region[0]
+        colour: str = region[2] if len(region) > 2 else OUTLINE  # (boxes, label[, colour])
         red = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
         for box in boxes:
             x0, y0, x1, y1 = (v * scale for v in box[:4])
