@@ -493,12 +493,13 @@ def _screening(screening: dict[str, Any]) -> str:
 
 
 IMAGE_BUDGET = 1_500_000  # bytes of page images in one report, shared by its screened files
+FALLBACK_DPI = (96, 72, 60)  # a first page over its share of the budget is rendered again at these, in turn
 
 
 def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bool) -> str | None:
     """The page as WebP (re-rendered legibly from its PDF when it is still there), one outline and number per
     finding kind, and a legend that names each kind once. Over `budget` bytes a file's first page is rendered
-    smaller (96 dpi) and any other page is left out (None)."""
+    smaller (96, then 72, then 60 dpi) and any other page is left out (None)."""
     path = Path(page["image_path"])
     if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
@@ -509,8 +510,11 @@ def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bo
     if len(image) * 4 // 3 > budget:
         if not first:
             return None
-        image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
-                                                          page["width_pt"], drawn, dpi=96)
+        for dpi in FALLBACK_DPI:  # a file's first page is always shown: smaller until it fits (or the smallest)
+            image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
+                                                              page["width_pt"], drawn, dpi=dpi)
+            if len(image) * 4 // 3 <= budget:
+                break
     more = len(page["regions"]) - len(regions)
     caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
                + (f" ({more} more kinds not drawn)" if more > 0 else "")

@@ -242,13 +242,12 @@ def _verdicts(out: Console, run_id: str, screening: dict[str, Any], item_set: st
     table = Table("file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "fix first", "pages",
                   title=f"run {run_id}: files, could not be checked and failing first — {item_set}")
     for row in files:  # as Text: a file name or an error message is never read as markup
-        fix = row.get("fix_first") or []
         table.add_row(Text(visible(row["file"], newlines=False)),  # a newline in a name would forge a row
                       Text(row["verdict"], style="bold" if row["verdict"] != PASSES else ""),
                       Text(row.get("conformance") or ""), str(row.get("error_count", "")),
                       str(len(row.get("warnings") or [])),
                       Text(visible(row["reason"] or "", newlines=False)),
-                      Text(visible(fix[0]["what"] if fix else "", newlines=False)), str(row["pages"] or ""))
+                      Text(visible(row.get("first_issue") or "", newlines=False)), str(row["pages"] or ""))
     out.print(table)
     for row in files:
         if row.get("warnings") and row["verdict"] == PASSES:
