@@ -42,16 +42,21 @@ T = TypeVar("T")
 
 
 def _strata(entries: Sequence[T], key: Any) -> list[list[T]]:
+    """Entries grouped by `key` (a (criterion, label) pair), interleaved across criteria: each criterion's first
+    label, then each one's second … so that a small N spreads over the criteria before the labels."""
     groups: dict[Any, list[T]] = {}
     for entry in entries:
         groups.setdefault(key(entry), []).append(entry)
-    return list(groups.values())
+    outer: dict[Any, int] = {}
+    rank = {k: (sum(1 for other in list(groups)[:i] if other[0] == k[0]), outer.setdefault(k[0], len(outer)))
+            for i, k in enumerate(groups)}
+    return [groups[k] for k in sorted(groups, key=lambda k: rank[k])]
 
 
 def select(entries: Sequence[T], key: Any, limit: int | None = None, sample: int | None = None,
            seed: int = 0) -> list[T]:
     """At most `limit` (or `sample`) of `entries`, spread over the strata `key` gives (criterion, label): one
-    from each stratum in turn until N are taken. `limit` takes each stratum's first items, `sample` a seeded
+    from each stratum in turn (criteria interleaved) until N are taken. `limit` takes each stratum's first items, `sample` a seeded
     random draw. The chosen entries keep their original order."""
     wanted = sample if sample is not None else limit
     if wanted is None or wanted >= len(entries):

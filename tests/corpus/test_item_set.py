@@ -21,6 +21,8 @@ def test_limit_takes_the_first_items_in_turn_from_each_criterion_and_label() -> 
                                                         for lab in ("passed", "failed", "cannot_tell")})
     assert all(e[2] == 0 for e in chosen)  # each stratum's first item, in manifest order
     assert select(STRATA, _key, limit=100) == STRATA
+    two = select(STRATA, _key, limit=2)  # a small N covers the criteria before the labels
+    assert [e[0] for e in two] == ["alt", "fonts"]
 
 
 def test_sample_is_stratified_random_and_repeatable_by_seed() -> None:
