@@ -252,12 +252,13 @@ def sections(data: dict[str, Any]) -> list[dict[str, str]]:
                 {"id": "errors", "title": "Error analysis: items judged wrong" + on}]
         if any(f["flags"] for f in data["benchmark"].get("flags") or []):
             out.append({"id": "flags", "title": "Judge self-checks: flagged judgments" + on})
+    every = " — " + "; ".join(dict.fromkeys((data.get("item_sets") or {}).values())) if data.get("item_sets") else ""
     if data.get("remediation"):
-        out.append({"id": "remediation", "title": "Remediation quality"})
+        out.append({"id": "remediation", "title": "Remediation quality" + every})
     if data.get("review_queue"):
-        out.append({"id": "review-queue", "title": "Review queue"})
+        out.append({"id": "review-queue", "title": "Review queue" + every})
     if data.get("usage"):
-        out.append({"id": "usage", "title": "Model calls: tokens and cost"})
+        out.append({"id": "usage", "title": "Model calls: tokens and cost" + every})
     for screening in data.get("screening") or []:
         out.append({"id": anchor("screening", screening["run_id"]),
                     "title": f"Screening: run {screening['run_id']} — "
