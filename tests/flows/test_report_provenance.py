@@ -42,7 +42,7 @@ def _warehouse(home: Path, kind: str = "synthetic") -> Path:
          "selection": "sample 10, seed 0",
          "label": label_of(kind, name, split, len(ITEMS), 57, "sample 10, seed 0",
                            seed=0 if kind == "synthetic" else None)}], ITEM_SET_SCHEMA)
-    labels = []
+    labels: list[dict[str, object]] = []
     for doc, c, _ in ITEMS:
         labels.append({"run_id": RUN, "judge": "rules", "model": None, "repeat": 0, "doc_id": doc, "criterion": c,
                        "label": "passed", "pages": 1, "failed_pages": [], "error_pages": 0})
