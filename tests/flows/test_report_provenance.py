@@ -133,3 +133,21 @@ def test_flagged_judgments_are_counted_per_judge_in_every_format(tmp_path: Path)
     words = "label contradicts the reply's own sub-criteria or issues"
     for out in (build(home, [RUN], "md"), build(home, [RUN], "html"), render_report(home, RUN)):
         assert words in html.unescape(out)
+
+
+def test_the_average_note_says_what_each_judges_average_covers(tmp_path: Path) -> None:
+    from flows.report.tables import average_note
+
+    bench = json.loads(build(_warehouse(tmp_path), [RUN], "json"))["benchmark"]
+    note = average_note(bench["paper_tables"], bench["averages"])  # both judges scored one criterion
+    assert "over the 1 criterion scored here" in note and "equals that criterion's accuracy" in note
+    mixed = average_note(bench["paper_tables"], [{"criteria": 1}, {"criteria": 7}])
+    assert "each" in mixed.lower() and "1, 7 criteria" in mixed
+
+
+def test_wide_tables_scroll_inside_the_page(tmp_path: Path) -> None:
+    page = build(_warehouse(tmp_path), [RUN], "html")
+    table4 = page.index("Table 4 —")
+    region = page.rindex('<div class="wide" role="region"', 0, table4)
+    assert 'tabindex="0"' in page[region:table4] and "</div>" not in page[region:table4]
+    assert ".wide{overflow-x:auto" in page
