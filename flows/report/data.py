@@ -25,7 +25,7 @@ from judges.conformance import checkpoint_view
 from judges.criteria import SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
+from tasks.screening import NOT_CHECKED, VERDICT_ORDER, conformance_of, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
 
@@ -399,6 +399,8 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
                                    if i["severity"] == tables.ERROR)
         found["fix_first"] = tables.fix_first(found)
         found["first_issue"] = tables.step_text(found["fix_first"][0]) if found["fix_first"] else None
+        if found["verdict"] == NOT_CHECKED:  # no finding was looked for: not "0 errors"
+            found["error_count"] = None
         # One image per failed page, outlining one region per finding kind of every criterion that failed there.
         by_page: dict[int, dict[str, Any]] = {}
         for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):

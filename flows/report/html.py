@@ -414,7 +414,7 @@ def _screening(screening: dict[str, Any]) -> str:
         verdict = f'<span class="failed">{_e(f["verdict"])}</span>' if f["verdict"] != "passes" else "passes"
         rows.append(f'<th scope="row"><a href="#{anchor}">{_e(f["file"])}</a></th>'
                     f'<td>{verdict}</td><td>{_e(f.get("conformance") or "not checked")}</td>'
-                    f'<td class="num">{f.get("error_count", "")}</td>'
+                    f'<td class="num">{tables.count_text(f.get("error_count"))}</td>'
                     f'<td class="num">{len(f.get("warnings") or [])}</td><td>{_e(f["reason"] or "")}</td>'
                     f'<td class="num">{_e(f["pages"])}</td><td class="num">{len(f["failed"])}</td>'
                     f"<td>{_e(', '.join(f['failed']) or 'none')}</td><td>{_e(f['first_issue'] or '')}</td>")

@@ -162,7 +162,7 @@ def _screening_table(screening: dict[str, Any]) -> str:
     counts = {v: sum(1 for f in files if f["verdict"] == v) for v in ("could not be checked", "fails", "passes")}
     out = (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
         ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "fix first"],
-        [[f["file"], f["verdict"], f.get("conformance") or "not checked", f.get("error_count", ""),
+        [[f["file"], f["verdict"], f.get("conformance") or "not checked", tables.count_text(f.get("error_count")),
           len(f.get("warnings") or []), f["reason"] or "", f["pages"], ", ".join(f["failed"]) or "none",
           f["first_issue"] or ""] for f in files]))
     for f in files:

@@ -357,6 +357,11 @@ def fix_first(found: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
+def count_text(count: int | None) -> str:
+    """A count, or – where nothing was counted (a file that could not be checked)."""
+    return "–" if count is None else str(count)
+
+
 def step_text(step: dict[str, Any]) -> str:
     """A fix-first step in a few words (the finding itself is listed once, in the file's issues table)."""
     if not step["pages"]:

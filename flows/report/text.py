@@ -13,6 +13,7 @@ from rich.text import Text
 
 from common.text import visible
 from flows.report import paper_numbers as paper
+from flows.report import tables as tables
 from flows.report.warehouse import report_tables
 from judges.criteria import labels_for
 from judges.labels import Label
@@ -35,7 +36,6 @@ def _pm(mean: float | None, sd: float | None, repeats: int) -> str:
 
 
 def render_report(home: Path, run_id: str, brief: bool = False) -> str:
-    from flows.report import tables as tables
     from flows.report.data import collect
 
     data = collect(home, [run_id])  # the numbers and verdicts md, json and html show (read once per run state)
@@ -114,7 +114,6 @@ def _name(judge: str, model: str) -> str:
 def _published(con: Any, out: Console, run_id: str, bench: dict[str, Any]) -> None:
     """Every judge of the run beside all five published models on the paper's Tables 3, 4 and 5, as md and html
     show them (flows.report.tables.paper_tables): titles naming each side's items, cells with n and intervals."""
-    from flows.report import tables as tables
 
     for paper_table in bench.get("paper_tables") or []:
         columns = [_name(c["judge"], c["model"]) if c["source"] == "ours" else c["name"]
@@ -138,7 +137,6 @@ def _published(con: Any, out: Console, run_id: str, bench: dict[str, Any]) -> No
 def _collected(out: Console, home: Path, run_id: str) -> None:
     """The sections the Markdown, JSON and HTML reports share with this one: error analysis, remediation
     quality, the review queue and the model calls' tokens and cost."""
-    from flows.report import tables as tables
     from flows.report.data import collect
 
     data = collect(home, [run_id])
@@ -244,7 +242,7 @@ def _verdicts(out: Console, run_id: str, screening: dict[str, Any], item_set: st
     for row in files:  # as Text: a file name or an error message is never read as markup
         table.add_row(Text(visible(row["file"], newlines=False)),  # a newline in a name would forge a row
                       Text(row["verdict"], style="bold" if row["verdict"] != PASSES else ""),
-                      Text(row.get("conformance") or ""), str(row.get("error_count", "")),
+                      Text(row.get("conformance") or ""), tables.count_text(row.get("error_count")),
                       str(len(row.get("warnings") or [])),
                       Text(visible(row["reason"] or "", newlines=False)),
                       Text(visible(row.get("first_issue") or "", newlines=False)), str(row["pages"] or ""))
