@@ -56,8 +56,8 @@ def _strata(entries: Sequence[T], key: Any) -> list[list[T]]:
 def select(entries: Sequence[T], key: Any, limit: int | None = None, sample: int | None = None,
            seed: int = 0) -> list[T]:
     """At most `limit` (or `sample`) of `entries`, spread over the strata `key` gives (criterion, label): one
-    from each stratum in turn (criteria interleaved) until N are taken. `limit` takes each stratum's first items, `sample` a seeded
-    random draw. The chosen entries keep their original order."""
+    from each stratum in turn (criteria interleaved) until N are taken. `limit` takes each stratum's first
+    items, `sample` a seeded random draw. The chosen entries keep their original order."""
     wanted = sample if sample is not None else limit
     if wanted is None or wanted >= len(entries):
         return list(entries)
