@@ -20,6 +20,10 @@ depth.
   answers in the styles of larger assistants: long markdown, tables, answers by disability or by setting,
   laws with few supports) was written and annotated by another separate session after that fix, and
   scored once.
+- Set 4 (`validation_supports.jsonl`, issue 59): answers that name supports without the group they serve or
+  imply it by a setting, in styles the other sets lack. Its held-out half was written, annotated and committed
+  before the judges' terms for it were written and is never tuned on; its dev half is for tuning. Its
+  per-category table (precision, recall, F1, depth MAE) is always printed.
 
 With `--llm-judge llm:<model>` (or when the data home's local model server runs: `llm:local`), an LLM
 judge reads the same answers and Cohen's κ between each offline judge and it is printed (coverage,
@@ -41,14 +45,17 @@ from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.inclusivity.validation import (
     Annotated,
     load_heldout,
+    load_supports,
     load_unseen,
     load_validation,
     score_judge,
     weighted_kappa,
 )
 
-TARGET_F1, TARGET_MAE = 0.8, 0.3  # on answers the judges were not tuned on (set 2 report, set 3 unseen)
-UNTUNED = ("set 2 report", "set 3 unseen", "set 3 batch 2", "set 3 batch 3", "set 3 batch 4", "set 3 batch 5")
+TARGET_F1, TARGET_MAE, TARGET_PRECISION = 0.8, 0.3, 0.85  # on answers the judges were not tuned on
+UNTUNED = ("set 2 report", "set 3 unseen", "set 3 batch 2", "set 3 batch 3", "set 3 batch 4", "set 3 batch 5",
+           "set 4 held-out")
+ALWAYS_PER_CATEGORY = ("set 4 held-out",)
 
 
 def parts() -> dict[str, tuple[str, Sequence[Annotated]]]:
@@ -58,7 +65,8 @@ def parts() -> dict[str, tuple[str, Sequence[Annotated]]]:
             "set 1 h36–h70": ("set 1", first[35:]), "set 2 fit": ("set 2", load_heldout("fit")),
             "set 2 report": ("set 2", load_heldout("report")), "set 3 unseen": ("set 3", load_unseen()),
             "set 3 batch 2": ("set 3", load_unseen(2)), "set 3 batch 3": ("set 3", load_unseen(3)),
-            "set 3 batch 4": ("set 3", load_unseen(4)), "set 3 batch 5": ("set 3", load_unseen(5))}
+            "set 3 batch 4": ("set 3", load_unseen(4)), "set 3 batch 5": ("set 3", load_unseen(5)),
+            "set 4 dev": ("set 4", load_supports("dev")), "set 4 held-out": ("set 4", load_supports("heldout"))}
 
 
 def texts(answers: Sequence[Annotated]) -> list[JudgeItem]:
@@ -97,6 +105,16 @@ def _llm_spec(requested: str | None) -> tuple[str | None, str]:
     return None, "no --llm-judge given and no local model server running (accessbench model start)"
 
 
+def per_category_table(score: dict[str, Any]) -> str:
+    """Coverage precision, recall, F1 and depth MAE of each category, with the number of answers covering it."""
+    lines = [f"    {'category':<9} {'covered':>7} {'precision':>9} {'recall':>7} {'F1':>6} {'MAE':>6}"]
+    for c in CATEGORY_NAMES:
+        v = score["per_category"][c]
+        lines.append(f"    {c:<9} {v['positives']:>7} {v['precision']:>9.2f} {v['recall']:>7.2f} {v['f1']:>6.2f} "
+                     f"{v['depth_mae']:>6.2f}")
+    return "\n".join(lines)
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -115,9 +133,11 @@ def main(argv: list[str] | None = None) -> None:
     print(f"set 1: {len(sets['set 1 all'][1])} hand-written fixtures (the lexicon's author); set 2: "
           f"{len(sets['set 2 fit'][1]) + len(sets['set 2 report'][1])} answers written apart and annotated by reading "
           f"(fit {len(sets['set 2 fit'][1])} / report {len(sets['set 2 report'][1])}); set 3: "
-          f"{len(sets['set 3 unseen'][1])} answers written after the judges were frozen, never tuned on; "
-          f"9 categories each")
-    print(f"targets on {' and '.join(UNTUNED)}: coverage F1 ≥ {TARGET_F1}, depth MAE ≤ {TARGET_MAE}")
+          f"{len(sets['set 3 unseen'][1])} answers written after the judges were frozen, never tuned on; set 4: "
+          f"{len(sets['set 4 dev'][1]) + len(sets['set 4 held-out'][1])} answers naming supports without their group "
+          f"(dev {len(sets['set 4 dev'][1])} / held-out {len(sets['set 4 held-out'][1])}); 9 categories each")
+    print(f"targets on {', '.join(UNTUNED)}: coverage F1 ≥ {TARGET_F1} with precision ≥ {TARGET_PRECISION}, "
+          f"depth MAE ≤ {TARGET_MAE}")
     print(f"{'judge':<10} {'answers':<14} {'precision':>9} {'recall':>7} {'F1':>6} {'MAE':>6} {'depth κ':>8} "
           f"{'exact':>6} {'seconds':>8}")
     verdicts: dict[tuple[str, str], list[list[CategoryVerdict]]] = {}
@@ -131,11 +151,8 @@ def main(argv: list[str] | None = None) -> None:
             s = score_judge(verdicts[(spec, label)], answers)
             print(f"{spec:<10} {label:<14} {s['precision']:>9.3f} {s['recall']:>7.3f} {s['f1']:>6.3f} "
                   f"{s['depth_mae']:>6.3f} {_fmt(s['depth_kappa']):>8} {s['depth_exact']:>6.3f} {seconds:>8.2f}")
-            if args.per_category and label in ("set 1 all", *UNTUNED):
-                for c in CATEGORY_NAMES:
-                    v = s["per_category"][c]
-                    print(f"    {c:<9} P {v['precision']:.2f} R {v['recall']:.2f} F1 {v['f1']:.2f} "
-                          f"MAE {v['depth_mae']:.2f}")
+            if label in ALWAYS_PER_CATEGORY or (args.per_category and label in ("set 1 all", *UNTUNED)):
+                print(per_category_table(s))
     spec_llm, why = _llm_spec(args.llm_judge)
     if spec_llm is None:
         print(f"κ against an LLM judge: skipped, {why}; pass --llm-judge llm:<model> to compute it")

@@ -147,7 +147,11 @@ def _measure(name: str, files: list[Path], work: Path, lang: str | None) -> None
     print(f"files whose page furniture or decorative paths were marked as artifacts: {marked}/{len(results)}")
     review = drafts(results)
     print(f"drafts listed for review: {len(review)}" + (f" (e.g. {review[0][2]})" if review else ""))
-    changed = [f"{r.original.name} page {page}" for r in results for page in _changed_pages(r.original, r.fixed)]
+    refused = [r for r in results if r.refused is not None]
+    print(f"files left as they are (refused): {len(refused)}" + "".join(f"\n  {r.original.name}: {r.refused}"
+                                                                  for r in refused))
+    changed = [f"{r.original.name} page {page}" for r in results if r.refused is None
+               for page in _changed_pages(r.original, r.fixed)]
     print(f"pages whose rendering changed (36 dpi, any channel off by more than 8): {len(changed)}"
           + (f" ({', '.join(changed[:5])})" if changed else ""))
 

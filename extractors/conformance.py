@@ -14,12 +14,10 @@ The validator runs inside the extract stage's bounded worker, with its own safet
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import Any
 
 import pikepdf
 import pyarrow as pa
-
 
 MIB = 1 << 20
 FAILURES_PER_RULE = 50  # rows kept per failed rule and file; the last says how many more there were

@@ -7,7 +7,7 @@ Three things are derived from the one declaration:
   its ISO 14289-1 clause and Matterhorn checkpoint, and the document's verdict (`verdict`);
 - a catalog rule per folded check (`catalog_rules`), id `<criterion>.<sub_criterion>.ua1_<rule>`, so that
   `accessbench rules` lists it and `--disable-rule` switches it off like any check of ours;
-- the findings the rules judge adds to a criterion's page judgment from the evidence (`findings`).
+- the findings the rules judge adds to a criterion's page judgment (judges.rules.conformance_findings).
 
 A folded check's severity depends on what is judged: `severity` when a user screens PDFs, `benchmark` on a
 labelled benchmark item (calibrated on the development split; "off" drops the finding there).
@@ -16,7 +16,7 @@ labelled benchmark item (calibrated on the development split; "off" drops the fi
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -186,7 +186,7 @@ def checkpoint_view(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             group["failures"] += 1
             group["rules"].add(row["rule_id"])
     out = []
-    for key, group in groups.items():
+    for group in groups.values():
         statuses = group.pop("statuses")
         status = "failed" if "failed" in statuses else "passed" if "passed" in statuses else "not applicable"
         out.append({**group, "status": status, "rules": sorted(group["rules"])})
@@ -197,7 +197,7 @@ def checkpoint_view(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda g: (order[g["status"]], g["checkpoint"]))
 
 
-def verdict(rows: Iterable[dict[str, Any]]) -> str:
+def verdict(rows: Iterable[Mapping[str, Any]]) -> str:
     """A document's PDF/UA-1 verdict from its conformance rows: conforms | does not conform | not checked."""
     statuses = {r["status"] for r in rows}
     if not statuses or "not_checked" in statuses:
@@ -224,23 +224,3 @@ def evidence_failures(rows: Iterable[dict[str, Any]], criterion: str, page: int,
         if row.get("object_id") and len(entry["objects"]) < 5:
             entry["objects"].append(row["object_id"])
     return [grouped[k] for k in sorted(grouped)]
-
-
-def findings(failures: Iterable[dict[str, Any]], where: str) -> list[Any]:
-    """The catalog findings (judges.base.Issue) of a page's conformance failures."""
-    from judges.rules.catalog import finding  # the catalog includes these checks' rules
-
-    issues = []
-    for failure in failures:
-        check = checks().get(str(failure.get("rule")))
-        if check is None or not check.fold:
-            continue
-        count = int(failure.get("count") or 1)
-        objects = failure.get("objects") or []
-        detail = f" — {failure.get('message')}" if failure.get("message") else ""
-        if count > 1:
-            detail += f" ({count} times)"
-        at = f"{where} (document, {'objects ' if len(objects) > 1 else 'object '}{', '.join(objects)})" \
-            if objects else f"{where} (document)"
-        issues.append(finding(check.rule_id, at, detail=detail[:400]))
-    return issues

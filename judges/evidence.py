@@ -16,8 +16,9 @@ from typing import Any
 
 from common import geometry
 from common.thresholds import BODY_FLOOR_PT
-from judges.criteria import SPEC
 from judges.conformance import CARRIER, evidence_failures
+from judges.criteria import SPEC
+from judges.language import detect_language
 
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
@@ -103,7 +104,8 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     if not total:
         return {}
     face = max(faces, key=lambda k: faces[k])
-    return {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)} | ({"font": face} if face else {})
+    style: dict[str, Any] = {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+    return style | ({"font": face} if face else {})
 
 
 def font_family(name: str | None) -> str:
@@ -229,7 +231,8 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             "accessibility_permitted": _all([s.get("accessibility_permitted") for s in rows]),
             # PDF/UA-1 7.2 lets the language be set per structure element or marked-content sequence: the
             # validator found every piece of text's language declared somewhere (None: not validated).
-            "lang_declared_for_all_text": _text_language_declared(ev.conformance)}
+            "lang_declared_for_all_text": _text_language_declared(ev.conformance),
+            "text_lang": text_language(ev.text_spans)}
 
 
 def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
@@ -244,7 +247,8 @@ def _title_h1(ev: DocEvidence) -> dict[str, Any] | None:
     once per document)."""
     if "_title_h1" not in ev.__dict__:
         ev.__dict__["_title_h1"] = _find_title_h1(ev)
-    return ev.__dict__["_title_h1"]  # type: ignore[no-any-return]
+    found: dict[str, Any] | None = ev.__dict__["_title_h1"]
+    return found
 
 
 def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:
@@ -254,6 +258,22 @@ def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:
     spans = [s for s in ev.text_spans if s.get("page") == first["page"]]
     size = text_style(first.get("bbox"), spans).get("size")
     return {"text": _short(first.get("text")), "page": first["page"], "size": size} if size else None
+
+
+LANGUAGE_PAGES = 3  # the text the language is told from: the first pages (enough words, bounded work)
+
+
+def text_language(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The language of the text on the document's first pages when the stopword detector is confident
+    (judges.language): {"lang", "share", "words"}; None when it cannot tell."""
+    pages = sorted({int(s["page"]) for s in spans if s.get("page") is not None})[:LANGUAGE_PAGES]
+    lines: dict[tuple[int, int, int], list[str]] = {}
+    for span in spans:
+        if span.get("page") in pages:
+            lines.setdefault((span["page"], span.get("block") or 0, span.get("line") or 0), []).append(
+                str(span.get("text") or ""))
+    guess = detect_language(" ".join("".join(parts) for _, parts in sorted(lines.items())))
+    return {"lang": guess.lang, "share": round(guess.share, 2), "words": guess.words} if guess.lang else None
 
 
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:

@@ -29,6 +29,7 @@ from corpus.manifest import (
 )
 from corpus.unreadable import FILE_NOTE
 from tasks.context import RunConfig
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -146,8 +147,7 @@ def check_corpus(cfg: RunConfig) -> None:
 CORPUS = Stage(
     name="corpus",
     upstream=(),
-    config_keys=("source", "source_path", "criteria", "seed", "base_docs", "follow_symlinks", "max_file_mb",
-                 "max_pages", "max_stream_mb", "limit", "sample"),
+    config_keys=stage_keys("corpus", "source", "source_path"),
     tables=(DOCUMENTS, ITEM_SET),
     body=corpus_body,
     code=("corpus", "common"),

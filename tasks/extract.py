@@ -36,6 +36,7 @@ from judges.conformance import conformance_rows
 from tasks.common import add_run_id, content_key, document_files, error_row, good_documents, with_run_id
 from tasks.context import RunConfig
 from tasks.failures import PartialFailure
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -246,7 +247,7 @@ def check_extract(cfg: RunConfig) -> None:
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
-    config_keys=("crop_dpi", "max_page_megapixels", "tag_tree_backend", "max_file_mb", "max_stream_mb"),
+    config_keys=stage_keys("extract", "crop_dpi"),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors", "common"),

@@ -18,6 +18,7 @@ FIXES_SCHEMA = pa.schema([
     pa.field("changes", pa.list_(pa.string()), nullable=False),
     pa.field("left", pa.string()),  # why the finding stays, when the remedy could not clear it
     pa.field("drafts", pa.list_(pa.string())),  # changes for a person to review (a derived title, model drafts)
+    pa.field("refused", pa.string()),  # "kind: why" for a file left as it is (remedy "", nothing written)
 ])
 # <home>/artifacts/fix/run=<re-judge run>/fixes.parquet: `accessbench sql "select * from fixes"`
 FIXES_TABLE = TableSpec("fixes", FIX_STAGE, FIXES_SCHEMA)

@@ -20,7 +20,9 @@ import pyarrow as pa
 
 from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
 from judges.evidence import PageBundle
+from judges.rules.catalog import catalog
 from tasks.failures import Incomplete, classify
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 
@@ -72,6 +74,26 @@ REVIEW_QUEUE_SCHEMA = pa.schema(
 )
 REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
 
+# One row per finding of every judgment: what `judgments.issues` holds as JSON text, as rows a query can count.
+FINDINGS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("model", pa.string()),
+        pa.field("repeat", pa.int32(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("rule_id", pa.string()),  # the rules catalog's id; null for a model's finding
+        pa.field("severity", pa.string(), nullable=False),  # error | warning | candidate, as the rule weighed here
+        pa.field("sub_criterion", pa.string()),
+        pa.field("location", pa.string()),
+        pa.field("problem", pa.string()),
+        pa.field("remediation", pa.string()),
+    ]
+)
+FINDINGS = TableSpec("findings", "judge", FINDINGS_SCHEMA)
+
 LLM_CALLS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -113,6 +135,27 @@ def call_id(run_id: str, judge: str, model: str | None, doc_id: str, criterion: 
 
 def review_item_id(run_id: str, doc_id: str, criterion: str, page: int) -> str:
     return "r" + hashlib.sha1(f"{run_id}\0{doc_id}\0{criterion}\0{page}".encode()).hexdigest()[:10]
+
+
+def findings_rows(judgments: list[dict[str, Any]], screened: set[str]) -> list[dict[str, Any]]:
+    """One `findings` row per issue of every judgment. A catalog rule's severity is the one it has where the
+    document was judged: a screened file (`screened`: doc ids without an expected label) or a benchmark item."""
+    rules = catalog()
+    out = []
+    for row in judgments:
+        try:
+            issues = json.loads(row.get("issues") or "[]")
+        except ValueError:
+            continue
+        for issue in issues if isinstance(issues, list) else []:
+            if not isinstance(issue, dict):
+                continue
+            rule = rules.get(str(issue.get("rule_id") or ""))
+            out.append({k: row[k] for k in ("run_id", "judge", "model", "repeat", "doc_id", "criterion", "page")}
+                       | {"rule_id": rule.id if rule else None,
+                          "severity": rule.severity_in(row["doc_id"] in screened) if rule else "error",
+                          **{k: issue.get(k) for k in ("sub_criterion", "location", "problem", "remediation")}})
+    return out
 
 
 def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -301,7 +344,9 @@ def judge_body(io: StageIO) -> dict[str, Any]:
     judgments = tables["judgments"].to_pylist() if tables else []
     io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],
                                      cfg.max_error_rate)
-    return {**tables, "review_queue": review_queue(cfg.run_id, judgments)}
+    screened = {d["doc_id"] for d in io.read("corpus", "documents") if d.get("expected_label") is None}
+    return {**tables, "review_queue": review_queue(cfg.run_id, judgments),
+            "findings": findings_rows(judgments, screened)}
 
 
 def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judges: list[Judge],
@@ -331,9 +376,10 @@ def check_judge(cfg: Any) -> None:
 JUDGE = Stage(
     name="judge",
     upstream=("inputs",),
-    config_keys=("judges", "repeats", "api_base", "temperature", "max_tokens", "vision", "evidence",
-                 "max_error_rate"),
-    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS),
+    config_keys=stage_keys("judge"),
+    # --cache off (or write): fresh model calls, never another run's outputs.
+    fresh=lambda cfg: getattr(cfg, "cache", "on") in ("off", "write"),
+    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS),
     body=judge_body,
     code=("judges", "common"),
     validate=check_judge,

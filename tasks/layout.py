@@ -15,6 +15,7 @@ from judges.criteria import SPECS
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
 from tasks.context import RunConfig
 from tasks.isolation import in_a_worker
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -66,7 +67,7 @@ def check_layout(cfg: RunConfig) -> None:
 LAYOUT = Stage(
     name="layout",
     upstream=("corpus",),
-    config_keys=("layout_backend", "layout_weights"),
+    config_keys=stage_keys("layout"),
     tables=(LAYOUT_REGIONS, LAYOUT_PAGES),
     body=layout_body,
     code=("extractors", "common"),

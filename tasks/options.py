@@ -213,6 +213,33 @@ class StageSettings(BaseModel):
         return self
 
 
+# Which stages' input hash each setting enters (a stage whose hash is unchanged is skipped, or reuses another
+# run's identical outputs), declared once beside the settings: every stage's `config_keys` is derived from it
+# (`stage_keys`), and tests/tasks/test_stage_keys.py fails on a setting missing here. () = execution only: it
+# changes how a stage runs (limits on time and memory, parallelism, the response cache), not what it computes.
+STAGE_HASH: dict[str, tuple[str, ...]] = {
+    "criteria": ("corpus",), "seed": ("corpus",), "base_docs": ("corpus",), "follow_symlinks": ("corpus",),
+    "limit": ("corpus",), "sample": ("corpus",),
+    "max_file_mb": ("corpus", "extract"), "max_pages": ("corpus",), "max_stream_mb": ("corpus", "extract"),
+    "dpi": ("render",), "max_page_megapixels": ("render", "extract"),
+    "layout_backend": ("layout",), "layout_weights": ("layout",),
+    "tag_tree_backend": ("extract",),
+    "transcript_backend": ("transcript",),
+    "judges": ("judge",), "repeats": ("judge",), "api_base": ("judge",), "temperature": ("judge",),
+    "max_tokens": ("judge",), "vision": ("judge",), "evidence": ("judge",), "max_error_rate": ("judge",),
+    "disabled_rules": ("judge",),
+    # --cache off/write asks for fresh model calls: the judge stage then never reuses another run's outputs
+    # (tasks.judge.JUDGE.fresh) instead of entering the hash.
+    "cache": (), "concurrency": (), "timeout_s": (), "doc_timeout_s": (), "worker_memory_mb": (),
+}
+
+
+def stage_keys(stage: str, *extra: str) -> tuple[str, ...]:
+    """The settings whose values enter `stage`'s input hash: those STAGE_HASH assigns to it, after `extra` (run
+    facts that are not settings, such as the corpus source)."""
+    return (*extra, *(name for name, stages in STAGE_HASH.items() if stage in stages and name not in extra))
+
+
 class BenchmarkOptions(StageSettings, Execution):
     """What a user asks of a benchmark run: the settings plus the corpus, the run id and the data home."""
 
@@ -275,7 +302,7 @@ class AuditSettings(BaseModel):
         description="base question, and/or the accessibility-aware system prompt (default: both)")
     audit_judges: Annotated[list[str], Cli(flag="--judges", many=True, metavar="JUDGE")] = Field(
         default_factory=lambda: list(DEFAULT_JUDGES), min_length=1,
-        description="lexicon | embedding | llm:<litellm model id> (default: lexicon embedding)")
+        description="lexicon | embedding[:<packaged model>] | llm:<litellm model id> (default: lexicon embedding)")
     questions_path: Annotated[str | None, Cli(flag="--questions", metavar="FILE")] = Field(
         None, description="questions file (JSON list or JSONL: question_id, text, theme, note)")
     responses_path: Annotated[str | None, Cli(flag="--responses", metavar="FILE")] = Field(

@@ -20,13 +20,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import unquote, urlsplit
 
 import pikepdf
 import pymupdf
 from pikepdf import Array, Dictionary, Name
 
+from common.list_labels import is_bullet, label_styles
 from corpus.mutations.structure import kids, stype
 from extractors.structure import StructTree, extract_struct_elements, is_standard_type, read_struct_tree
+from judges.language import MIN_WORDS, detect_language
 from judges.rules.catalog import Rule, catalog
 
 NEEDS_MODEL = "needs a model"
@@ -223,42 +226,153 @@ def _links_without_contents(ctx: Context, doc: pymupdf.Document) -> Iterator[tup
                 yield number, annot, shown
 
 
-@remedy("link_contents")
-def link_contents(ctx: Context) -> Outcome:
-    """Link annotations without /Contents get the text drawn under them. Links with no text under them are
-    left to link_description_draft (a model's words, or a person's)."""
-    out = Outcome()
-    missing = 0
-    with pymupdf.open(ctx.source) as doc:
-        for number, annot, shown in _links_without_contents(ctx, doc):
-            contents = _clean(shown.get_textbox(_shown_rect(annot, shown)))
-            if not contents:  # nothing under it to copy: a description is words only a model or a person writes
-                missing += 1
-                continue
-            annot.Contents = pikepdf.String(contents[:200])
-            out.changes.append(f"page {number + 1}: link /Contents “{contents[:60]}”")
-    if missing:
-        out.left = (f"{NEEDS_MODEL}: {missing} link(s) with no text under them need a description (--model drafts "
-                    "one)")
+def _link_element_texts(ctx: Context) -> dict[tuple[int, int], str]:
+    """Annotation (object, generation) → the text of the Link structure element that owns it (its OBJR)."""
+    nodes, records = ctx.tree.nodes, ctx.records
+    if len(records) != len(nodes):
+        return {}
+    out: dict[tuple[int, int], str] = {}
+    for i, node in enumerate(nodes):
+        if ctx.tree.type_of(node.raw_type) != "Link":
+            continue
+        k = node.obj.get("/K")
+        for kid in (k if isinstance(k, Array) else [k] if k is not None else []):
+            target = kid.get("/Obj") if isinstance(kid, Dictionary) and kid.get("/Type") == Name.OBJR else None
+            if isinstance(target, Dictionary) and target.is_indirect:
+                out.setdefault(target.objgen, _subtree_text(records, i))
     return out
 
 
-BULLET = re.compile(r"^[\u2022\u2023\u25e6\u2043\u2219\u25aa\u25cf\u25cb\u25a0\u25a1\u2013\u2014*\-\u00b7]$")
-_NUMBER_STYLES = ((re.compile(r"^\d+[.)]?$"), "Decimal"), (re.compile(r"^[ivxlc]+[.)]$"), "LowerRoman"),
-                  (re.compile(r"^[IVXLC]+[.)]$"), "UpperRoman"), (re.compile(r"^[a-z][.)]$"), "LowerAlpha"),
-                  (re.compile(r"^[A-Z][.)]$"), "UpperAlpha"))
+WORD_SLACK = 2.0  # points a letter may stick out of a link's rectangle sideways (glyph side bearings)
+
+
+@dataclass(frozen=True)
+class PageWord:
+    """A word as drawn (split at white space within a line): its text, box, the boxes of its letters and
+    digits (the characters that make it a word; brackets and punctuation around them may stick out), and
+    whether it is half of a word hyphenated across a line break (“Horten-” and the “sius” after it)."""
+
+    text: str
+    box: pymupdf.Rect
+    letters: tuple[pymupdf.Rect, ...]
+    broken: bool = False
+
+
+_HYPHENATED = re.compile(r"[^\W\d_][-\u00ad\u2010]$")
+
+
+def page_words(shown: pymupdf.Page) -> list[PageWord]:
+    words: list[PageWord] = []
+    for block in shown.get_text("rawdict")["blocks"]:
+        carried = False  # the line before ended in a hyphenated half word
+        for line in block.get("lines", []):
+            chars = [c for span in line["spans"] for c in span["chars"]]
+            line_words: list[PageWord] = []
+            current: list[dict[str, Any]] = []
+            for char in [*chars, None]:
+                if char is not None and not char["c"].isspace():
+                    current.append(char)
+                    continue
+                if current:
+                    box = pymupdf.Rect(current[0]["bbox"])
+                    for c in current[1:]:
+                        box |= pymupdf.Rect(c["bbox"])
+                    letters = tuple(pymupdf.Rect(c["bbox"]) for c in current if c["c"].isalnum())
+                    line_words.append(PageWord("".join(c["c"] for c in current), box, letters))
+                current = []
+            if line_words and carried:
+                line_words[0] = PageWord(line_words[0].text, line_words[0].box, line_words[0].letters, True)
+            carried = bool(line_words) and bool(_HYPHENATED.search(line_words[-1].text))
+            if carried:
+                last = line_words[-1]
+                line_words[-1] = PageWord(last.text, last.box, last.letters, True)
+            words += line_words
+    return words
+
+
+def _cores(text: str) -> list[str]:
+    """The runs of letters and digits of a text, lower case: what makes its words words."""
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def words_inside(words: list[PageWord], rect: pymupdf.Rect) -> str:
+    """The whole words a link's rectangle covers, in drawing order: a word counts when every letter and digit of
+    it lies within the rectangle sideways (give or take WORD_SLACK) and its middle lies within it vertically
+    (a citation “[16]” whose brackets stick out counts). A word the rectangle cuts, or half of a word hyphenated
+    across lines, is left out, never cut."""
+    kept = []
+    for word in words:
+        middle = (word.box.y0 + word.box.y1) / 2
+        if word.letters and not word.broken and rect.y0 <= middle <= rect.y1 and all(
+                r.x0 >= rect.x0 - WORD_SLACK and r.x1 <= rect.x1 + WORD_SLACK for r in word.letters):
+            kept.append(word.text)
+    return _clean(" ".join(kept))
+
+
+def url_description(uri: str) -> str:
+    """A description from an external link's URL: its host and path (`example.org/report`), a mail address
+    for mailto:; "" for anything else (a relative or a javascript: target)."""
+    parts = urlsplit(uri.strip())
+    if parts.scheme.lower() == "mailto" and parts.path:
+        return f"email {parts.path}"[:100]
+    if parts.scheme.lower() not in ("http", "https", "ftp") or not parts.hostname:
+        return ""
+    host = parts.hostname.removeprefix("www.")
+    path = unquote(parts.path).rstrip("/")
+    return _clean(f"{host}{path}")[:100]
+
+
+def _has_word(text: str) -> bool:
+    return bool(re.search(r"[^\W_]", text))
+
+
+@remedy("link_contents")
+def link_contents(ctx: Context) -> Outcome:
+    """Link annotations without /Contents get words the file itself gives them, in this order: the text of the
+    Link structure element that owns the annotation, when every word of it is a whole word drawn on the page;
+    the whole words drawn inside its rectangle (a word the rectangle cuts is never copied in part); for an
+    external link, its URL's host and path. A link with none of them is left to link_description_draft (a
+    model's words, or a person's)."""
+    out = Outcome()
+    missing = 0
+    tagged = _link_element_texts(ctx) if "/StructTreeRoot" in ctx.pdf.Root else {}
+    words: dict[int, list[PageWord]] = {}
+    whole: dict[int, set[str]] = {}  # page → the letters-and-digits runs of its whole (not hyphen-broken) words
+    with pymupdf.open(ctx.source) as doc:
+        for number, annot, shown in _links_without_contents(ctx, doc):
+            if number not in words:
+                words[number] = page_words(shown)
+                whole[number] = {core for w in words[number] if not w.broken for core in _cores(w.text)}
+            contents, how = tagged.get(annot.objgen, "") if annot.is_indirect else "", "its Link element"
+            if _HYPHENATED.search(contents) or not set(_cores(contents)) <= whole[number]:
+                contents = ""  # the element holds half a word (a link broken across lines): not the link's text
+            if not _has_word(contents):
+                contents, how = words_inside(words[number], _shown_rect(annot, shown)), "the words inside it"
+            if not _has_word(contents):
+                action = annot.get("/A")
+                uri = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""
+                contents, how = url_description(uri), "its URL"
+            if not _has_word(contents):  # words only a model or a person can write
+                missing += 1
+                continue
+            annot.Contents = pikepdf.String(contents[:200])
+            out.changes.append(f"page {number + 1}: link /Contents “{contents[:60]}” (from {how})")
+    if missing:
+        out.left = (f"{NEEDS_MODEL}: {missing} link(s) with no whole words in or under them and no web address "
+                    "need a description (--model drafts one)")
+    return out
+
+
+# Where a label fits several styles, the one to declare: "•" is Disc (filled) rather than Circle, "i." LowerRoman.
+_PREFERRED = ("Disc", "Square", "Circle", "Decimal", "LowerRoman", "UpperRoman", "LowerAlpha", "UpperAlpha")
 
 
 def _numbering(label: str) -> str | None:
-    label = label.strip().strip("()")
-    if not label:
-        return None
-    if BULLET.match(label):
-        return "Disc"
-    for pattern, style in _NUMBER_STYLES:
-        if pattern.match(label):
-            return style
-    return None
+    """The ListNumbering one label shows (common.list_labels); a dash or arrow bullet, Disc."""
+    styles = label_styles(label)
+    if not styles:
+        return "Disc" if is_bullet(label.strip()) else None
+    return next(style for style in _PREFERRED if style in styles)
 
 
 @remedy("list_numbering")
@@ -355,54 +469,6 @@ def role_map(ctx: Context) -> Outcome:
     return out
 
 
-# The commonest function words of each language (articles, pronouns, prepositions, conjunctions, auxiliaries):
-# in running text they are a third or more of the words, and few of them are shared between languages.
-STOPWORDS: dict[str, frozenset[str]] = {lang: frozenset(words.split()) for lang, words in {
-    "en": "the of and to in is that for it as with was on be by are this which from or an at not have has "
-          "were we they their these but can its been also than such more our into other there when where",
-    "de": "der die das und den des ist nicht von mit sich auf für dem ein eine einer eines auch als wird werden "
-          "bei oder aus nach wie wir sind zum zur durch über noch nur kann diese dieser wurde sie",
-    "fr": "le la les et des du un une est que qui dans pour pas sur par au aux avec ce cette ces sont il elle "
-          "nous ils mais ou plus être été leur entre comme fait sans peut",
-    "es": "el la los las y de del que en un una es por con para se su sus al lo como más pero son fue está "
-          "entre sin sobre este esta también ha han muy hay",
-    "it": "il lo la gli le e di del della che un una è per con non sono si al nel nella dei delle anche come "
-          "più ma questo questa sua suo tra stato essere",
-    "nl": "de het een en van in is dat op te voor met zijn niet aan er ook als bij door om maar nog wordt "
-          "worden deze dit naar uit kan zij wij hun",
-    "pt": "o a os as e de do da dos das que em um uma é para com não por se na no mais mas como foi são ao "
-          "pelo pela entre também seu sua está",
-    "sv": "och att det som en på är av för med till den har de inte om ett men var jag sig från vi så kan "
-          "eller när alla efter också under",
-}.items()}
-MIN_WORDS = 40  # fewer words than this: too little text to tell
-
-
-@dataclass(frozen=True)
-class LanguageGuess:
-    lang: str | None  # the BCP 47 primary tag, or None when the text is too short or the guess too close
-    share: float  # of the words that are the language's stopwords
-    runner_up: str | None
-    runner_up_share: float
-    words: int
-
-    @property
-    def confident(self) -> bool:
-        return self.lang is not None
-
-
-def detect_language(text: str) -> LanguageGuess:
-    """The text's language by stopword counts: the language whose function words make up the largest share
-    of the words. Confident only with enough words, a share typical of running text (≥ 0.15) and a clear
-    lead (at least twice the runner-up's share); otherwise `lang` is None and the shares say why."""
-    words = re.findall(r"[^\W\d_]+", text.lower())
-    shares = sorted(((sum(w in stop for w in words) / len(words) if words else 0.0, lang)
-                     for lang, stop in STOPWORDS.items()), reverse=True)
-    (best, lang), (second, runner_up) = shares[0], shares[1]
-    confident = len(words) >= MIN_WORDS and best >= 0.15 and best >= 2 * second
-    return LanguageGuess(lang if confident else None, best, runner_up, second, len(words))
-
-
 @remedy("document_lang")
 def document_lang(ctx: Context) -> Outcome:
     """A document /Lang: the text's language when the stopword detector is confident, else the language every
@@ -429,14 +495,29 @@ def document_lang(ctx: Context) -> Outcome:
     return Outcome(changes=[f"document /Lang {lang} ({how})"])
 
 
+def own_title(pdf: pikepdf.Pdf) -> str:
+    """The title the document carries itself: XMP dc:title, else the document information's /Title."""
+    try:  # read only: open_metadata's context would write the XMP back and rewrite the document information
+        title = _clean(str(pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False).get("dc:title") or ""))
+    except Exception:  # noqa: BLE001 - unreadable XMP: fall back on the document information
+        title = ""
+    info = pdf.trailer.get("/Info")
+    return title or (_clean(str(info.get("/Title", ""))) if isinstance(info, Dictionary) else "")
+
+
 @remedy("display_doc_title")
 def display_doc_title(ctx: Context) -> Outcome:
-    """/ViewerPreferences /DisplayDocTitle true: viewers show the title, not the file name."""
+    """/ViewerPreferences /DisplayDocTitle true: viewers show the title, not the file name — only where the
+    document has a title of its own (a title fix drafts is for a person to confirm first, and a viewer would
+    show a wrong one in place of the file name)."""
     prefs = ctx.pdf.Root.get("/ViewerPreferences")
+    if isinstance(prefs, Dictionary) and prefs.get("/DisplayDocTitle") is True:
+        return Outcome()
+    if not own_title(ctx.pdf):
+        return Outcome(left=f"{NEEDS_MEANING}: the document has no title of its own; set /DisplayDocTitle once a "
+                            "person has given it one")
     if not isinstance(prefs, Dictionary):
         ctx.pdf.Root.ViewerPreferences = prefs = Dictionary()
-    if prefs.get("/DisplayDocTitle") is True:
-        return Outcome()
     prefs.DisplayDocTitle = True
     return Outcome(changes=["/ViewerPreferences /DisplayDocTitle true"])
 
@@ -452,52 +533,70 @@ def _subtree_text(records: list[dict[str, Any]], index: int) -> str:
     return _clean(" ".join(parts))
 
 
-def _largest_text(source: Path) -> str:
-    """The text set in the largest size on page 1 that has at least two words (the lines of that size, in
-    order), as a title candidate."""
+SAME_SIZE = 0.5  # points: text this close to the largest size on the page counts as set in it
+
+
+def _largest_lines(source: Path) -> list[tuple[float, str]]:
+    """(size, text) of the horizontal lines on page 1 set in the largest size among lines with a word (a drop
+    cap or a lone symbol is no title)."""
     with pymupdf.open(source) as doc:
         if not len(doc):
-            return ""
+            return []
         lines: list[tuple[float, str]] = []
         for block in doc[0].get_text("dict")["blocks"]:
             for line in block.get("lines", []):
                 spans = [s for s in line["spans"] if s["text"].strip()]
                 if spans and abs(line["dir"][1]) < 0.01:  # horizontal lines only (not an arXiv margin stamp)
-                    lines.append((round(max(s["size"] for s in spans), 1), "".join(s["text"] for s in spans)))
-    for size in sorted({size for size, _ in lines}, reverse=True):  # a drop cap or a lone symbol is no title
-        text = _clean(" ".join(text for s, text in lines if s == size))
-        if len(re.findall(r"[^\W\d_]{2,}", text)) >= 2:
-            return text
-    return ""
+                    lines.append((max(s["size"] for s in spans), "".join(s["text"] for s in spans)))
+    worded = [size for size, text in lines if re.search(r"[^\W\d_]{2,}", text)]
+    if not worded:
+        return []
+    largest = max(worded)
+    return [(size, text) for size, text in lines if size >= largest - SAME_SIZE]
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))
 
 
 def derive_title(ctx: Context) -> tuple[str, str]:
-    """(title, where it came from): the first Title or H1 element's text, else the largest text on page 1."""
+    """(title, where it came from): the text of the first Title or H1 element on page 1 when it is also the
+    text set largest on that page, and nothing else is set as large (three section headings of one size are
+    no title); ("", why not) otherwise. Body lines and running text are never a title."""
     records = ctx.records
-    for kind in ("Title", "H1"):
-        for i, record in enumerate(records):
-            if record.get("type") == kind and (text := _subtree_text(records, i)):
-                return text[:200], f"the first {kind} element"
-    text = _largest_text(ctx.source)
-    return (text[:200], "the largest text on page 1") if text else ("", "")
+    candidate = next(((kind, _subtree_text(records, i)) for i, record in enumerate(records)
+                      for kind in ("Title", "H1") if record.get("type") == kind and record.get("page") == 1
+                      and _subtree_text(records, i)), None)
+    if candidate is None:
+        return "", "no Title or H1 element on page 1"
+    kind, text = candidate
+    largest = _words(" ".join(t for _, t in _largest_lines(ctx.source)))
+    mine = _words(text)
+    if not mine or mine != largest:
+        return "", f"the first {kind} element (“{text[:60]}”) is not the largest text on page 1"
+    return text[:200], f"the first {kind} element, the largest text on page 1"
 
 
 @remedy("xmp_title")
 def xmp_title(ctx: Context) -> Outcome:
-    """The XMP dc:title (PDF/UA-1 7.1 asks for it in XMP): the document information's /Title, else a title
-    drawn from the document's own first heading (Title or H1 element) or the largest text on page 1, written
-    to both and listed as a draft for a person to confirm."""
+    """The XMP dc:title (PDF/UA-1 7.1 asks for it in XMP): the document information's /Title, else the text of
+    the document's first Title or H1 element on page 1 when that is also the largest text there, written to
+    both and listed as a draft for a person to confirm. Without such evidence dc:title stays unset."""
     info = ctx.pdf.trailer.get("/Info")
     title = _clean(str(info.get("/Title", ""))) if isinstance(info, Dictionary) else ""
     source, drafted = "from /Title", False
     if not title:
         title, where = derive_title(ctx)
         if not title:
-            return Outcome(left=f"{NEEDS_MEANING}: the document has no /Title, no Title or H1 element and no text on "
-                                "page 1; a person has to name it")
+            return Outcome(left=f"{NEEDS_MEANING}: no /Title, and no evidence for one ({where}); a person has to name "
+                                "the document")
         source, drafted = f"drawn from {where}", True
-    with ctx.pdf.open_metadata(set_pikepdf_as_editor=False) as meta:
-        meta["dc:title"] = title  # open_metadata also writes the document information's /Title
+    with ctx.pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+        meta["dc:title"] = title
+    if drafted:
+        if not isinstance(info, Dictionary):
+            ctx.pdf.trailer.Info = info = ctx.pdf.make_indirect(Dictionary())
+        info.Title = pikepdf.String(title)
     change = f"XMP dc:title “{title[:60]}” ({source})"
     return Outcome(changes=[change], drafts=[f"title “{title[:120]}” ({source}): confirm it names the document"]
                    if drafted else [])
@@ -603,8 +702,8 @@ def link_description_draft(ctx: Context) -> Outcome:
     with pymupdf.open(ctx.source) as doc:
         for number, annot, shown in _links_without_contents(ctx, doc):
             rect = _shown_rect(annot, shown)
-            if _clean(shown.get_textbox(rect)):
-                continue  # text under it: link_contents copies that, no model needed
+            if _has_word(words_inside(page_words(shown), rect)):
+                continue  # words under it: link_contents copies those, no model needed
             action = annot.get("/A")
             target = str(action.get("/URI", "")) if isinstance(action, Dictionary) else ""
             if not target and (action is not None or "/Dest" in annot):
@@ -764,11 +863,30 @@ def artifacts(ctx: Context) -> Outcome:
     if "/StructTreeRoot" not in ctx.pdf.Root:
         return Outcome()
     out = Outcome()
+    # A content stream several pages share would become one rewritten copy per page (2,500 pages of one stream:
+    # a file hundreds of times larger): those pages are left as they are.
+    streams = [_content_key(page) for page in ctx.pdf.pages]
+    shared = {key for key, n in Counter(streams).items() if key is not None and n > 1}
+    skipped = 0
     with pymupdf.open(ctx.source) as doc:
         furniture = _furniture_lines(doc)
         for index, page in enumerate(ctx.pdf.pages):
+            if streams[index] in shared:
+                skipped += 1
+                continue
             texts, paths = _mark_page(ctx.pdf, page, doc[index], furniture.get(index, []))
             if texts or paths:
                 out.changes.append(f"page {index + 1}: {texts} running head/foot text object(s) and {paths} "
                                    "decorative path(s) marked as artifacts")
+    if skipped:
+        out.left = (f"{NOT_MECHANICAL}: {skipped} page(s) share their content stream with other pages; marking it "
+                    "page by page would copy it for each, so they are left as they are")
     return out
+
+
+def _content_key(page: pikepdf.Page) -> tuple[tuple[int, int], ...] | None:
+    """The page's content streams as object numbers (None when they are direct objects, never shared)."""
+    value = page.obj.get("/Contents")
+    refs = value if isinstance(value, Array) else [value] if value is not None else []
+    keys = tuple(ref.objgen for ref in refs if isinstance(ref, pikepdf.Object) and ref.is_indirect)
+    return keys or None

@@ -8,6 +8,7 @@ from typing import Any
 
 from extractors.pages import PAGES_SCHEMA, render_pages
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -46,7 +47,7 @@ def pages_of(doc: dict[str, Any]) -> int:
 RENDER = Stage(
     name="render",
     upstream=("corpus",),
-    config_keys=("dpi", "max_page_megapixels"),
+    config_keys=stage_keys("render"),
     tables=(PAGES,),
     body=render_body,
     code=("extractors", "common"),

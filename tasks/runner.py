@@ -70,6 +70,7 @@ class Stage:
     body: Callable[[StageIO], Mapping[str, Iterable[Mapping[str, Any]] | pa.Table]]
     version: str = "1"
     reusable: bool = True  # may another run's identical outputs be reused?
+    fresh: Callable[[Any], bool] | None = None  # a run for which this stage must compute, never reuse (cfg → bool)
     # Digest of inputs outside the artifact store (e.g. the dataset manifest and its files).
     external_inputs: Callable[[Any], str] | None = None  # (the study's run config) → a digest
     # Packages whose source decides the outputs: editing them makes the stage run again.
@@ -393,7 +394,7 @@ def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None =
     if current and not force and previous is not None:
         console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
         return StageRun(**{**previous.__dict__, "status": StageStatus.SKIPPED})
-    if not force and stage.reusable:
+    if not force and stage.reusable and not (stage.fresh is not None and stage.fresh(cfg)):
         donor = store.completed_with_hash(stage.name, digest)
         if donor is not None and donor.run_id != cfg.run_id:
             started = now()

@@ -11,6 +11,7 @@ from typing import Any
 from extractors.transcript import TRANSCRIPT_SCHEMA, TranscriptError, get_transcriber
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
 from tasks.context import RunConfig
+from tasks.options import stage_keys
 from tasks.runner import Stage, StageIO
 from warehouse.catalog import TableSpec
 
@@ -84,7 +85,7 @@ def check_transcript(cfg: RunConfig) -> None:
 TRANSCRIPT = Stage(
     name="transcript",
     upstream=("corpus", "extract"),
-    config_keys=("transcript_backend",),
+    config_keys=stage_keys("transcript"),
     tables=(TRANSCRIPTS,),
     body=transcript_body,
     code=("extractors", "common"),

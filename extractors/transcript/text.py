@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from common.list_labels import is_bullet as is_bullet  # the one bullet vocabulary, re-exported
 from extractors.structure.content import STRUCT_BLOCK
 
 TEXT_BLOCK = 0  # a MuPDF text block's type
-_BULLETS = frozenset("•◦▪▫■□●○‣⁃∙·-–—*►▸➢✓")
 
 
 def struct_blocks(blocks: list[dict]) -> Iterator[tuple[str, list[str | int], list[str]]]:
@@ -62,8 +62,4 @@ def trailing(text: str, chars: int) -> str:
 def speakable(text: str) -> bool:
     # A lone "." or "," between two links is not read out; any letter or digit is.
     return any(ch.isalnum() for ch in text)
-
-
-def is_bullet(text: str) -> bool:
-    return bool(text) and all(ch in _BULLETS for ch in text.replace(" ", ""))
 

@@ -1,12 +1,14 @@
 """`accessbench fix`: repair what the rules judge's findings say can be repaired mechanically, re-judge the
 repaired copies, and list what remains for a person.
 
-    accessbench fix FILE.pdf --out FIXED.pdf [--lang en] [--model llm:<id> | local]
-    accessbench fix --run ID [--doc DOC …] --out DIR [--lang en] [--model llm:<id> | local]
+    accessbench fix FILE.pdf --out FIXED.pdf [--lang en] [--model llm:<id> | local] [--force]
+    accessbench fix --run ID [--doc DOC …] --out DIR [--lang en] [--model llm:<id> | local] [--force]
 
 A single file is judged first (in the data home given by --home or $ACCESSBENCH_HOME, else in a scratch
 home removed afterwards); a finished run's documents are repaired from that run's findings. Originals are
-never written; the repaired files go under --out only.
+never written; the repaired files go under --out only, never over an input, an existing file (without
+--force) or through a symlink. A file fix leaves alone (over a limit, signed, protected, unreadable) is one
+line and exit 1; the others are still repaired.
 """
 
 from __future__ import annotations
@@ -49,13 +51,26 @@ def add_parser(sub: Any) -> None:
     fix.add_argument("--criteria", nargs="+", help="criteria to judge (default: all)")
     fix.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default: a summary for a person) or json (every fix and remaining finding)")
+    fix.add_argument("--force", action="store_true",
+                     help="replace repaired files that already exist at --out (never an input, never a symlink)")
+    fix.add_argument("--allow-invalidating-signatures", action="store_true",
+                     help="repair signed files too: their signatures no longer hold in the copy and Reader usage "
+                          "rights (/Perms /UR3) are removed from it (default: signed files are left as they are)")
+    from flows.cli.options import add_options
+    from tasks.options import StageSettings
+
+    add_options(fix, StageSettings, LIMIT_OPTIONS)  # the limits of `run`, the same flags and defaults
+
+
+LIMIT_OPTIONS = ("max_file_mb", "max_pages", "max_stream_mb", "doc_timeout_s", "worker_memory_mb")
 
 
 def run_fix(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli.console import EXIT_NOT_FOUND
+    from flows.cli.console import EXIT_FAILED, EXIT_NOT_FOUND
     from flows.cli.console import error as _error
     from judges.criteria import CRITERIA
-    from tasks.fix import FixError, check_output, run_documents
+    from tasks.fix import FixError, check_output, run_documents, unique_outputs
+    from warehouse.paths import DiskFull
     from warehouse.store import ArtifactStore
 
     if bool(args.file) == bool(args.run):
@@ -75,12 +90,13 @@ def run_fix(home: Path, args: argparse.Namespace) -> int:
                 return _error(f"no such file: {original}", EXIT_NOT_FOUND)
             if out.is_dir():
                 return _error(f"--out {out} is a folder: name the repaired file, e.g. --out {out / original.name}")
-            check_output(original, out)
+            check_output(original, out, force=args.force)
             if args.home is None and not os.environ.get("ACCESSBENCH_HOME"):
                 scratch = Path(tempfile.mkdtemp(prefix="accessbench-fix-"))
                 home = scratch
                 os.environ["XDG_CACHE_HOME"] = str(scratch / "cache" / "xdg")  # onnxruntime's files go there too
-            pairs, original_run = [(original.resolve(), out.resolve())], None
+            pairs, original_run = [(original.resolve(), out.parent.resolve() / out.name)], None
+            inputs: tuple[Path, ...] = ()
         else:
             if ArtifactStore(home).get_run(args.run) is None:
                 return _error(f"no run {args.run!r} in {home}; see: accessbench runs", EXIT_NOT_FOUND)
@@ -99,54 +115,65 @@ def run_fix(home: Path, args: argparse.Namespace) -> int:
                               f"fix FILE.pdf --out FIXED.pdf", EXIT_NOT_FOUND)
             if out.exists() and not out.is_dir():
                 return _error(f"--out {out} is a file: with --run, name a folder for the repaired files")
-            pairs, original_run = _out_paths(chosen, out), args.run
-        return _fix(home, pairs, original_run, args, scratch is not None)
+            pairs, original_run, inputs = unique_outputs(chosen, out, list(documents)), args.run, tuple(documents)
+        return _fix(home, pairs, original_run, args, scratch is not None, inputs)
     except FixError as exc:
         return _error(str(exc))
+    except DiskFull as exc:
+        return _error(f"{exc}: nothing more was written; free space there and run fix again", EXIT_FAILED)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _out_paths(files: list[Path], out: Path) -> list[tuple[Path, Path]]:
-    """Each file's repaired copy under `out`, by name (prefixed by its parent folders where names repeat)."""
-    names = Counter(p.name for p in files)
-    pairs = []
-    for p in files:
-        name = p.name if names[p.name] == 1 else "__".join(p.parts[-3:])
-        pairs.append((p, out / name))
-    return pairs
-
-
 def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, args: argparse.Namespace,
-         scratch: bool) -> int:
+         scratch: bool, inputs: tuple[Path, ...]) -> int:
+    from flows.cli.console import EXIT_FAILED
     from flows.report.fix import write_fix_report
     from tasks.fix import draft_model, drafts, fix_files, remaining, rule_counts
+    from tasks.fix_guards import FixLimits
+    from tasks.options import StageSettings
 
+    limits = FixLimits.of(StageSettings(**{n: getattr(args, n) for n in LIMIT_OPTIONS if hasattr(args, n)}))
     model = draft_model(home, args.model) if args.model else None
-    before_run, after_run, results = fix_files(home, pairs, original_run=original_run, criteria=args.criteria,
-                                               lang=args.lang, model=model)
+    before_run, after_run, results = fix_files(
+        home, pairs, original_run=original_run, criteria=args.criteria, lang=args.lang, model=model, limits=limits,
+        allow_invalidating_signatures=args.allow_invalidating_signatures, force=args.force, inputs=inputs)
+    refused = [r for r in results if r.refused is not None]
+    for r in refused:  # one line each, on stderr, before anything else
+        print(f"accessbench: {r.original}: not repaired, {r.refused}", file=sys.stderr)
+    code = EXIT_FAILED if refused else 0
+    refused_json = [{"file": str(r.original), "kind": r.refused.kind, "reason": r.refused.message}
+                    for r in refused if r.refused is not None]
+    everything, results = results, [r for r in results if r.refused is None]
+    if not results or after_run is None:
+        if args.format == "json":
+            print(json.dumps({"original_run": before_run, "fixed_run": None, "scratch_home": scratch, "files": [],
+                              "refused": refused_json}, indent=2, ensure_ascii=False))
+        return code
     left = remaining(results)
     review = drafts(results)
     report = Path(args.report).expanduser() if args.report else _report_path(home, pairs, original_run, scratch)
     if report is not None:
-        write_fix_report(report, results, before_run, after_run)
+        write_fix_report(report, everything, before_run, after_run)
     counts = rule_counts(results)
     criteria = sorted({c for r in results for c in r.labels} | {c for r in results for c in r.labels_after})
     if args.format == "json":
         print(json.dumps({
             "original_run": before_run, "fixed_run": after_run, "scratch_home": scratch,
             "files": [{"original": str(r.original), "fixed": str(r.fixed), "labels_before": r.labels,
-                       "labels_after": r.labels_after,
+                       "labels_after": r.labels_after, "fixed_rules": r.fixed_rules, "worse_rules": r.worse_rules,
+                       "notes": r.notes,
                        "remedies": {name: {"rules": rules, "changes": o.changes, "left": o.left}
                                     for name, (rules, o) in r.outcomes.items()}} for r in results],
+            "refused": refused_json,
             "rules": {rid: {"before": b, "after": a} for rid, (b, a) in counts.items()},
             "remaining": [{"file": str(x.file), "criterion": x.criterion, "rule_id": x.rule_id,
                            "location": x.location, "problem": x.problem, "reason": x.reason} for x in left],
             "drafts": [{"file": str(f), "remedy": name, "draft": d} for f, name, d in review],
             "report": str(report) if report else None,
         }, indent=2, ensure_ascii=False))
-        return 0
+        return code
     from rich.console import Console
 
     from common.text import visible
@@ -155,9 +182,18 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
     console = Console(width=terminal_width(), markup=False, highlight=False)
     for r in results:
         changes = [f"{name}: {c}" for name, (_, o) in r.outcomes.items() for c in o.changes]
-        console.print(visible(f"{r.original} → {r.fixed}: {len(changes)} change(s)", newlines=False))
+        worse = f", {len(r.worse_rules)} fire more than before" if r.worse_rules else ""
+        console.print(visible(f"{r.original} → {r.fixed}: {len(changes)} change(s); on re-judging "
+                              f"{len(r.fixed_rules)} rule(s) no longer fire{worse}", newlines=False))
         for line in changes:  # a change may quote the document's text (a title, a link's words)
             console.print(f"  {visible(line, newlines=False)}")
+        for name, (_, o) in r.outcomes.items():
+            if o.left and "rolled back" in o.left:
+                console.print(f"  {name}: {visible(o.left, newlines=False)}")
+        for rid in r.worse_rules:
+            console.print(f"  worse: {rid} has more findings on the copy than on the original")
+        for note in r.notes:
+            console.print(f"  note: {visible(note, newlines=False)}")
     where = "a scratch data home, removed now (pass --home to keep both runs)" if scratch else str(home)
     console.print(f"re-judged as run {after_run}, linked to run {before_run} ({where})")
     print_first_fitting(layouts("labels before → after (rules judge)", ("criterion", "before", "after"),
@@ -178,14 +214,14 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
                                     [(x.file.name, x.rule_id, x.location[:60], x.reason) for x in left],
                                     keys=("file", "rule"), drops=((), ("where",)),
                                     note="; accessbench fix --format json lists it"))
-    else:
+    elif not refused:
         console.print("nothing left for a person: every finding was repaired")
     if review:
         print_first_fitting(layouts(f"{len(review)} draft(s) for a person to review", ("file", "remedy", "draft"),
                                     [(f.name, name, d) for f, name, d in review], keys=("file",)))
     where_report = f"; report: {report}" if report else " (give --report FILE.html for the before → after page)"
-    print(visible(f"fixed: {', '.join(str(r.fixed) for r in results)}{where_report}"), file=sys.stderr)
-    return 0
+    print(visible(f"written: {', '.join(str(r.fixed) for r in results)}{where_report}"), file=sys.stderr)
+    return code
 
 
 def _report_path(home: Path, pairs: list[tuple[Path, Path]], run: str | None, scratch: bool) -> Path | None:

@@ -30,16 +30,17 @@ def run_conformance(args: argparse.Namespace) -> int:
     from judges.conformance import checks
 
     declared = [c for c in checks().values() if not args.criterion or c.criterion == args.criterion]
-    rows = [{"validator_rule": c.page, "clause": c.clause, "matterhorn": c.matterhorn, "title": c.title,
-             "applies": list(c.applies), "folded_into": c.fold or None, "catalog_id": c.rule_id or None,
-             "severity_screening": c.severity if c.fold else None, "severity_benchmark": c.benchmark if c.fold else None}
-            for c in declared]
+    rows: list[dict[str, Any]] = [
+        {"validator_rule": c.page, "clause": c.clause, "matterhorn": c.matterhorn, "title": c.title,
+         "applies": list(c.applies), "folded_into": c.fold or None, "catalog_id": c.rule_id or None,
+         "severity_screening": c.severity if c.fold else None, "severity_benchmark": c.benchmark if c.fold else None}
+        for c in declared]
     if args.format == "json":
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     if args.format == "md":
-        print("| validator rule | what it checks | PDF/UA-1 | Matterhorn | folded into | severity (screening / benchmark) |"
-              "\n|---|---|---|---|---|---|")
+        print("| validator rule | what it checks | PDF/UA-1 | Matterhorn | folded into "
+              "| severity (screening / benchmark) |\n|---|---|---|---|---|---|")
         for r in rows:
             severity = f"{r['severity_screening']} / {r['severity_benchmark']}" if r["folded_into"] else "–"
             print(f"| `{r['validator_rule']}` | {r['title']} | {r['clause']} | {r['matterhorn'] or '–'} | "
@@ -54,7 +55,8 @@ def run_conformance(args: argparse.Namespace) -> int:
     for name in ("validator rule", "PDF/UA-1", "Matterhorn", "folded into", "severity"):
         table.add_column(name, overflow="fold")
     for r in rows:
-        table.add_row(r["validator_rule"], r["clause"], r["matterhorn"] or "-", r["catalog_id"] or "syntax only",
+        table.add_row(str(r["validator_rule"]), str(r["clause"]), str(r["matterhorn"] or "-"),
+                      str(r["catalog_id"] or "syntax only"),
                       f"{r['severity_screening']} / {r['severity_benchmark']}" if r["folded_into"] else "-")
     print_table(table)
     return 0

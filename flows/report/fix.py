@@ -59,9 +59,23 @@ def _changes(results: list[FileFix]) -> str:
     for r in results:
         items = [f"<li><strong>{_e(name)}</strong>: {_e(change)}</li>" for name, (_, o) in r.outcomes.items()
                  for change in o.changes]
+        items += [f"<li><strong>{_e(name)}</strong>: {_e(o.left)}</li>" for name, (_, o) in r.outcomes.items()
+                  if o.left and "rolled back" in o.left]
+        items += [f"<li>worse: {_e(rid)} has more findings on the copy than on the original</li>"
+                  for rid in r.worse_rules]
+        items += [f"<li>note: {_e(note)}</li>" for note in r.notes]
         parts.append(f"<h3>{_e(r.fixed.name)}</h3><p class=\"note\">Repaired copy of {_e(r.original)}: "
-                     f"{len(items)} change(s).</p>" + (f"<ul>{''.join(items)}</ul>" if items else ""))
+                     f"{len(items)} item(s); on re-judging {len(r.fixed_rules)} rule(s) no longer fire.</p>"
+                     + (f"<ul>{''.join(items)}</ul>" if items else ""))
     return "".join(parts)
+
+
+def _refused(results: list[FileFix]) -> str:
+    rows = [_rowhead(r.original.name) + _cell(r.refused.kind) + _cell(r.refused.message)
+            for r in results if r.refused is not None]
+    if not rows:
+        return "<p>None: every file was repaired.</p>"
+    return _table("Files left as they are (nothing written), with the reason", ["file", "kind", "reason"], rows)
 
 
 def _drafts(results: list[FileFix]) -> str:
@@ -73,10 +87,11 @@ def _drafts(results: list[FileFix]) -> str:
             + _table("Drafts for a person to review", ["file", "remedy", "draft"], rows))
 
 
-def _remaining(results: list[FileFix]) -> str:
+def _remaining(results: list[FileFix], refused: bool) -> str:
     left = remaining(results)
     if not left:
-        return "<p>Nothing is left for a person: every finding was repaired.</p>"
+        return ("<p>Nothing is left for a person in the repaired files.</p>" if refused else
+                "<p>Nothing is left for a person: every finding was repaired.</p>")
     reasons = Counter(x.reason.split(":")[0] for x in left)
     summary = "".join(f"<li>{_e(reason)}: {n}</li>" for reason, n in sorted(reasons.items()))
     rows = [_rowhead(x.file.name) + _cell(x.criterion) + _cell(x.rule_id) + _cell(x.location) + _cell(x.problem)
@@ -86,10 +101,12 @@ def _remaining(results: list[FileFix]) -> str:
                                                                      "problem", "reason"], rows))
 
 
-def render_fix_report(results: list[FileFix], original_run: str, fixed_run: str) -> str:
+def render_fix_report(everything: list[FileFix], original_run: str, fixed_run: str) -> str:
+    results = [r for r in everything if r.refused is None]
     sections = [("labels", "Labels before → after", _by_criterion(results)),
                 ("rules", "Findings per rule before → after", _by_rule(results)),
-                ("remaining", "What remains for a person", _remaining(results)),
+                ("refused", "Files left as they are", _refused(everything)),
+                ("remaining", "What remains for a person", _remaining(results, len(results) < len(everything))),
                 ("drafts", "Drafts to review", _drafts(results)),
                 ("changes", "Changes made", _changes(results))]
     toc = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)

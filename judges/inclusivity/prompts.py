@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from judges.inclusivity.categories import CATEGORIES, CATEGORY_NAMES, DEPTH_RUBRIC, MAX_DEPTH
+from judges.inclusivity.lexicon_terms import SHARED_MARKERS
 
-PROMPT_VERSION = "audit-2"
+PROMPT_VERSION = "audit-3"
 VARIANTS = ("base", "aware")
 RESPONSE_PARAMS: dict[str, Any] = {"temperature": 0.1, "max_tokens": 512}  # the study's protocol
 
@@ -36,6 +37,21 @@ def response_messages(question: str, variant: str) -> list[dict[str, str]]:
 RESPONSE_OPEN, RESPONSE_CLOSE = "<response>", "</response>"
 
 
+# How the prompt names each support the offline judges share between groups (lexicon_terms.SHARED_MARKERS).
+SHARED_SUPPORT_WORDS = {"easy_read": "easy-read versions", "plain_language": "plain language",
+                        "step_by_step": "step-by-step instructions", "quiet_room": "a quiet room",
+                        "flexible_hours": "flexible hours",
+                        "text_instead_of_voice": "contact by text instead of a call"}
+
+
+def _shared_supports() -> str:
+    def groups(names: tuple[str, ...]) -> str:
+        return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+    return ", ".join(f"{SHARED_SUPPORT_WORDS[key]} serve{'s' if not SHARED_SUPPORT_WORDS[key].endswith('s') else ''} "
+                     f"{groups(owners)}" for key, owners in SHARED_MARKERS.items())
+
+
 def judge_system_prompt() -> str:
     categories = "\n".join(f"- {c.name}: {c.description}" for c in CATEGORIES)
     rubric = "\n".join(f"- {line}" for line in DEPTH_RUBRIC)
@@ -47,8 +63,9 @@ def judge_system_prompt() -> str:
         "A category is covered when the answer addresses the needs of the people in it, in either of two "
         "ways: it names them or one of their conditions, or it names a support that serves them even without "
         "naming the group (braille, tactile paving or audio description serve Vision; captions, hearing loops "
-        "or visual alarms serve Hearing; step-free routes, ramps or lifts serve Mobility; easy-read versions "
-        "or plain language serve Gen/Dev and Learning; quiet rooms or predictable routines serve Sens/Cog). "
+        "or visual alarms serve Hearing; step-free routes, ramps or lifts serve Mobility; AAC devices serve "
+        "Speech; extra time in exams serves Learning; predictable routines serve Sens/Cog). A support that "
+        f"serves several groups covers each of them unless the answer ties it to one: {_shared_supports()}. "
         "Generic sentences ('consult disabled people early', 'ensure accessibility for everyone') cover no "
         "category. Idioms ('a blind spot', 'deaf to criticism', 'crippling costs'), negated mentions ('not for "
         "blind users', 'no need for braille') and groups named only to be set aside ('this isn't about "

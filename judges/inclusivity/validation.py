@@ -22,6 +22,19 @@ but …", dismissals, negated supports; `source` says whether written or a local
 annotated by reading with the rule above and scored once before any change to the judges. Nothing is
 ever fitted on it: a change to the judges is measured on it, and a later batch written after that change
 joins it as unseen (`batch`).
+
+`data/validation_supports.jsonl` is the fourth set (issue 59): answers that name supports without the group
+they serve ("captions and transcripts", "a quiet room", "extra time in exams") or imply a group by a setting
+("a display screen in the waiting room"), in styles none of the other sets has (checklists, e-mails, FAQs,
+dialogues, policy clauses, tables, threads, briefs). Its `heldout` half was written and annotated, and
+committed, before the judges' terms for it were written, and is never tuned on; its `dev` half was written
+after that, for tuning. Annotation adds to the rule above which category a support serves when no group is
+named, from the literature each category comes from (WHO ICF, WCAG 2.2, ADA/Section 508, UDL): a quiet
+room or calm space serves Sens/Cog and Mental; plain language serves Learning, Gen/Dev and Sens/Cog;
+easy read serves Gen/Dev and Learning; flexible schedules serve Neuro and Mental; contact by text or chat
+instead of by voice serves Hearing and Speech; a sensory-friendly hour serves Sens/Cog. A support tied to a
+named group ("quiet rooms for autistic visitors") serves that group only. Depth counts distinct, specific
+supports; "accessible formats", "adjustments" or "support" count for no one.
 """
 
 from __future__ import annotations
@@ -37,7 +50,9 @@ from judges.inclusivity.categories import CATEGORY_NAMES, MAX_DEPTH
 FIXTURE_MODEL = "fixture/hand-written"  # the model name fixture responses carry in `responses`
 HELDOUT_FILE = "validation_heldout.jsonl"
 UNSEEN_FILE = "validation_unseen.jsonl"
+SUPPORTS_FILE = "validation_supports.jsonl"
 SPLITS = ("fit", "report")
+SUPPORTS_SPLITS = ("dev", "heldout")
 
 
 @dataclass(frozen=True)
@@ -56,7 +71,7 @@ class HeldoutResponse:
     fixture_id: str
     question_id: str
     style: str
-    split: str  # "fit" (may be tuned on) or "report" (never tuned on)
+    split: str  # "fit"/"dev" (may be tuned on) or "report"/"heldout" (never tuned on)
     text: str
     annotation: dict[str, int]
 
@@ -112,6 +127,20 @@ def load_unseen(batch: int | None = None) -> list[UnseenResponse]:
     out = [UnseenResponse(row["fixture_id"], row["question_id"], row["style"], row.get("source", "written"),
                           int(row.get("batch", 1)), row["text"], row["annotation"]) for row in _rows(UNSEEN_FILE)]
     return [r for r in out if batch is None or r.batch == batch]
+
+
+def load_supports(split: str | None = None) -> list[HeldoutResponse]:
+    """The fourth validation set (supports named without their group), or one half of it (`dev` or `heldout`)."""
+    if split is not None and split not in SUPPORTS_SPLITS:
+        raise ValueError(f"unknown split {split!r}; choose from {', '.join(SUPPORTS_SPLITS)}")
+    out = []
+    for row in _rows(SUPPORTS_FILE):
+        if row.get("split") not in SUPPORTS_SPLITS:
+            raise ValueError(f"{SUPPORTS_FILE} ({row.get('fixture_id')}): split must be one of "
+                             f"{', '.join(SUPPORTS_SPLITS)}")
+        out.append(HeldoutResponse(row["fixture_id"], row["question_id"], row["style"], row["split"], row["text"],
+                                   row["annotation"]))
+    return [r for r in out if split is None or r.split == split]
 
 
 class Annotated(Protocol):
@@ -180,7 +209,8 @@ def score_judge(verdicts: list[list[Any]], fixtures: Sequence[Annotated]) -> dic
     for c in CATEGORY_NAMES:
         if truth_depth[c]:
             per_category[c] = {**coverage_prf([t > 0 for t in truth_depth[c]], pred_cov[c]),
-                               "depth_mae": mean_absolute_error(truth_depth[c], pred_depth[c])}
+                               "depth_mae": mean_absolute_error(truth_depth[c], pred_depth[c]),
+                               "positives": sum(t > 0 for t in truth_depth[c])}
     return {**coverage_prf([t > 0 for t in all_truth], all_cov),
             "depth_kappa": weighted_kappa(all_truth, all_pred, quadratic=True),
             "depth_exact": sum(t == p for t, p in zip(all_truth, all_pred, strict=True)) / len(all_truth),

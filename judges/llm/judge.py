@@ -201,14 +201,15 @@ def injection_flags(bundle: PageBundle, label: Label) -> dict[str, bool]:
     `disagrees_with_rules`: on such a page, the model's label differs from the rules judge's — the
     pattern of a model that obeyed the document instead of auditing it."""
     from judges.injection import find_instructions
-    from judges.rules import RULES, apply_catalog
+    from judges.rules import RulesJudge
 
     found = any(find_instructions(text) for text in _strings(bundle.evidence))
     if not found:
         return {"instruction_like_text": False, "disagrees_with_rules": False}
-    rule = RULES.get(bundle.criterion)
+    rules = RulesJudge()
     return {"instruction_like_text": True,
-            "disagrees_with_rules": rule is not None and apply_catalog(rule(bundle)).label is not label}
+            "disagrees_with_rules": rules.supports(bundle.criterion)
+            and rules.judge_page(bundle, 0).label is not label}
 
 
 def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from judges.base import Issue, PageJudgment, register_judge, register_judge_check
+from judges.conformance import CARRIER, checks
 from judges.criteria import SPEC, SPECS
 from judges.evidence import PageBundle
 from judges.labels import Label
-from judges.rules.catalog import catalog, check_patterns, matches
+from judges.rules.catalog import catalog, check_patterns, finding, matches
 from judges.rules.common import FAILED, NA, PASSED
-from judges.conformance import CARRIER
-from judges.conformance import findings as conformance_findings
 
 PROMPT_VERSION = "rules-1"
 
@@ -107,7 +106,7 @@ def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool
         return judgment
     if judgment.label is Label.NOT_PRESENT and not screening:
         return judgment
-    if carrier.get("tagged") is False and SPEC[bundle.criterion].tree_evidence:
+    if isinstance(carrier, dict) and carrier.get("tagged") is False and SPEC[bundle.criterion].tree_evidence:
         return judgment  # an untagged document: the criterion's judgment is about the missing tree (verdict: fails)
     rules = catalog()
     # What our own error findings already say: by Matterhorn checkpoint, and by sub-criterion and PDF/UA clause.
@@ -132,6 +131,24 @@ def with_conformance(judgment: PageJudgment, bundle: PageBundle, screening: bool
             judgment.summary = (f"Page {bundle.page}: fails PDF/UA-1 "
                                 f"({'; '.join(i.problem for i in added[:2])})")
     return judgment
+
+
+def conformance_findings(failures: Iterable[dict[str, Any]], where: str) -> list[Issue]:
+    """The catalog findings of a page's PDF/UA-1 validator failures (judges/conformance.py)."""
+    issues = []
+    for failure in failures:
+        check = checks().get(str(failure.get("rule")))
+        if check is None or not check.fold:
+            continue
+        count = int(failure.get("count") or 1)
+        objects = failure.get("objects") or []
+        detail = f" — {failure.get('message')}" if failure.get("message") else ""
+        if count > 1:
+            detail += f" ({count} times)"
+        at = f"{where} (document, {'objects ' if len(objects) > 1 else 'object '}{', '.join(objects)})" \
+            if objects else f"{where} (document)"
+        issues.append(finding(check.rule_id, at, detail=detail[:400]))
+    return issues
 
 
 @register_judge_check("rules")

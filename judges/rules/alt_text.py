@@ -269,10 +269,10 @@ def judge_alt_text(bundle: PageBundle, thresholds: AltThresholds = THRESHOLDS) -
         # other figures do (the benchmark's Not Present for "no alt text to judge" is its labelling protocol).
         bare = [f for f in _figures(alts) if f.alt is None and not f.is_artifact and not f.small]
         if bare:
-            issues = [finding("alt_text_quality.descriptiveness.figure_without_alt", f"{where}, {f.where}")
-                      for f in bare]
+            bare_issues = [finding("alt_text_quality.descriptiveness.figure_without_alt", f"{where}, {f.where}")
+                           for f in bare]
             return PageJudgment(Label.FAILED, {s: (FAILED if s == "descriptiveness" else NA) for s in SUBS},
-                                issues, summary=f"{where}: {len(bare)} figure(s) without alternative text.")
+                                bare_issues, summary=f"{where}: {len(bare)} figure(s) without alternative text.")
     if not alts.get("tagged") or not alts.get("document_figures_with_alt"):
         return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
                             summary=f"{where}: the document gives none of its figures an alternative text "

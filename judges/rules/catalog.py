@@ -14,6 +14,8 @@ Each check is declared once, in `judges/rules/catalog/<criterion>.toml`:
     message = "heading level jumps from H{previous} to H{level}"
     remediation = "retag it as H{expected} so levels never skip"
     remedy = "heading_levels"  # optional: the mechanical repair `accessbench fix` applies (tasks/remedies.py)
+    benchmark_severity = ""    # optional: the severity on a labelled benchmark item, where it differs from the one
+                               #   a screened file gets (`severity`); "off" drops the finding there
 
 A rule function reports a finding with `finding(rule_id, location, **values)`: the catalog's
 templates are filled with `values`, and the Issue carries the rule's id, so every issue row in
@@ -40,7 +42,7 @@ from judges.criteria import SPEC
 CATALOG_DIR = Path(__file__).with_name("catalog")
 SEVERITIES = ("error", "warning", "candidate")
 FIELDS = {"id", "title", "pdfua", "matterhorn", "wcag", "severity", "message", "remediation", "note", "question",
-          "remedy"}
+          "remedy", "benchmark_severity"}
 
 
 class CatalogError(ValueError):
@@ -99,6 +101,10 @@ def _rule(raw: dict[str, Any], source: Path) -> Rule:
     if (severity == "candidate") != bool(str(raw.get("question", "")).strip()):
         raise CatalogError(f"{source.name}: rule {raw['id']!r}: a candidate rule needs a 'question' (and only a "
                            "candidate rule has one)")
+    benchmark = str(raw.get("benchmark_severity", ""))
+    if benchmark and benchmark not in (*SEVERITIES, "off"):
+        raise CatalogError(f"{source.name}: rule {raw['id']!r}: benchmark_severity {benchmark!r} is not one of "
+                           f"{(*SEVERITIES, 'off')}")
     wcag = raw.get("wcag", [])
     if isinstance(wcag, str):
         wcag = [wcag]
@@ -106,7 +112,8 @@ def _rule(raw: dict[str, Any], source: Path) -> Rule:
                 message=raw["message"].strip(), remediation=raw["remediation"].strip(), severity=severity,
                 pdfua=str(raw.get("pdfua", "")), matterhorn=str(raw.get("matterhorn", "")),
                 wcag=tuple(str(w) for w in wcag), note=str(raw.get("note", "")).strip(),
-                question=str(raw.get("question", "")).strip(), remedy=str(raw.get("remedy", "")).strip())
+                question=str(raw.get("question", "")).strip(), remedy=str(raw.get("remedy", "")).strip(),
+                benchmark_severity=benchmark)
 
 
 def _conformance_rules() -> list[Rule]:

@@ -25,6 +25,11 @@ DISPLAY_TITLE = ("semantic_tagging.structural_hierarchy.display_doc_title_off",
                  "semantic_tagging.structural_hierarchy.display_doc_title_off_advisory")
 
 
+def primary_language(tag: str) -> str:
+    """The primary subtag of a BCP 47 language tag, lower case: "en-GB" → "en", "DE_de" → "de"."""
+    return tag.strip().replace("_", "-").split("-")[0].lower()
+
+
 def document_checks(tags: dict[str, Any], where: str) -> list[Issue]:
     """The findings about the document as a whole; [] on pages other than its first."""
     facts = tags.get("document")
@@ -40,6 +45,11 @@ def document_checks(tags: dict[str, Any], where: str) -> list[Issue]:
     # No catalog /Lang is a finding only where the language is not declared on the content itself either.
     if not str(facts.get("lang") or "").strip() and facts.get("lang_declared_for_all_text") is not True:
         issues.append(finding(LANG[pick], at, part=part))
+    declared = str(facts.get("lang") or "").strip()
+    told = facts.get("text_lang")
+    if declared and isinstance(told, dict) and told.get("lang") and primary_language(declared) != told["lang"]:
+        issues.append(finding("semantic_tagging.structural_hierarchy.lang_mismatch", at, declared=declared,
+                              detected=told["lang"], share=f"{told.get('share', 0):.0%}", words=told.get("words")))
     if facts.get("xmp_title") is False:
         issues.append(finding(TITLE[pick], at, part=part))
     if facts.get("display_doc_title") is not True:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from common.list_labels import GLYPH_STYLES, NUMBERED_STYLES, is_bullet, label_styles
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
@@ -130,7 +131,6 @@ FIGURE_SENTENCE_WORDS = 4
 ORDERED = {"Decimal", "UpperRoman", "LowerRoman", "UpperAlpha", "LowerAlpha", "Ordered"}
 UNORDERED = {"Disc", "Circle", "Square", "Unordered"}  # "None" promises no scheme at all, so it contradicts nothing
 NUMBER_LABEL = re.compile(r"^\(?([0-9]{1,3}|[ivxlcdm]{1,6}|[IVXLCDM]{1,6}|[a-zA-Z])([.)\]:]|\.[0-9]+\.?)?\)?$")
-BULLET_LABEL = re.compile(r"^[•▪◦‣●■□○◆◇►▸▹–—\-*·⁃∙✓✔❖➢➤]+$")
 TABLE_PARTS = {"Table", "TR", "THead", "TBody", "TFoot"}
 HEADINGS = {"H", "H1", "H2", "H3", "H4", "H5", "H6", "Title"}
 SENTENCE_END = (".", "!", "?", ":", ";")
@@ -185,14 +185,14 @@ def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], b
                                   f"{where}, headings “{_label(title)}” and “{_label(section)}”",
                                   title=_clip(title.get("text"), 50), title_size=title["size"],
                                   heading=_clip(section.get("text"), 50), size=section["size"]))
-    title, page = tags.get("title_h1"), next((e.get("page") for e in page_elements), None)
-    if isinstance(title, dict) and title.get("page") != page and tags.get("h1_before") == 1 and first_h1:
+    title_h1, page = tags.get("title_h1"), next((e.get("page") for e in page_elements), None)
+    if isinstance(title_h1, dict) and title_h1.get("page") != page and tags.get("h1_before") == 1 and first_h1:
         # The same across pages: the title H1 alone on an earlier page, the first section H1 here.
         section = first_h1[0]
-        if title.get("size") and section.get("size") and title["size"] >= TITLE_RATIO * section["size"]:
+        if title_h1.get("size") and section.get("size") and title_h1["size"] >= TITLE_RATIO * section["size"]:
             issues.append(finding("semantic_tagging.heading_nesting.title_and_section_h1",
-                                  f"{where}, heading “{_label(section)}” (title on page {title['page']})",
-                                  title=_clip(title.get("text"), 50), title_size=title["size"],
+                                  f"{where}, heading “{_label(section)}” (title on page {title_h1['page']})",
+                                  title=_clip(title_h1.get("text"), 50), title_size=title_h1["size"],
                                   heading=_clip(section.get("text"), 50), size=section["size"]))
     issues += _split_headings(headings, page_elements, by_id, where)
     return issues
@@ -302,7 +302,7 @@ def _label_kind(text: str) -> str | None:
     text = text.strip()
     if not text:
         return None
-    if BULLET_LABEL.match(text):
+    if is_bullet(text):
         return "bullets"
     if NUMBER_LABEL.match(text):
         return "numbers"
@@ -310,35 +310,11 @@ def _label_kind(text: str) -> str | None:
 
 
 # The glyphs of each bulleted ListNumbering (a bullet outside these, such as a dash or a check mark, promises none).
-# Round bullets count as Disc or Circle alike (exporters differ on filled or open; a screen reader says
-# "bullet" for both); a round bullet under Square, or a square one under Disc, is the wrong shape.
-GLYPH_STYLES = {"Disc": set("•●∙·◦○⚬"), "Circle": set("•●∙·◦○⚬"), "Square": set("▪■□◾◽▫")}
-ROMAN = re.compile(r"^[ivxlcdm]+$", re.IGNORECASE)
-
-
-def _label_styles(text: str) -> set[str]:
-    """The ListNumbering values a label is consistent with ({} when it shows none of them)."""
-    core = text.strip().strip("()[]").rstrip(".):]")
-    if not core:
-        return set()
-    if len(set(core)) == 1 and any(core[0] in glyphs for glyphs in GLYPH_STYLES.values()):
-        return {name for name, glyphs in GLYPH_STYLES.items() if core[0] in glyphs}
-    if core.isdigit():
-        return {"Decimal"}
-    styles = set()
-    if ROMAN.match(core):
-        styles.add("LowerRoman" if core.islower() else "UpperRoman" if core.isupper() else "")
-    if len(core) == 1 and core.isalpha():
-        styles.add("LowerAlpha" if core.islower() else "UpperAlpha")
-    return styles - {""}
-
-
 def _style_mismatch(declared: str, labels: list[str]) -> str | None:
     """The style the labels all show, where it is not the declared one (Square declared, • shown: Disc)."""
-    if declared not in GLYPH_STYLES and declared not in {"Decimal", "UpperRoman", "LowerRoman", "UpperAlpha",
-                                                          "LowerAlpha"}:
+    if declared not in GLYPH_STYLES and declared not in NUMBERED_STYLES:
         return None  # Ordered, Unordered, None: no particular glyph promised
-    shown = [_label_styles(label) for label in labels if label.strip()]
+    shown = [label_styles(label) for label in labels if label.strip()]
     if len(shown) < 2 or not all(shown):
         return None
     common = set.intersection(*shown)

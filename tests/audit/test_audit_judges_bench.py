@@ -36,6 +36,12 @@ def test_without_an_llm_judge_the_kappa_line_says_it_was_skipped(capsys: pytest.
     out = capsys.readouterr().out
     assert "set 1 all" in out and "set 2 report" in out and "MAE" in out
     assert "κ against an LLM judge: skipped" in out
+    # set 4's held-out half always gets its per-category table: one row per category after the header
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.split()[:4] == ["lexicon", "set", "4", "held-out"])
+    table = lines[row + 1:row + 11]
+    assert table[0].split() == ["category", "covered", "precision", "recall", "F1", "MAE"]
+    assert [row.split()[0] for row in table[1:]] == list(CATEGORY_NAMES)
 
 
 def test_with_an_llm_judge_kappa_is_printed_for_each_offline_judge(capsys: pytest.CaptureFixture[str],

@@ -84,7 +84,7 @@ def test_llm_judge_in_the_flow_and_cached_reruns(server: ScriptedServer, home: P
     assert len(rows) == 3 * 2 * 9
     mobility = [r for r in rows if r["category"] == "Mobility"]
     assert all(r["covered"] and r["depth"] == 2 and "wheelchair" in r["snippet"] for r in mobility)
-    assert all(r["judge_model"] == "openai/judge-model" and r["prompt_version"] == "audit-2" for r in rows)
+    assert all(r["judge_model"] == "openai/judge-model" and r["prompt_version"] == "audit-3" for r in rows)
     # Accounting once per call: on the call's first row.
     assert sum(r["tokens_in"] or 0 for r in rows) == 6 * 100
     assert {r["judge_a"] + "|" + r["judge_b"] for r in query(home, "select * from judge_agreement")} == \

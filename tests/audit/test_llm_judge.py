@@ -8,7 +8,8 @@ from typing import Any
 
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.categories import CATEGORY_NAMES
-from judges.inclusivity.prompts import judge_system_prompt
+from judges.inclusivity.lexicon_terms import SHARED_MARKERS
+from judges.inclusivity.prompts import SHARED_SUPPORT_WORDS, judge_system_prompt
 from judges.llm.scripted_server import ScriptedServer, chat, error
 from tests.audit.conftest import fenced_response
 from tests.llm.conftest import MODEL, SECRET
@@ -102,8 +103,12 @@ def test_a_missing_category_is_voided_not_guessed(server: ScriptedServer, home: 
 def test_the_prompt_states_the_coverage_rule_supports_generic_sentences_and_dismissals() -> None:
     prompt = judge_system_prompt()
     assert "names a support that serves them even without naming the group" in prompt
-    for support in ("braille", "hearing loops", "step-free routes", "easy-read", "quiet rooms"):
+    for support in ("braille", "hearing loops", "step-free routes", "easy-read", "a quiet room", "AAC devices"):
         assert support in prompt
+    # the offline judges' rule for a support that serves several groups (lexicon_terms.SHARED_MARKERS)
+    assert "a quiet room serves Sens/Cog and Mental" in prompt
+    assert "covers each of them unless the answer ties it to one" in prompt
+    assert set(SHARED_SUPPORT_WORDS) == set(SHARED_MARKERS)
     assert "consult disabled people early" in prompt and "cover no category" in prompt
     assert "this isn't about wheelchair users" in prompt
     assert "snippet" in prompt and "the support that serves it" in prompt

@@ -195,3 +195,97 @@ def test_refusals(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main([*home, "fix", str(original), "--out", str(tmp_path / "o.pdf"), "--model", "local"]) == 2
     assert "accessbench model start" in capsys.readouterr().err
     assert not (tmp_path / "o.pdf").exists()
+
+
+def _bomb(source: Path, target: Path) -> None:
+    """`source` with an unused Flate stream of 3 MiB of zeros (a few KB in the file)."""
+    import zlib
+
+    with pikepdf.open(source) as pdf:
+        stream = pikepdf.Stream(pdf, b"")
+        stream.write(zlib.compress(b"\0" * (3 * 2**20), 9), filter=pikepdf.Name.FlateDecode)
+        pdf.Root.Bomb = pdf.make_indirect(stream)
+        pdf.save(target)
+
+
+def test_refused_files_are_one_line_each_and_never_reported_repaired(pdfs: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _bomb(pdfs / "skip.pdf", tmp_path / "bomb.pdf")
+    (tmp_path / "notes.pdf").write_text("meeting notes, not a PDF\n")
+    home = ["--home", str(tmp_path / "home")]
+    code = main([*home, "fix", str(tmp_path / "bomb.pdf"), "--out", str(tmp_path / "bomb.fixed.pdf"),
+                 "--max-stream-mb", "1"])
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    (line,) = [x for x in err.splitlines() if x.strip()]
+    assert "bomb.pdf: not repaired, limit:" in line and "stream limit" in line
+    assert "repaired" not in out and not (tmp_path / "bomb.fixed.pdf").exists()
+    assert main([*home, "fix", str(tmp_path / "notes.pdf"), "--out", str(tmp_path / "n.pdf"), "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["refused"] == [{"file": str((tmp_path / "notes.pdf").resolve()), "kind": "not_pdf",
+                                           "reason": "not a PDF (no %PDF- header in its first 1,024 bytes)"}]
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_file_the_run_refused_is_not_repaired(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                ) -> None:
+    home = tmp_path / "home"
+    folder = tmp_path / "screened"
+    folder.mkdir()
+    _bomb(pdfs / "skip.pdf", folder / "bomb.pdf")
+    (folder / "skip3.pdf").write_bytes((pdfs / "skip3.pdf").read_bytes())
+    from tasks.fix_guards import FixLimits
+
+    judge_folder(home, "strict", folder, limits=FixLimits(max_stream_mb=1))  # the run refused bomb.pdf: a limit row
+    code = main(["--home", str(home), "fix", "--run", "strict", "--out", str(tmp_path / "fixed"), "--format", "json"])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 1, err
+    (refused,) = report["refused"]
+    assert refused["file"].endswith("bomb.pdf") and refused["kind"] == "pipeline" and "limit" in refused["reason"]
+    assert [Path(f["fixed"]).name for f in report["files"]] == ["skip3.pdf"]
+    assert not (tmp_path / "fixed" / "bomb.pdf").exists()
+    page = (tmp_path / "fixed" / "fix.html").read_text(encoding="utf-8")
+    assert "Files left as they are" in page and "bomb.pdf" in page and "every finding was repaired" not in page
+
+
+def test_out_inside_the_screened_folder_never_replaces_an_input(pdfs: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "screened"
+    (folder / "a").mkdir(parents=True)
+    (folder / "b").mkdir()
+    for sub in ("a", "b"):
+        (folder / sub / "paper.pdf").write_bytes((pdfs / "skip3.pdf").read_bytes())
+    (folder / "screened__a__paper.pdf").write_bytes((pdfs / "skip.pdf").read_bytes())  # what a derived name would be
+    digests = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*.pdf")}
+    home = tmp_path / "home"
+    judge_folder(home, "nested", folder)
+    code = main(["--home", str(home), "fix", "--run", "nested", "--out", str(folder), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    fixed = sorted(Path(f["fixed"]).name for f in report["files"])
+    assert len(fixed) == 3 and len(set(fixed)) == 3
+    assert {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in digests} == digests
+    # the same again: the copies exist now, so without --force nothing is replaced
+    assert main(["--home", str(home), "fix", "--run", "nested", "--out", str(folder)]) == 2
+    assert "--force" in capsys.readouterr().err
+
+
+def test_a_declared_language_the_text_contradicts_is_reported_by_the_run(tmp_path: Path) -> None:
+    from tasks.registry import ALL_TABLES
+    from warehouse import catalog as warehouse
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    clean = compile_typst(ARTICLE, folder / "clean.pdf")
+    with pikepdf.open(clean) as pdf:
+        pdf.Root.Lang = pikepdf.String("fi")  # the text is English
+        pdf.save(folder / "finnish.pdf")
+    clean.unlink()
+    remove_sources(folder)
+    judge_folder(tmp_path / "home", "langs", folder, ["semantic_tagging"])
+    _, rows = warehouse.query(tmp_path / "home", ALL_TABLES, "select issues from judgments where run_id = 'langs' "
+                                                            "and judge = 'rules'")
+    issues = [i for (page,) in rows for i in (json.loads(page) if isinstance(page, str) else page or [])]
+    problems = [i["problem"] for i in issues if i.get("rule_id", "").endswith("lang_mismatch")]
+    assert problems and "declares /Lang fi but the text reads as en" in problems[0]

@@ -110,7 +110,7 @@ def _elements(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
 
 
 def _first(pdf: pikepdf.Pdf, kind: str) -> pikepdf.Dictionary:
-    return next(e for e in _elements(pdf) if e.S == kind)
+    return next(e for e in _elements(pdf) if kind == e.S)
 
 
 def _kids(node: pikepdf.Dictionary) -> list[Any]:
@@ -372,3 +372,45 @@ def test_our_own_finding_of_the_same_checkpoint_is_not_repeated() -> None:
     judgment.label, judgment.issues = Label.FAILED, [own]
     judged = with_conformance(judgment, bundle, True)
     assert [i.rule_id for i in judged.issues] == [own.rule_id]
+
+
+def test_a_file_over_the_validators_limits_is_not_checked_not_a_crash(tmp_path: Path) -> None:
+    from extractors.conformance import validate
+
+    (tmp_path / "main.typ").write_text(SOURCE, encoding="utf-8")
+    pdf = tmp_path / "doc.pdf"
+    pdf.write_bytes(typst.compile(str(tmp_path / "main.typ"), format="pdf", pdf_standards="ua-1"))
+    failures, error = validate(str(pdf), max_file_mb=0.001, max_stream_mb=256)  # 1 KiB: the file is larger
+    assert failures == [] and error is not None and error.startswith("limit:"), error
+    failures, error = validate(str(pdf), max_file_mb=512, max_stream_mb=256)
+    assert error is None and failures == []
+    garbage = tmp_path / "garbage.pdf"
+    garbage.write_bytes(b"%PDF-1.7\n this is not a PDF body\n")
+    _, error = validate(str(garbage), max_file_mb=512, max_stream_mb=256)
+    assert error is not None and "validator" in error
+    assert verdict(conformance_rows("d", 0, [], error, set())) == NOT_CHECKED
+
+
+@pytest.mark.slow
+def test_every_finding_is_a_row_of_the_findings_table(screened: Any) -> None:
+    _, home = screened
+    _, rows = warehouse.query(home, ALL_TABLES, "select f.rule_id, f.severity, d.metadata from findings f join "
+                                                "documents d using (run_id, doc_id) where f.run_id = 'twins'")
+    table_row = {(rule, severity) for rule, severity, metadata in rows if "table-row.pdf" in str(metadata)}
+    assert ("table_structure.tagging.ua1_tr_parent", "error") in table_row, table_row
+
+
+def test_a_findings_row_weighs_its_rule_as_judged_there() -> None:
+    import json
+
+    from tasks.judge import findings_rows
+
+    issue = {"sub_criterion": "descriptiveness", "location": "Page 1", "problem": "p", "remediation": "r",
+             "rule_id": "alt_text_quality.descriptiveness.too_terse"}
+    row = {"run_id": "r", "judge": "rules", "model": None, "repeat": 0, "criterion": "alt_text_quality", "page": 1,
+           "issues": json.dumps([issue, {**issue, "rule_id": ""}])}
+    screened = findings_rows([{**row, "doc_id": "mine"}], {"mine"})
+    benchmark = findings_rows([{**row, "doc_id": "item"}], {"mine"})
+    assert [r["severity"] for r in screened] == ["warning", "error"]  # a model's finding (no rule) fails
+    assert [r["severity"] for r in benchmark] == ["error", "error"]
+    assert screened[1]["rule_id"] is None and screened[0]["problem"] == "p"

@@ -198,7 +198,8 @@ def test_document_facts_reach_only_the_first_page_and_only_the_rules() -> None:
     (first, _), (second, _) = build_bundles(CRITERION, ev, withhold=False)
     assert first.evidence["tag_structure"]["document"] == {
         "lang": None, "xmp_title": True, "display_doc_title": True, "pdfua_part": None,
-        "accessibility_permitted": False, "lang_declared_for_all_text": None}
+        "accessibility_permitted": False, "lang_declared_for_all_text": None,
+        "text_lang": None}  # no text spans: no language told
     assert "document" not in second.evidence["tag_structure"]
     assert "document" not in paper_view("tag_structure", first.evidence["tag_structure"])
     # A page without tagged content of its own still reports the document's defects.

@@ -112,3 +112,20 @@ def test_every_issue_in_the_golden_rules_judgments_carries_a_rule_id() -> None:
     rows = json.loads((ROOT / "tests" / "golden" / "rules_judgments.json").read_text(encoding="utf-8"))
     issues = [i for row in rows for i in row["issues"]]
     assert issues and all(i["rule_id"] in catalog() for i in issues)
+
+
+def test_a_rule_can_weigh_differently_on_screened_files_and_benchmark_items() -> None:
+    from judges.base import PageJudgment
+    from judges.labels import Label
+    from judges.rules import apply_catalog
+
+    rule_id = "alt_text_quality.descriptiveness.too_terse"
+    assert catalog()[rule_id].severity_in(True) == "warning" and catalog()[rule_id].severity_in(False) == "error"
+
+    def judged(screening: bool) -> Label:
+        issue = finding(rule_id, "Page 1, figure 1", quoted="alt text “Logo”", words=1, unit="word")
+        return apply_catalog(PageJudgment(Label.FAILED, {"descriptiveness": "failed"}, [issue], summary="Page 1: x"),
+                             screening=screening).label
+
+    assert judged(screening=False) is Label.FAILED  # the benchmark's experts fail terse alt texts
+    assert judged(screening=True) is Label.PASSED  # a screened file: reported, fails nothing

@@ -46,8 +46,8 @@ def test_links_that_stay_inside_the_home_and_plain_folders_are_fine(tmp_path: Pa
     (home / "artifacts" / "render" / "images").mkdir(parents=True)
     (home / "old-reports").mkdir()
     (home / "reports").symlink_to(home / "old-reports")
-    check_home_links(home)
-    check_home_links(tmp_path / "missing")  # a home not made yet: nothing to check
+    assert check_home_links(home) is None  # raises HomeLinkError on a link out of the home
+    assert check_home_links(tmp_path / "missing") is None  # a home not made yet: nothing to check
 
 
 def test_the_cli_refuses_a_home_with_a_planted_link_in_one_line(tmp_path: Path,

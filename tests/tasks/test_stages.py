@@ -90,7 +90,9 @@ def test_broken_pdfs_become_error_rows_and_the_run_completes(tmp_path: Path, syn
     assert set(run_all(cfg).values()) == {"completed"}
     _, errors = catalog.query(cfg.home, ALL_TABLES, "select distinct doc_id, stage, message from errors")
     assert len({d for d, _, _ in errors}) == 4  # two bad files × two criteria
-    assert all("replace or remove" in m or "no pages" in m or m for _, _, m in errors)
+    # Each says what happened and what to do, and names its file.
+    for _, _, message in errors:
+        assert ("replace or remove" in message or "re-export" in message) and "(file: " in message, message
     _, labels = catalog.query(cfg.home, ALL_TABLES, "select count(*) from doc_labels")
     assert labels[0][0] == 2  # the good file, for each criterion
 
