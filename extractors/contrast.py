@@ -33,6 +33,7 @@ import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
+from common.colour import WEIGHTS, linear_table, luminance_array
 from common.thresholds import LARGE_TEXT_RATIO, NORMAL_TEXT_RATIO, is_large_text
 from extractors.errors import open_pdf
 from extractors.source import PdfSource, pdf_source
@@ -96,18 +97,15 @@ class _Span:
     invisible_reason: str | None  # decided from the PDF alone, before looking at pixels
 
 
-_LUMA = np.array([0.2126, 0.7152, 0.0722])  # WCAG 2.2 channel weights
+_LUMA = np.array(WEIGHTS)  # WCAG 2.2 channel weights (common.colour)
 
 
 def relative_luminance(rgb: np.ndarray) -> np.ndarray:
     """WCAG 2.2 relative luminance of sRGB colours given as 0..255 values in the last axis."""
-    c = np.asarray(rgb, dtype=np.float64) / 255.0
-    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return linear @ _LUMA
+    return luminance_array(rgb)
 
 
-_SRGB = np.arange(256) / 255.0
-_LINEAR = np.where(_SRGB <= 0.04045, _SRGB / 12.92, ((_SRGB + 0.055) / 1.055) ** 2.4)  # 0..255 -> linear light
+_LINEAR = linear_table()  # 0..255 -> linear light
 
 
 def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 ENDPOINTS = ("api_base", "judge_api_base")
-PATHS = ("home", "dataset", "pdfs", "questions_path", "responses_path", "layout_weights")
+PATHS = ("home", "dataset", "pdfs", "questions_path", "responses_path", "layout_weights", "checker_path")
 ALLOW_ENDPOINTS = "accessbench:allow-api-base"
 ALLOW_PATHS = "accessbench:allow-paths"
 

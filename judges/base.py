@@ -74,8 +74,11 @@ class Judge(Protocol):
 
 
 JUDGES: Registry[Judge] = Registry("judge", {"rules": "judges.rules", "llm": "judges.llm.judge",
-                                              "hybrid": "judges.hybrid"})
+                                              "hybrid": "judges.hybrid", "checker": "judges.checkers.judge"})
 register_judge = JUDGES.register
+# Options a run gives every judge that belong to one kind only (the rules judge's disabled rules, the veraPDF
+# launcher of checker:verapdf): judges of other kinds ignore them.
+KIND_OPTIONS = ("disabled_rules", "checker_path")
 # A judge's check (`JudgeSpec.check`): refuses what its factory would refuse, missing credentials included,
 # without building the judge, and returns the criteria the judge covers.
 register_judge_check = JUDGES.register_check

@@ -61,6 +61,10 @@ class PageBundle:
     image_path: str | None = None
     # Opaque reference to the document (its doc_id) for caching and the call log; never shown to a judge.
     doc_ref: str | None = None
+    # A checker judge's run on the whole document (judges.checkers: the judge stage runs the checker once per
+    # document and hands the run to each page's bundle); None for every other judge, and where the protocol
+    # withheld what the checker reads.
+    checker_run: Any = None
 
     def has(self, name: str) -> bool:
         return self.evidence.get(name) is not None

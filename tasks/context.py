@@ -80,7 +80,7 @@ class RunConfig(StageSettings, RunBase):
         return {"home": self.home, "api_base": self.api_base, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "concurrency": self.concurrency, "vision": self.vision,
                 "evidence": self.evidence, "cache": self.cache, "timeout_s": self.timeout_s,
-                "disabled_rules": list(self.disabled_rules)}
+                "disabled_rules": list(self.disabled_rules), "checker_path": self.checker_path}
 
     @property
     def judge_label(self) -> str:

@@ -11,16 +11,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import pikepdf
 import pyarrow as pa
 
 from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
+from judges.checkers import CheckerRun
+from judges.checkers.judge import MESSAGE_LIMIT, CheckerJudge
 from judges.evidence import PageBundle
 from judges.rules.catalog import catalog
+from tasks.common import content_key, document_files, good_documents
 from tasks.failures import Incomplete, classify
 from tasks.options import stage_keys
 from tasks.runner import Stage, StageFailed, StageIO
@@ -126,6 +134,47 @@ LLM_CALLS_SCHEMA = pa.schema(
 )
 LLM_CALLS = TableSpec("llm_calls", "judge", LLM_CALLS_SCHEMA)
 
+# Every finding of a checker judge (`--judge checker:<name>`) on a document, mapped to a criterion or not.
+CHECKER_FINDINGS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("judge", pa.string(), nullable=False),  # checker
+        pa.field("model", pa.string()),  # the checker and its version: "outloud 0.2.1"
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("rule_id", pa.string(), nullable=False),  # the checker's own rule id
+        pa.field("severity", pa.string()),  # as the checker says it
+        pa.field("page", pa.int32()),  # 1-based, numbered on across a document's files; null: the whole document
+        pa.field("location", pa.string()),
+        pa.field("message", pa.string()),
+        pa.field("count", pa.int32()),  # occurrences the checker folded into this finding
+        pa.field("criterion", pa.string()),  # where the mapping counts the rule (judges/checkers/<name>.toml); null
+        pa.field("sub_criterion", pa.string()),  # for a rule it maps nowhere
+        pa.field("fails", pa.bool_()),  # its severity fails its sub-criterion (the mapping's `fail`)
+    ]
+)
+CHECKER_FINDINGS = TableSpec("checker_findings", "judge", CHECKER_FINDINGS_SCHEMA)
+
+# One row per checker judge and document: whether the checker ran, and how long it took.
+CHECKER_RUNS_SCHEMA = pa.schema(
+    [
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("judge", pa.string(), nullable=False),
+        pa.field("model", pa.string()),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("criterion", pa.string(), nullable=False),
+        pa.field("checker", pa.string(), nullable=False),
+        pa.field("version", pa.string()),
+        pa.field("ran", pa.bool_(), nullable=False),  # false: the protocol withheld what the checker reads
+        pa.field("reason", pa.string()),  # why it did not run
+        pa.field("error", pa.string()),  # why it could not check the file (it ran)
+        pa.field("files", pa.int32()),
+        pa.field("seconds", pa.float64()),  # the checker's own time on the document's files
+        pa.field("findings", pa.int32()),
+        pa.field("failing", pa.int32()),  # findings that fail the document's criterion
+    ]
+)
+CHECKER_RUNS = TableSpec("checker_runs", "judge", CHECKER_RUNS_SCHEMA)
+
 
 def call_id(run_id: str, judge: str, model: str | None, doc_id: str, criterion: str, page: int, repeat: int,
             attempt: int) -> str:
@@ -197,10 +246,10 @@ def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]
     return _judge(run_id, judge, items)[0]
 
 
-def _judge(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]
-           ) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+def _judge(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]],
+           checker_run: CheckerRun | None = None) -> tuple[dict[str, list[dict[str, Any]]], bool]:
     bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path"),
-                           doc_ref=row["doc_id"]), repeat)
+                           doc_ref=row["doc_id"], checker_run=checker_run), repeat)
                for row, repeat in items]
     many = getattr(judge, "judge_many", None)
     if many is not None:
@@ -252,6 +301,59 @@ def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[s
     return {"run_id": run_id, "judge": judge.name, "model": judge.model, "repeat": repeat,
             "doc_id": row["doc_id"], "criterion": row["criterion"], "page": row["page"],
             "prompt_version": judge.prompt_version, "params": json.dumps(judge.params(), sort_keys=True)}
+
+
+def checker_document(run_id: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A checker judge on one document: the checker runs once on its files (copies under neutral names, so
+    nothing of the path reaches the checker or the rows), then labels each page. The protocol: for a Cannot
+    Tell item whose ★ evidence the checker reads, the checker is not run and the pages are Cannot Tell."""
+    judge: CheckerJudge = item["judge"]
+    rows, doc = item["rows"], item["doc"]
+    criterion = rows[0]["criterion"]
+    keys = {"run_id": run_id, "judge": judge.name, "model": judge.model, "doc_id": doc["doc_id"]}
+    state = {**keys, "criterion": criterion, "checker": judge.checker.name, "version": judge.version}
+    if any(row.get("withheld") for row in rows) and judge.needs(criterion):
+        withheld = sorted({name for row in rows for name in row.get("withheld") or []})
+        judged, _ = _judge(run_id, judge, [(row, 0) for row in rows], None)
+        return {**judged, "checker_findings": [], "checker_runs": [{
+            **state, "ran": False, "files": 0, "findings": 0, "failing": 0,
+            "reason": f"the protocol withholds {', '.join(withheld)} (a Cannot Tell item)"}]}
+    paths = document_files(doc, verify=True)
+    with tempfile.TemporaryDirectory(prefix="accessbench-checker-") as folder:
+        files, offset = [], 0
+        for index, path in enumerate(paths, start=1):
+            copy = Path(folder) / f"document-{index}.pdf"
+            shutil.copyfile(path, copy)
+            files.append((str(copy), offset))
+            try:
+                with pikepdf.open(copy) as pdf:
+                    offset += len(pdf.pages)
+            except pikepdf.PdfError:
+                pass  # the checker says what it makes of the file; its pages count from the last offset
+        run = _scrubbed(judge.run(files), folder)
+    judged, _ = _judge(run_id, judge, [(row, 0) for row in rows], run)
+    findings = []
+    for finding in run.findings:
+        target = judge.mapping.target(finding.rule)
+        findings.append({**keys, "rule_id": finding.rule, "severity": finding.severity, "page": finding.page,
+                         "location": finding.location or None, "message": finding.message[:MESSAGE_LIMIT],
+                         "count": finding.count, "criterion": target.criterion if target else None,
+                         "sub_criterion": target.sub_criterion if target else None,
+                         "fails": finding.severity in judge.mapping.fail})
+    failing = sum(1 for f in findings if f["fails"] and f["criterion"] == criterion)
+    return {**judged, "checker_findings": findings, "checker_runs": [{
+        **state, "ran": True, "error": run.error, "files": len(paths), "seconds": run.seconds,
+        "findings": len(findings), "failing": failing}]}
+
+
+def _scrubbed(run: CheckerRun, folder: str) -> CheckerRun:
+    """The run without the temporary folder's path in any message or location."""
+    def clean(text: str) -> str:
+        return text.replace(folder + os.sep, "").replace(folder, "")
+
+    run.findings = [replace(f, message=clean(f.message), location=clean(f.location)) for f in run.findings]
+    run.error = clean(run.error) if run.error else run.error
+    return run
 
 
 T = TypeVar("T")
@@ -311,7 +413,22 @@ def judge_body(io: StageIO) -> dict[str, Any]:
     for row in io.read("inputs", "judge_inputs"):
         by_doc[row["doc_id"]].append(row)
     units: list[tuple[str, tuple[Judge, list[tuple[dict[str, Any], int]]]]] = []
+    documents = {d["doc_id"]: d for d in good_documents(io)}
+    parts = []
     for spec, judge in judges:
+        if isinstance(judge, CheckerJudge):
+            # Once per document; byte-identical documents of one criterion and protocol are checked once.
+            checked: list[tuple[str, dict[str, Any]]] = []
+            for doc_id, rows in by_doc.items():
+                if doc_id not in documents:
+                    continue
+                same = f"{content_key(documents[doc_id])}|{rows[0]['criterion']}|{any(r.get('withheld') for r in rows)}"
+                checked.append((f"{spec}|{doc_id}", {"doc_id": doc_id, "judge": judge, "rows": rows,
+                                                      "doc": documents[doc_id], "same": same}))
+            parts.append(io.per_key(checked, partial(checker_document, cfg.run_id), f"judge ({spec})", isolated=True,
+                                    same=lambda item: str(item["same"]), weight=lambda item: len(item["rows"]),
+                                    unit="page judgments"))
+            continue
         repeats = 1 if is_deterministic(judge) else cfg.repeats
         batch: list[tuple[dict[str, Any], int]] = []
         batch_docs: list[str] = []
@@ -331,8 +448,9 @@ def judge_body(io: StageIO) -> dict[str, Any]:
     # A deterministic judge is per-document work like extraction: worker processes (or the Dask
     # cluster) with the per-document time limit. Model judges stay in this process, where their
     # concurrency, rate limits and response cache are shared.
-    parts = []
     for spec, judge in judges:
+        if isinstance(judge, CheckerJudge):
+            continue  # its documents are done above
         mine = [unit for unit in units if unit[1][0] is judge]
         if is_deterministic(judge):
             parts.append(io.per_key(mine, partial(judge_isolated, cfg.run_id), f"judge ({spec})", isolated=True,
@@ -379,7 +497,7 @@ JUDGE = Stage(
     config_keys=stage_keys("judge"),
     # --cache off (or write): fresh model calls, never another run's outputs.
     fresh=lambda cfg: getattr(cfg, "cache", "on") in ("off", "write"),
-    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS),
+    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS, CHECKER_FINDINGS, CHECKER_RUNS),
     body=judge_body,
     code=("judges", "common"),
     validate=check_judge,

@@ -134,8 +134,9 @@ class StageSettings(BaseModel):
         None, description=f"criteria to evaluate (default: every criterion the judges cover): {', '.join(CRITERIA)}")
     judges: Annotated[list[str], Cli(flag="--judge", append=True, metavar="JUDGE")] = Field(
         default_factory=lambda: ["rules"], min_length=1,
-        description="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) | hybrid:<model id>; "
-                    "repeat it to run several judges on the same evidence")
+        description="rules (default, offline) | llm:<litellm model id> (e.g. llm:openai/gpt-4o) | hybrid:<model id> | "
+                    "checker:outloud|page|pdfua|verapdf (an existing checker, findings mapped to labels); repeat it "
+                    "to run several judges on the same evidence")
     repeats: int = Field(3, ge=1, description="repeats for stochastic judges; the rules judge runs once")
     api_base: Annotated[str | None, _ENDPOINT] = Field(
         None, description="OpenAI-compatible endpoint for LLM judges (vLLM, Ollama, a proxy)")
@@ -159,6 +160,8 @@ class StageSettings(BaseModel):
                              description="concurrent LLM calls per model (default 8; 1 for the local model)")
     timeout_s: Annotated[float, Cli(flag="--timeout")] = Field(  # type: ignore[assignment]
         None, gt=0, description="seconds one LLM call may take (default 60; 600 for the local model)")
+    checker_path: Annotated[str | None, Cli(metavar="PATH")] = Field(
+        None, description="the veraPDF launcher for --judge checker:verapdf (default: verapdf on PATH)")
     disabled_rules: Annotated[list[str], Cli(flag="--disable-rule", append=True, metavar="RULE_ID")] = Field(
         default_factory=list, description="switch a rules-catalog check off (an id or a prefix; see: accessbench "
                                           "rules); repeatable")
@@ -227,7 +230,7 @@ STAGE_HASH: dict[str, tuple[str, ...]] = {
     "transcript_backend": ("transcript",),
     "judges": ("judge",), "repeats": ("judge",), "api_base": ("judge",), "temperature": ("judge",),
     "max_tokens": ("judge",), "vision": ("judge",), "evidence": ("judge",), "max_error_rate": ("judge",),
-    "disabled_rules": ("judge",),
+    "disabled_rules": ("judge",), "checker_path": ("judge",),
     # --cache off/write asks for fresh model calls: the judge stage then never reuses another run's outputs
     # (tasks.judge.JUDGE.fresh) instead of entering the hash.
     "cache": (), "concurrency": (), "timeout_s": (), "doc_timeout_s": (), "worker_memory_mb": (),

@@ -22,6 +22,7 @@ import numpy as np
 import pikepdf
 from pikepdf import Dictionary, Name
 
+from common.colour import luminance
 from corpus.mutations.content import block_role, instruction, recolour_fill, within
 from corpus.mutations.structure import HEADING_TYPES, NotApplicable, PdfObject
 
@@ -36,12 +37,8 @@ _BODY_ROLES = {"/P", "/LI", "/LBody", "/Note", "/TD", "/TH"}
 
 
 def relative_luminance(rgb: RGB) -> float:
-    """WCAG 2.x relative luminance of an sRGB colour with components in 0..1."""
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (channel(c) for c in rgb)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    """WCAG 2.x relative luminance of an sRGB colour with components in 0..1 (common.colour)."""
+    return luminance(rgb)
 
 
 def contrast_ratio(a: RGB, b: RGB) -> float:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from common.colour import luminance_of_hex
+
 INK = "#1a1a1a"
 MUTED = "#595959"  # 7:1 on white
 # Bars: each at least 3:1 against white (WCAG 1.4.11), distinguishable from one another.
@@ -37,9 +39,7 @@ class Chart:
 
 
 def _luminance(hex_colour: str) -> float:
-    channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return luminance_of_hex(hex_colour)
 
 
 def contrast(a: str, b: str) -> float:

@@ -211,7 +211,78 @@ def _benchmark(con: Any, run_ids: list[str], item_set_of: dict[str, str]) -> dic
             "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model,
                                                 item_set_of),
             "flags": _flags(con, run_ids),
-            "errors": tables.fold_errors(_errors(con, run_ids))}
+            "errors": tables.fold_errors(_errors(con, run_ids)),
+            "checkers": _checkers(con, run_ids), "checkers_vs_meaning": _checkers_vs_meaning(con, run_ids)}
+
+
+# The stages that extract and assemble AccessBench's evidence, whose time a checker's own is shown beside.
+EVIDENCE_STAGES = ("render", "layout", "extract", "transcript", "inputs")
+
+
+def _checkers(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Each checker judge of the runs: its version and mapping, the documents it checked or was kept from by
+    the Cannot Tell protocol, its own seconds per document, and AccessBench's evidence stages per document."""
+    rows = _rows(con, """
+        SELECT run_id, judge, model, any_value(checker) AS checker, any_value(version) AS version,
+               count(*) AS documents, count(*) FILTER (WHERE ran) AS checked,
+               count(*) FILTER (WHERE NOT ran) AS withheld, count(*) FILTER (WHERE error IS NOT NULL) AS errors,
+               avg(seconds) AS seconds_mean, median(seconds) AS seconds_median, max(seconds) AS seconds_max,
+               sum(findings) AS findings
+        FROM checker_runs WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
+    own = {run_id: _evidence_seconds_per_document(con, run_id) for run_id in {r["run_id"] for r in rows}}
+    for row in rows:
+        row["mapping"] = f"judges/checkers/{row['checker']}.toml"
+        row["accessbench_seconds"] = own[row["run_id"]]
+    return rows
+
+
+def _evidence_seconds_per_document(con: Any, run_id: str) -> float | None:
+    """Wall seconds of the run's evidence stages (render → inputs) per document, each stage's time taken from the
+    run whose outputs it reused; None when a stage's time is not known."""
+    stages = {(r["run_id"], r["stage"]): r for r in _rows(
+        con, "SELECT run_id, stage, status, started, finished, reused_from FROM stage_runs")}
+    total = 0.0
+    for stage in EVIDENCE_STAGES:
+        row, hops = stages.get((run_id, stage)), 0
+        while row is not None and row.get("reused_from") and hops < 8:
+            row, hops = stages.get((row["reused_from"], stage)), hops + 1
+        if row is None or row["started"] is None or row["finished"] is None:
+            return None
+        total += (row["finished"] - row["started"]).total_seconds()
+    documents = _rows(con, "SELECT count(*) AS n FROM documents WHERE run_id = $run", {"run": run_id})[0]["n"]
+    return total / documents if documents else None
+
+
+def _checkers_vs_meaning(con: Any, run_ids: list[str]) -> dict[str, Any]:
+    """The base documents whose passed and failed variants every checker labels alike: what a checker sees
+    (PDF/UA syntax) does not change where the experts' label does (meaning)."""
+    rows = _rows(con, """
+        SELECT l.run_id, l.judge, l.model, d.criterion, d.base_doc, d.expected_label, l.label
+        FROM doc_labels l JOIN documents d ON d.run_id = l.run_id AND d.doc_id = l.doc_id
+        WHERE list_contains($runs, l.run_id) AND l.judge = 'checker' AND d.base_doc IS NOT NULL
+              AND l.repeat = 0 AND d.expected_label IN ('passed', 'failed')
+        ORDER BY ALL""", {"runs": run_ids})
+    variants: dict[tuple[str, str, str], dict[str, dict[str, str]]] = defaultdict(lambda: defaultdict(dict))
+    for row in rows:
+        variants[(row["run_id"], row["criterion"], row["base_doc"])][tables.judge_name(row)][
+            row["expected_label"]] = row["label"]
+    pairs, alike = 0, []
+    per_checker: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for (run_id, criterion, base), by_checker in sorted(variants.items()):
+        labels = {name: (got["passed"], got["failed"]) for name, got in by_checker.items()
+                  if "passed" in got and "failed" in got}
+        if not labels:
+            continue
+        pairs += 1
+        for name, (on_passed, on_failed) in labels.items():
+            per_checker[name][0] += on_passed == on_failed
+            per_checker[name][1] += 1
+        if all(on_passed == on_failed for on_passed, on_failed in labels.values()):
+            alike.append({"run_id": run_id, "criterion": criterion, "base_doc": base,
+                          "labels": {name: on_passed for name, (on_passed, _) in sorted(labels.items())}})
+    return {"pairs": pairs, "alike": alike,
+            "per_checker": [{"checker": name, "alike": n, "pairs": of}
+                            for name, (n, of) in sorted(per_checker.items())]}
 
 
 def _flags(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:

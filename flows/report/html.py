@@ -216,6 +216,16 @@ def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
             '<p class="note">A flag never changes a label: the judge\'s label is kept as given, and counted as '
             "it is.</p>")
     out["errors"] = _errors(bench["errors"])
+    if bench.get("checkers"):
+        out["checkers"] = f'<p class="note">{_e(tables.CHECKER_NOTE)}</p>' + _table(
+            "Checker judges: version, mapping, documents checked and seconds per document beside AccessBench's",
+            tables.CHECKER_HEADER, ["".join(_rowhead(c) if i == 0 else f"<td>{_e(c)}</td>" for i, c in enumerate(row))
+                                    for row in tables.checker_rows(bench["checkers"])])
+        meaning = bench["checkers_vs_meaning"]
+        out["checkers-meaning"] = f'<p class="note">{_e(tables.meaning_note(meaning))}</p>' + _table(
+            "Base documents whose passed and failed variants every checker labels alike", tables.MEANING_HEADER,
+            ["".join(_rowhead(c) if i == 0 else f"<td>{_e(c)}</td>" for i, c in enumerate(row))
+             for row in tables.meaning_rows(meaning)])
 
     body = []
     for criterion in CRITERIA:  # ours only: the published models are in the side-by-side tables

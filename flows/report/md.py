@@ -228,6 +228,13 @@ def _section_body(data: dict[str, Any], section: str) -> str:
         return confusion_md(bench["confusion"])
     if section == "errors":
         return errors_md(bench["errors"])
+    if section == "checkers":
+        return f"{md_cell(tables.CHECKER_NOTE)}\n\n" + md_table(tables.CHECKER_HEADER,
+                                                                 tables.checker_rows(bench["checkers"]))
+    if section == "checkers-meaning":
+        meaning = bench["checkers_vs_meaning"]
+        return f"{md_cell(tables.meaning_note(meaning))}\n\n" + md_table(tables.MEANING_HEADER,
+                                                                          tables.meaning_rows(meaning))
     if section == "remediation":
         return remediation_md(data["remediation"])
     if section == "review-queue":

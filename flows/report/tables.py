@@ -217,6 +217,46 @@ def coverage_text(row: dict[str, Any]) -> str:
     return f"{row['items']} items, {row['criteria']} criteria"
 
 
+# --- checkers -------------------------------------------------------------------------------------------
+
+CHECKER_HEADER = ["checker", "run", "mapping", "documents", "checked", "not run (Cannot Tell protocol)",
+                  "could not check", "findings", "checker s/document (mean, median, max)",
+                  "AccessBench evidence stages s/document"]
+
+
+def checker_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+    """One row per checker judge: its version and mapping, what it checked, its own time beside ours."""
+    def secs(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    return [[judge_name(r), r["run_id"], r["mapping"], str(r["documents"]), str(r["checked"]), str(r["withheld"]),
+             str(r["errors"]), str(r["findings"] or 0),
+             f"{secs(r['seconds_mean'])}, {secs(r['seconds_median'])}, {secs(r['seconds_max'])}",
+             secs(r["accessbench_seconds"])] for r in rows]
+
+
+CHECKER_NOTE = ("A checker judge runs an existing accessibility checker once per document (on a copy under a neutral "
+                "name) and maps its findings to the four labels through judges/checkers/<name>.toml; its findings are "
+                "in checker_findings, its runs in checker_runs. For a Cannot Tell item whose evidence the checker "
+                "reads, the protocol withholds the file: the checker is not run and the label is Cannot Tell. "
+                "AccessBench's time is the wall time of its render, layout, extract, transcript and inputs stages "
+                "divided by the documents (the time of the run whose outputs a stage reused).")
+
+MEANING_HEADER = ["run", "criterion", "base document", "label every checker gives both variants"]
+
+
+def meaning_note(meaning: dict[str, Any]) -> str:
+    each = "; ".join(f"{r['checker']}: {r['alike']} of {r['pairs']}" for r in meaning["per_checker"])
+    return (f"{len(meaning['alike'])} of {meaning['pairs']} base documents with a passed and a failed variant get "
+            "the same label on both from every checker: the checkers do not see what the experts' labels change. "
+            f"Per checker, variants labelled alike: {each or 'none'}.")
+
+
+def meaning_rows(meaning: dict[str, Any]) -> list[list[str]]:
+    return [[r["run_id"], r["criterion"], r["base_doc"],
+             ", ".join(f"{name}: {label}" for name, label in r["labels"].items())] for r in meaning["alike"]]
+
+
 # --- error analysis ---------------------------------------------------------------------------------------
 
 def fold_errors(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -252,6 +292,10 @@ def sections(data: dict[str, Any]) -> list[dict[str, str]]:
                 {"id": "errors", "title": "Error analysis: items judged wrong" + on}]
         if any(f["flags"] for f in data["benchmark"].get("flags") or []):
             out.append({"id": "flags", "title": "Judge self-checks: flagged judgments" + on})
+        if data["benchmark"].get("checkers"):
+            out += [{"id": "checkers", "title": "Checkers: versions, mappings and run time" + on},
+                    {"id": "checkers-meaning",
+                     "title": "Checkers vs meaning: passed and failed variants labelled alike" + on}]
     every = " — " + "; ".join(dict.fromkeys((data.get("item_sets") or {}).values())) if data.get("item_sets") else ""
     if data.get("remediation"):
         out.append({"id": "remediation", "title": "Remediation quality" + every})

@@ -150,6 +150,18 @@ def _collected(out: Console, home: Path, run_id: str) -> None:
     out.print(table if errors else f"run {run_id}: no item was judged wrong")
     if len(errors) > tables.MAX_ERROR_ROWS:
         out.print(f"{len(errors) - tables.MAX_ERROR_ROWS} more: accessbench report --run {run_id} --format json")
+    bench = data.get("benchmark") or {}
+    if bench.get("checkers"):
+        table = Table(*tables.CHECKER_HEADER, title=f"run {run_id}: checker judges (judges/checkers/<name>.toml)")
+        for row in tables.checker_rows(bench["checkers"]):
+            table.add_row(*(Text(c) for c in row))
+        out.print(table)
+        meaning = bench["checkers_vs_meaning"]
+        table = Table(*tables.MEANING_HEADER, title=f"run {run_id}: checkers vs meaning — "
+                                                    f"{len(meaning['alike'])} of {meaning['pairs']} base documents")
+        for row in tables.meaning_rows(meaning):
+            table.add_row(*(Text(c) for c in row))
+        out.print(table)
     if data.get("remediation"):
         table = Table("judge", "Failed judgments", "specificity", "actionability", "technical validity", "score",
                       title=f"run {run_id}: remediation quality (means over Failed judgments)")

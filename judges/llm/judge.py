@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from common.redact import redact, redact_exact
-from judges.base import Issue, PageJudgment, register_judge, register_judge_check
+from judges.base import KIND_OPTIONS, Issue, PageJudgment, register_judge, register_judge_check
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE_MODES, PageBundle
 from judges.labels import Label
@@ -241,7 +241,7 @@ def _endpoint(argument: str | None, options: dict[str, Any]
     model), as `llm:<argument>` names them; ValueError for what the judge cannot take."""
     if not argument:
         raise ValueError("name the model: --judge llm:<litellm model id>, e.g. llm:openai/gpt-4o")
-    options = {k: v for k, v in options.items() if k != "disabled_rules"}  # the rules judge's, in a run's options
+    options = {k: v for k, v in options.items() if k not in KIND_OPTIONS}  # other kinds', in a run's options
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: {', '.join(OPTIONS)}")

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from common.colour import luminance_array
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
@@ -128,10 +129,8 @@ def _suggest(background: str | None) -> str:
 
 
 def _luminance(rgb: np.ndarray) -> np.ndarray:
-    """WCAG 2.2 relative luminance of sRGB colours (0..255 in the last axis)."""
-    c = rgb / 255.0
-    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return np.asarray(linear @ np.array([0.2126, 0.7152, 0.0722]))
+    """WCAG 2.2 relative luminance of sRGB colours (0..255 in the last axis; common.colour)."""
+    return luminance_array(rgb)
 
 
 def _informative(figures: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from flows.report.paper_numbers import PAPER_MODELS
 from flows.report.text import render_report
 from tasks.aggregate import DOC_LABELS_SCHEMA
 from tasks.extract import TEXT_SPANS
-from tasks.judge import JUDGMENTS_SCHEMA, LLM_CALLS_SCHEMA, REVIEW_QUEUE_SCHEMA
+from tasks.judge import CHECKER_RUNS_SCHEMA, JUDGMENTS_SCHEMA, LLM_CALLS_SCHEMA, REVIEW_QUEUE_SCHEMA
 from tasks.render import PAGES
 from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
@@ -56,11 +56,64 @@ def _small_run(home: Path) -> None:
          "page": 1, "label": "passed", "reason": "rules and model disagree", "repeats": 3}], REVIEW_QUEUE_SCHEMA)
 
 
+CHECKED = "checked"  # a run with the rules judge and two checker judges on two base papers' variants
+
+
+def _checker_run(home: Path) -> None:
+    store = ArtifactStore(home)
+    store.record_run({"run_id": CHECKED, "created": CREATED, "source": "dataset", "judge": "rules", "config": "{}",
+                      "status": "completed", "criteria": []})
+    items = [("p1", "P", "passed"), ("f1", "P", "failed"), ("p2", "Q", "passed"), ("f2", "Q", "failed"),
+             ("c2", "Q", "cannot_tell")]
+    store.write_table("corpus", CHECKED, "documents", [
+        {"run_id": CHECKED, "doc_id": d, "criterion": "table_structure", "expected_label": e, "base_doc": b,
+         "pages": 1, "source": "dataset"} for d, b, e in items], DOCUMENTS_SCHEMA)
+    # Both checkers pass both variants of P; on Q, pdfua fails the failed variant (so Q is not listed).
+    said = {(m, d): "cannot_tell" if d == "c2" else "passed" for m in ("outloud 0.2.1", "pdfua 0.1.3")
+            for d, _, _ in items} | {("pdfua 0.1.3", "f2"): "failed"}
+    store.write_table("aggregate", CHECKED, "doc_labels", [
+        {"run_id": CHECKED, "judge": judge, "model": model, "repeat": 0, "doc_id": d, "criterion": "table_structure",
+         "label": label, "pages": 1, "failed_pages": [], "error_pages": 0}
+        for judge, model in (("rules", None), ("checker", "outloud 0.2.1"), ("checker", "pdfua 0.1.3"))
+        for d, _, e in items for label in [e if judge == "rules" else said[(model, d)]]], DOC_LABELS_SCHEMA)
+    store.write_table("judge", CHECKED, "checker_runs", [
+        {"run_id": CHECKED, "judge": "checker", "model": f"{c} {v}", "doc_id": d, "criterion": "table_structure",
+         "checker": c, "version": v, "ran": d != "c2", "reason": "the protocol withholds table_tags" if d == "c2"
+         else None, "files": 1, "seconds": None if d == "c2" else s, "findings": 2, "failing": 0}
+        for c, v, s in (("outloud", "0.2.1", 0.5), ("pdfua", "0.1.3", 0.25)) for d, _, _ in items],
+        CHECKER_RUNS_SCHEMA)
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = build_warehouse(tmp_path_factory.mktemp("compare-home"))
     _small_run(home)
+    _checker_run(home)
     return home
+
+
+def test_checkers_stand_beside_the_other_judges_with_their_version_time_and_blind_spots(home: Path) -> None:
+    data = json.loads(build(home, [CHECKED], "json"))
+    bench = data["benchmark"]
+    ranked = [(r["rank"], tables_judge(r)) for r in bench["leaderboard"]]
+    assert ranked == [(1, "rules"), (2, "checker pdfua 0.1.3"), (3, "checker outloud 0.2.1")]
+    assert sorted(c["name"] for c in bench["paper_tables"][0]["columns"] if c["source"] == "ours") == [
+        "checker outloud 0.2.1", "checker pdfua 0.1.3", "rules"]
+    assert {(r["model"], r["documents"], r["checked"], r["withheld"], r["seconds_mean"])
+            for r in bench["checkers"]} == {("outloud 0.2.1", 5, 4, 1, 0.5), ("pdfua 0.1.3", 5, 4, 1, 0.25)}
+    meaning = bench["checkers_vs_meaning"]
+    assert meaning["pairs"] == 2 and [(r["base_doc"], r["labels"]) for r in meaning["alike"]] == [
+        ("P", {"checker outloud 0.2.1": "passed", "checker pdfua 0.1.3": "passed"})]
+    assert {r["checker"]: (r["alike"], r["pairs"]) for r in meaning["per_checker"]} == {
+        "checker outloud 0.2.1": (2, 2), "checker pdfua 0.1.3": (1, 2)}
+    for fmt in ("md", "html"):
+        out = build(home, [CHECKED], fmt)
+        assert "1 of 2 base documents" in out and "judges/checkers/pdfua.toml" in out
+        assert re.search(r"checker pdfua 0\.1\.3[^\n]*0\.25, 0\.25, 0\.25", out)
+
+
+def tables_judge(row: dict[str, str]) -> str:
+    return f"{row['judge']} {row.get('model') or ''}".strip()
 
 
 def test_tables_3_to_5_put_our_judges_first_with_an_average_then_the_five_published_models(home: Path) -> None:
@@ -107,7 +160,7 @@ def test_regions_of_one_finding_kind_merge_into_the_boxes_they_cover() -> None:
 
 
 def test_md_json_and_html_hold_the_same_sections(home: Path) -> None:
-    runs = [BENCH, SMALL, SCREEN, AUDIT]
+    runs = [BENCH, SMALL, SCREEN, AUDIT, CHECKED]
     data = json.loads(build(home, runs, "json"))
     ids = [s["id"] for s in data["sections"]]
     titles = [s["title"] for s in data["sections"]]
@@ -117,7 +170,7 @@ def test_md_json_and_html_hold_the_same_sections(home: Path) -> None:
     html_ids = re.findall(r'<section aria-labelledby="([^"]+)">', page)
     assert md_titles == titles and html_ids == ids
     for wanted in ("by-label", "confusion", "paper-tables", "errors", "remediation", "review-queue", "usage",
-                   "screening-screen", "audit-audit"):
+                   "screening-screen", "audit-audit", "checkers", "checkers-meaning"):
         assert wanted in ids
     assert data["review_queue"][0]["item_id"] == "rq1" and "rq1" in page and "rq1" in build(home, runs, "md")
 

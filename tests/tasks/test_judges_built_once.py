@@ -83,7 +83,7 @@ def test_the_checks_use_the_spec_and_keep_their_messages(monkeypatch: pytest.Mon
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     assert JudgeSpec.parse("llm:openai/gpt-4o") == JudgeSpec("llm", "openai/gpt-4o")
     assert str(JudgeSpec("llm", "openai/gpt-4o")) == "llm:openai/gpt-4o" and str(JudgeSpec("rules")) == "rules"
-    with pytest.raises(ValueError, match="unknown judge 'nope'; choose one of hybrid, llm, rules"):
+    with pytest.raises(ValueError, match="unknown judge 'nope'; choose one of checker, hybrid, llm, rules"):
         JudgeSpec.parse("nope")
     with pytest.raises(ValueError, match="the rules judge takes no argument"):
         JudgeSpec.parse("rules:x").check({})

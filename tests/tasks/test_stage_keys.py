@@ -31,7 +31,7 @@ def test_every_setting_declares_the_stages_whose_hash_it_enters() -> None:
         assert set(stages) <= names, setting
         for stage in STAGE_LIST:
             assert (setting in stage.config_keys) == (stage.name in stages), (setting, stage.name)
-    assert stage_keys("judge")[-1] == "disabled_rules"
+    assert "disabled_rules" in stage_keys("judge")  # the confirmed bug: it entered no stage's hash
 
 
 @pytest.mark.slow
