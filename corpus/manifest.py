@@ -138,22 +138,35 @@ def doc_id_for(criterion: str, relpath: str) -> str:
     return "d" + hashlib.sha1(os.fsencode(f"{criterion}\0{relpath}")).hexdigest()[:11]  # names may not be UTF-8
 
 
-def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
-                 source: str = "dataset", limits: FileLimits | None = None) -> list[dict[str, Any]]:
-    """Rows for every item of an upstream-layout dataset (one per criterion × label × item)."""
-    root = Path(root).resolve()
-    manifest = root / MANIFEST
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The dataset's manifest (data/dataset.json) as an object; CorpusError when it is missing or unreadable."""
+    manifest = Path(root).resolve() / MANIFEST
     if not manifest.exists():
         raise CorpusError(f"{root} has no {MANIFEST}; point --dataset at the folder that contains data/dataset.json")
     try:
         data = json.loads(manifest.read_text())
     except json.JSONDecodeError as exc:
         raise CorpusError(f"{manifest} is not valid JSON ({exc}); fix or regenerate the manifest") from exc
+    if not isinstance(data, dict):
+        raise CorpusError(f"{manifest} is not a JSON object")
+    return data
+
+
+def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
+                 source: str = "dataset", limits: FileLimits | None = None, *, limit: int | None = None,
+                 sample: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """Rows for every item of an upstream-layout dataset (one per criterion × label × item), or for `limit` /
+    `sample` of them chosen per (criterion, label) by `corpus.item_set.select`."""
+    from corpus.item_set import select
+
+    root = Path(root).resolve()
+    manifest = root / MANIFEST
+    data = read_manifest(root)
     tasks = data.get("tasks")
     if not isinstance(tasks, dict):
         raise CorpusError(f"{manifest} has no 'tasks' object (expected tasks.<criterion>.<label> → items)")
     wanted = list(criteria) if criteria else list(CRITERIA)
-    rows = []
+    entries = []
     for criterion in wanted:
         labels = tasks.get(criterion) or {}
         if not isinstance(labels, dict):
@@ -167,8 +180,18 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
             for number, item in enumerate(items):
                 if not isinstance(item, dict):
                     item = {"id": f"{label_name}-{number}", "invalid_item": repr(item)[:200]}
-                rows.append(_item_row(root, run_id, criterion, label, item, source, limits or FileLimits()))
-    return rows
+                entries.append((criterion, label, item))
+    chosen = select(entries, lambda e: (e[0], e[1]), limit=limit, sample=sample, seed=seed)
+    return [_item_row(root, run_id, criterion, label, item, source, limits or FileLimits())
+            for criterion, label, item in chosen]
+
+
+def dataset_items(root: Path, criteria: Sequence[str] | None = None) -> int:
+    """How many items the dataset's manifest lists for `criteria` (all criteria: None)."""
+    tasks = read_manifest(root).get("tasks") or {}
+    wanted = list(criteria) if criteria else list(CRITERIA)
+    return sum(len(items) for c in wanted if isinstance(tasks.get(c), dict)
+               for items in tasks[c].values() if isinstance(items, list))
 
 
 LABEL_CONFLICT = "label_conflict"  # the error kind (a warning) of a document in a label conflict

@@ -12,16 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from common.filenames import readable_name, stored_name
+from corpus.item_set import ITEM_SET_SCHEMA, SCREENING, label_of, selection_text
 from corpus.manifest import (
     DOCUMENTS_SCHEMA,
     LABEL_CONFLICT,
     MANIFEST,
     CorpusError,
     FileLimits,
+    dataset_items,
     label_conflict_message,
     label_conflicts,
     load_dataset,
     load_pdf_folder,
+    read_manifest,
     walk_files,
 )
 from corpus.unreadable import FILE_NOTE
@@ -84,9 +87,11 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     if cfg.source == "pdfs":
         rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits)
     else:
-        rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source, limits=limits)
+        rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source, limits=limits, limit=cfg.limit,
+                            sample=cfg.sample, seed=cfg.seed)
     if not rows:
         raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
+    item_set = describe_item_set(cfg, root, rows)
     for conflict in label_conflicts(rows):
         # Said in the run's output and its Prefect log, and kept as a warning row of each document.
         message = label_conflict_message(conflict)
@@ -101,10 +106,29 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
             # The error row names the file, after the reason (said first: the screening verdict's reason).
             message = row["error"] if not named or named in row["error"] else f"{row['error']}{FILE_NOTE}{named})"
             io.error(row["doc_id"], row.get("error_kind") or "corpus", message)
-    return {"documents": rows}
+    return {"documents": rows, "item_set": [item_set]}
+
+
+def describe_item_set(cfg: RunConfig, root: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's `item_set` row (corpus.item_set): what kind of items, from which manifest, how many."""
+    if cfg.source == "pdfs":
+        files = len({tuple(r.get("files") or [r["doc_id"]]) for r in rows})
+        return {"run_id": cfg.run_id, "kind": SCREENING, "name": None, "split": None, "items": files,
+                "of_items": files, "selection": "", "label": label_of(SCREENING, None, None, files)}
+    manifest = read_manifest(root)
+    kind = "synthetic" if cfg.source == "synthetic" else "dataset"
+    name = str(manifest.get("name") or root.name)
+    split = str(manifest["split"]) if manifest.get("split") else None
+    of_items = dataset_items(root, cfg.criteria)
+    selection = selection_text(cfg.limit, cfg.sample, cfg.seed)
+    return {"run_id": cfg.run_id, "kind": kind, "name": name, "split": split, "items": len(rows),
+            "of_items": of_items, "selection": selection,
+            "label": label_of(kind, name, split, len(rows), of_items, selection,
+                              seed=cfg.seed if kind == "synthetic" else None)}
 
 
 DOCUMENTS = TableSpec("documents", "corpus", DOCUMENTS_SCHEMA)
+ITEM_SET = TableSpec("item_set", "corpus", ITEM_SET_SCHEMA)
 
 
 def check_corpus(cfg: RunConfig) -> None:
@@ -117,12 +141,14 @@ def check_corpus(cfg: RunConfig) -> None:
                          "and max_pages ≥ 1")
     if cfg.base_docs < 1:
         raise ValueError(f"base_docs {cfg.base_docs}: the synthetic benchmark needs at least 1 base document")
+    if cfg.source == "pdfs" and (cfg.limit is not None or cfg.sample is not None):
+        raise ValueError("limit and sample choose labelled items: use them with a dataset or the synthetic benchmark")
 
 CORPUS = Stage(
     name="corpus",
     upstream=(),
     config_keys=stage_keys("corpus", "source", "source_path"),
-    tables=(DOCUMENTS,),
+    tables=(DOCUMENTS, ITEM_SET),
     body=corpus_body,
     code=("corpus", "common"),
     reusable=False,

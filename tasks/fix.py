@@ -28,6 +28,7 @@ from typing import Any
 
 import pikepdf
 
+from judges.criteria import CRITERIA
 from tasks.context import RunConfig, new_run_id
 from tasks.fix_guards import (
     FixLimits,
@@ -526,9 +527,17 @@ def drafts(results: list[FileFix]) -> list[tuple[Path, str, str]]:
     return [(r.fixed, name, d) for r in results for name, (_, outcome) in r.outcomes.items() for d in outcome.drafts]
 
 
-def rule_counts(results: list[FileFix]) -> dict[str, tuple[int, int]]:
-    """rule id → (findings before, findings after) over `results`."""
+def rule_counts(results: list[FileFix]) -> dict[str, tuple[int | None, int]]:
+    """rule id → (findings before, findings after) over `results`. Before is None ("not judged") for a rule of a
+    criterion no file was judged on before: its findings after are new evidence, not damage the fix did."""
     before = Counter(f.rule_id for r in results for f in r.findings)
     after = Counter(f.rule_id for r in results for f in r.after)
-    return {rid: (before[rid], after[rid]) for rid in sorted(set(before) | set(after))}
+    judged = {c for r in results for c in r.labels}
+    criterion_of = {f.rule_id: f.criterion for r in results for f in (*r.findings, *r.after)}
+
+    def was_judged(rule_id: str) -> bool:
+        criterion = criterion_of.get(rule_id, "")
+        return criterion in judged or criterion not in CRITERIA or before[rule_id] > 0
+
+    return {rid: (before[rid] if was_judged(rid) else None, after[rid]) for rid in sorted(set(before) | set(after))}
 

@@ -175,7 +175,14 @@ class StageSettings(BaseModel):
     transcript_backend: Annotated[str, _TRANSCRIPT[0], _TRANSCRIPT[1], Cli(flag="--transcript")] = Field(
         "emulated", description="screen-reader transcript: emulated from the tag tree, or Amazon Transcribe of "
                                 "recorded audio beside each PDF (bucket from $ACCESSBENCH_TRANSCRIBE_BUCKET)")
-    seed: int = Field(0, description="seed of the synthetic benchmark (which documents and defects it draws)")
+    seed: int = Field(0, description="seed of the synthetic benchmark (which documents and defects it draws) and "
+                                     "of --sample")
+    limit: Annotated[int | None, Cli(metavar="N")] = Field(
+        None, ge=1, description="only N items of the dataset or synthetic benchmark, taken in turn from each "
+                                "criterion and expected label (to try a run small)")
+    sample: Annotated[int | None, Cli(metavar="N")] = Field(
+        None, ge=1, description="a random sample of N items, stratified by criterion and expected label, drawn "
+                                "with --seed")
     base_docs: int = Field(3, ge=1, description="base documents of the synthetic benchmark (each gets its "
                                                 "defective variants)")
     doc_timeout_s: Annotated[float, Cli(flag="--doc-timeout")] = Field(
@@ -194,6 +201,12 @@ class StageSettings(BaseModel):
                                                      "folder (skipped by default)")
 
     @model_validator(mode="after")
+    def _limit_or_sample(self) -> StageSettings:
+        if self.limit is not None and self.sample is not None:
+            raise ValueError("pass --limit (the first N items) or --sample (N drawn at random), not both")
+        return self
+
+    @model_validator(mode="after")
     def _resolve_llm_defaults(self) -> StageSettings:
         """Fill the LLM settings left unset by the judges' kind (hosted or the packaged local model)."""
         local = uses_local_model(self.judges)
@@ -209,6 +222,7 @@ class StageSettings(BaseModel):
 # changes how a stage runs (limits on time and memory, parallelism, the response cache), not what it computes.
 STAGE_HASH: dict[str, tuple[str, ...]] = {
     "criteria": ("corpus",), "seed": ("corpus",), "base_docs": ("corpus",), "follow_symlinks": ("corpus",),
+    "limit": ("corpus",), "sample": ("corpus",),
     "max_file_mb": ("corpus", "extract"), "max_pages": ("corpus",), "max_stream_mb": ("corpus", "extract"),
     "dpi": ("render",), "max_page_megapixels": ("render", "extract"),
     "layout_backend": ("layout",), "layout_weights": ("layout",),
@@ -249,11 +263,31 @@ class BenchmarkOptions(StageSettings, Execution):
         self.judges = list(dict.fromkeys(self.judges))  # --judge rules --judge rules: one judge
         if self.dataset and self.pdfs:
             raise ValueError("pass dataset or pdfs, not both")
+        if self.pdfs and (self.limit is not None or self.sample is not None):
+            raise ValueError("--limit and --sample choose labelled items: use them with --dataset or the synthetic "
+                             "benchmark")
         if self.run_id:
             from warehouse.store import check_run_id
 
             check_run_id(self.run_id)
         return self
+
+
+# --fail-on: when a screening run (or a report of one) exits non-zero for CI.
+FAIL_ON = ("fails", "warnings", "never")
+_FAIL_ON = one_of(FAIL_ON, "--fail-on threshold")
+
+
+class CommandOptions(BaseModel):
+    """What the `run` command does around the flow (never part of a run's settings or the flow's form)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dry_run: bool = Field(False, description="print the documents, pages, model calls, estimated tokens and cost "
+                                             "per judge, and stop before any stage runs")
+    fail_on: Annotated[str, _FAIL_ON[0], _FAIL_ON[1]] = Field(
+        "never", description="exit 4 when a screened file fails or could not be checked (fails), also when one "
+                             "passes with warnings (warnings), or never (default); for CI")
 
 
 class AuditSettings(BaseModel):

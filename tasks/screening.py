@@ -50,6 +50,22 @@ SCREENING_VERDICTS_SCHEMA = pa.schema(
 )
 SCREENING_VERDICTS = TableSpec("screening", "aggregate", SCREENING_VERDICTS_SCHEMA)
 
+def trips(verdict: str, warnings: int, fail_on: str) -> bool:
+    """Whether a file's verdict (and its count of warnings) meets `--fail-on` (tasks.options.FAIL_ON)."""
+    if fail_on == "never":
+        return False
+    return verdict in (FAILS, NOT_CHECKED) or (fail_on == "warnings" and warnings > 0)
+
+
+def shorten(text: str, limit: int = 160) -> str:
+    """`text` whole when it fits in `limit` characters, else cut at the last word boundary before it, with …"""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return (cut if cut else text[:limit]) + " …"
+
+
 def error_reason(kind: str | None, message: str) -> str:
     """A short reason, for a person, from an error row that kept a file from being checked."""
     text = without_file_note(message.strip())
@@ -66,14 +82,14 @@ def error_reason(kind: str | None, message: str) -> str:
     if "damaged beyond repair" in low:
         return DAMAGED
     if kind == "limit":
-        return "over a limit: " + text.removeprefix("limit: ")[:160]
+        return "over a limit: " + shorten(text.removeprefix("limit: "))
     if kind == "skipped":
-        return "skipped: " + text.removeprefix("skipped: ")[:160]
+        return "skipped: " + shorten(text.removeprefix("skipped: "))
     if kind == "missing":
         return "missing"
     if "unreadable pdf" in low:
         return "unreadable PDF"
-    return (f"{kind}: " if kind else "") + text[:160]
+    return (f"{kind}: " if kind else "") + shorten(text)
 
 
 def file_key(files: Sequence[str] | None, doc_id: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOT_FOUND = 0, 1, 2, 3
+EXIT_GATE = 4  # --fail-on: a screened file fails (or has warnings): for CI
 
 
 def error(message: str, code: int = EXIT_USAGE) -> int:

@@ -205,7 +205,8 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
     by_rule = []
     for rid, (b, a) in counts.items():
         rule = catalog().get(rid)
-        by_rule.append((rid, str(b), str(a), rule.remedy if rule and rule.remedy else "-"))
+        by_rule.append((rid, "not judged" if b is None else str(b), str(a),
+                        rule.remedy if rule and rule.remedy else "-"))
     print_first_fitting(layouts("findings per rule before → after", ("rule", "findings before", "after", "remedy"),
                                 by_rule, keys=("rule",)))
     if left:

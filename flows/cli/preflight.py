@@ -37,7 +37,9 @@ def check_run(args: argparse.Namespace) -> Refusal | None:
         options = BenchmarkOptions.model_validate(given(args, BenchmarkOptions))
     except ValidationError as exc:
         return Refusal(describe_errors(exc, BenchmarkOptions))
-    return input_refusal(options.dataset, options.pdfs) or key_refusal(options.judges, options.api_base)
+    # A dry run prices a run whose keys are not set yet (flows.cli.dry_run): no key refusal for it.
+    keys = None if getattr(args, "dry_run", False) else key_refusal(options.judges, options.api_base)
+    return input_refusal(options.dataset, options.pdfs) or keys
 
 
 def input_refusal(dataset: str | None, pdfs: str | None) -> Refusal | None:

@@ -20,6 +20,10 @@ def add_parser(sub: Any) -> None:
                         help="text (terminal tables, default), md, json, or html (one self-contained file); for CI, "
                              "one run's per-file results: junit (JUnit XML), sarif (SARIF 2.1.0) or ci-json")
     report.add_argument("--out", help="write the report to this file instead of standard output")
+    from flows.cli.options import add_options
+    from tasks.options import CommandOptions
+
+    add_options(report, CommandOptions, ("fail_on",))
 
 
 def plots_folder(home: Path, run_ids: list[str]) -> Path:
@@ -66,9 +70,18 @@ def write_run_report(home: Path, run_id: str) -> Path:
 
 
 def run_report(home: Path, args: argparse.Namespace) -> int:
-    from flows.cli.console import EXIT_NOT_FOUND, EXIT_OK
+    from pydantic import ValidationError
+
+    from flows.cli.console import EXIT_NOT_FOUND
     from flows.cli.console import error as _error
+    from flows.cli.options import describe_errors, given
+    from tasks.options import CommandOptions
     from warehouse.store import ArtifactStore
+
+    try:
+        command = CommandOptions.model_validate(given(args, CommandOptions))
+    except ValidationError as exc:
+        return _error(describe_errors(exc, CommandOptions))
 
     runs = ArtifactStore(home).runs()
     if not runs:
@@ -92,4 +105,6 @@ def run_report(home: Path, args: argparse.Namespace) -> int:
         print(f"report written to {visible(str(out.resolve()))}", file=sys.stderr)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
-    return EXIT_OK
+    from flows.cli.gate import screening_exit
+
+    return screening_exit(home, run_ids, command.fail_on, nothing_checked_fails=False)

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 from common.colour import luminance_of_hex
@@ -21,6 +23,9 @@ MUTED = "#595959"  # 7:1 on white
 # Bars: each at least 3:1 against white (WCAG 1.4.11), distinguishable from one another.
 SERIES = ("#1f5fa8", "#b34700", "#2e7d32", "#7b3fa0", "#a3123a", "#00707a", "#6b5b00")
 OUTLINE = "#d40000"  # failing regions on page images: 5.3:1 on white
+# One outline colour per criterion, from the Okabe–Ito palette (told apart with any colour vision deficiency),
+# the darker members only, each at least 3:1 on white; the legend names each colour's criterion.
+CRITERION_OUTLINES = ("#0072B2", "#D55E00", "#CC79A7", "#009E73", "#A86F00", "#000000", "#5B3A99")
 
 
 @dataclass(frozen=True)
@@ -184,8 +189,15 @@ REPORT_DPI = 144  # page images in reports: 9 pt text stays legible, a text page
 WEBP_QUALITY = 60
 
 
+def outline_colour(criterion: str) -> str:
+    from judges.criteria import CRITERIA
+
+    return CRITERION_OUTLINES[CRITERIA.index(criterion) % len(CRITERION_OUTLINES)] if criterion in CRITERIA \
+        else OUTLINE
+
+
 def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float,
-                        regions: list[tuple[list[list[float]], str]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
+                        regions: Sequence[tuple[Any, ...]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
     """A page as WebP with each region (its boxes in PDF points, top-left origin; a label) outlined in red and
     numbered once per region. Rendered from the source PDF at `dpi` when it is still there, else the stored
     page image is used. Returns (WebP bytes, width px, height px)."""
@@ -205,9 +217,11 @@ def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, 
     scale = image.width / width_pt if width_pt else 1.0
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=max(12, round(image.width / 60)))
-    red = tuple(int(OUTLINE[i:i + 2], 16) for i in (1, 3, 5))
     line = max(2, round(image.width / 400))
-    for k, (boxes, _label) in enumerate(regions, start=1):
+    for k, region in enumerate(regions, start=1):
+        boxes: list[list[float]] = region[0]
+        colour: str = region[2] if len(region) > 2 else OUTLINE  # (boxes, label[, colour])
+        red = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
         for box in boxes:
             x0, y0, x1, y1 = (v * scale for v in box[:4])
             draw.rectangle((x0, y0, max(x1, x0 + 2), max(y1, y0 + 2)), outline=red, width=line)

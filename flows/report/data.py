@@ -16,15 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from corpus import item_set as item_sets
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
 from flows.report.warehouse import report_tables
 from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
 from judges.conformance import checkpoint_view
-from judges.criteria import CRITERIA, SPECS
+from judges.criteria import SPECS
 from judges.labels import Label
 from tasks.failures import WARNING_KINDS
-from tasks.screening import VERDICT_ORDER, conformance_of, file_key, verdict_of
+from tasks.screening import NOT_CHECKED, VERDICT_ORDER, conformance_of, file_key, verdict_of
 from warehouse import catalog
 from warehouse.store import ArtifactStore
 
@@ -84,10 +85,13 @@ def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
                           "WHERE list_contains($runs, run_id) ORDER BY created, run_id", p)
         labelled = {r["run_id"] for r in _rows(con, "SELECT DISTINCT run_id FROM doc_results "
                                                    "WHERE list_contains($runs, run_id)", p)}
-        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled}
-                                         for r in runs]}
+        recorded = {r["run_id"]: r for r in _rows(con, "SELECT * FROM item_set WHERE list_contains($runs, run_id)", p)}
+        data: dict[str, Any] = {"runs": [{**r, "created": str(r["created"]), "scored": r["run_id"] in labelled,
+                                          **_item_set(r, recorded.get(r["run_id"]))} for r in runs]}
+        data["item_sets"] = {r["run_id"]: r["item_set"] for r in data["runs"]}
         scored = [r for r in run_ids if r in labelled]
-        data["benchmark"] = _benchmark(con, scored) if scored else None
+        data["benchmark"] = _benchmark(con, scored, data["item_sets"]) if scored else None
+        data["banner"] = tables.synthetic_banner(data)
         data["remediation"] = _remediation(con, run_ids)
         audits = {r["run_id"] for r in runs if r["source"] == "audit"}  # reported by `--format text`
         data["audit_runs"] = sorted(audits)
@@ -100,6 +104,14 @@ def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
         con.close()
     data["sections"] = tables.sections(data)
     return data
+
+
+def _item_set(run: dict[str, Any], recorded: dict[str, Any] | None) -> dict[str, Any]:
+    """The run's item set as the corpus stage recorded it (corpus.item_set), else named from its source."""
+    if run["source"] == "audit":
+        return {"item_set": "inclusivity questions", "self_labelled": False}
+    label = recorded["label"] if recorded else item_sets.fallback_label(run["source"], run.get("source_path"))
+    return {"item_set": label, "self_labelled": item_sets.is_synthetic(label)}
 
 
 def _review_queue(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
@@ -118,7 +130,7 @@ def _usage(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
         FROM llm_calls WHERE list_contains($runs, run_id) GROUP BY ALL ORDER BY ALL""", {"runs": run_ids})
 
 
-def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
+def _benchmark(con: Any, run_ids: list[str], item_set_of: dict[str, str]) -> dict[str, Any]:
     p = {"runs": run_ids}
     accuracy = _rows(con, """
         SELECT a.run_id, a.judge, a.model, a.criterion, a.n, a.accuracy, a.accuracy_sd, a.repeats,
@@ -158,6 +170,10 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
                      WHERE list_contains($runs, run_id) GROUP BY ALL),
              rep AS (SELECT run_id, judge, model, repeat, avg(acc) AS acc FROM per GROUP BY ALL)
         SELECT r.run_id, r.judge, r.model, avg(r.acc) AS accuracy, coalesce(stddev_pop(r.acc), 0) AS accuracy_sd,
+               (SELECT count(DISTINCT (d.doc_id, d.criterion)) FROM doc_results d WHERE d.run_id = r.run_id
+                AND d.judge = r.judge AND d.model = r.model) AS n,
+               (SELECT count(DISTINCT d.criterion) FROM doc_results d WHERE d.run_id = r.run_id
+                AND d.judge = r.judge AND d.model = r.model) AS criteria,
                count(*) AS repeats, any_value(f.macro_precision) AS macro_precision,
                any_value(f.macro_recall) AS macro_recall, any_value(f.macro_f1) AS macro_f1
         FROM rep r LEFT JOIN (SELECT run_id, judge, model, avg(macro_precision) AS macro_precision,
@@ -181,10 +197,20 @@ def _benchmark(con: Any, run_ids: list[str]) -> dict[str, Any]:
     }
     for row in leaderboard:
         row["paper_model"] = paper.paper_model(row["model"])
+    for rows in (accuracy, by_label, averages, leaderboard):
+        for row in rows:
+            row["item_set"] = item_set_of.get(row["run_id"], "")
+            tables.add_interval(row)
+    ranked = tables.rank_by_scope(leaderboard, coverage)
+    per_item = _rows(con, """
+        SELECT run_id, judge, model, doc_id, criterion, avg(correct::INT) AS correct FROM doc_results
+        WHERE list_contains($runs, run_id) GROUP BY ALL""", p)
     return {"accuracy": accuracy, "by_label": by_label, "averages": averages,
-            "leaderboard": tables.rank_by_scope(leaderboard, coverage), "confusion": confusion,
-            "published": published,
-            "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model),
+            "leaderboard": ranked, "comparisons": tables.paired_comparisons(ranked, per_item),
+            "confusion": confusion, "published": published,
+            "paper_tables": tables.paper_tables(accuracy, by_label, averages, published, paper.paper_model,
+                                                item_set_of),
+            "flags": _flags(con, run_ids),
             "errors": tables.fold_errors(_errors(con, run_ids)),
             "checkers": _checkers(con, run_ids), "checkers_vs_meaning": _checkers_vs_meaning(con, run_ids)}
 
@@ -257,6 +283,27 @@ def _checkers_vs_meaning(con: Any, run_ids: list[str]) -> dict[str, Any]:
     return {"pairs": pairs, "alike": alike,
             "per_checker": [{"checker": name, "alike": n, "pairs": of}
                             for name, (n, of) in sorted(per_checker.items())]}
+
+
+def _flags(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
+    """Per judge: its judgments, and how many carry each self-check flag (judges.llm.flags: a reply whose label
+    contradicts its own sub-criteria or issues, a label given without evidence, invented values …)."""
+    rows = _rows(con, "SELECT run_id, judge, coalesce(model, '') AS model, flags FROM judgments "
+                      "WHERE list_contains($runs, run_id)", {"runs": run_ids})
+    out: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for row in rows:
+        entry = out.setdefault((row["run_id"], row["judge"], row["model"]),
+                               {"run_id": row["run_id"], "judge": row["judge"], "model": row["model"],
+                                "judgments": 0, "flags": {}})
+        entry["judgments"] += 1
+        try:
+            flags = json.loads(row["flags"] or "{}")
+        except ValueError:
+            flags = {}
+        for name, on in (flags.items() if isinstance(flags, dict) else []):
+            if on is True:
+                entry["flags"][name] = entry["flags"].get(name, 0) + 1
+    return [out[k] for k in sorted(out)]
 
 
 def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
@@ -368,7 +415,7 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
     def entry(doc_id: str) -> dict[str, Any]:
         key = key_of.get(doc_id, doc_id)
         return by_file.setdefault(key, {"file": key, "doc_ids": [], "pages": None, "criteria": {}, "errors": [],
-                                        "error_kinds": []})
+                                        "error_kinds": [], "warning_errors": []})
 
     for doc in docs:
         found = entry(doc["doc_id"])
@@ -380,20 +427,27 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
                                  "reason": row["reason"]})
     failed_pages: dict[str, set[tuple[str, int]]] = defaultdict(set)
     for row in judgments:
-        if row["label"] != Label.FAILED:
-            continue
+        failed = row["label"] == Label.FAILED
         found = entry(row["doc_id"])
+        # A page that did not fail still shows its warnings (a rule finding that fails nothing: no /Lang, no title).
+        issues = _issues(row) if failed else [i for i in _issues(row, fallback=False)
+                                              if tables.severity_of(i, failed=False) == tables.WARNING]
+        if not failed and not issues:
+            continue
         judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
-        failed_pages[found["file"]].add((row["doc_id"], row["page"]))
-        for issue in _issues(row):
+        if failed:
+            failed_pages[found["file"]].add((row["doc_id"], row["page"]))
+        for issue in issues:
             judged["issues"].append({"judge": row["judge"], "model": row["model"] or "", "page": row["page"],
-                                     **issue})
+                                     **issue, "severity": tables.severity_of(issue, failed=failed)})
     for row in errors:
         message = f"{row['stage']}: {row['message']}"
         if message not in entry(row["doc_id"])["errors"]:
             entry(row["doc_id"])["errors"].append(message)
         if row["kind"] not in WARNING_KINDS:
             entry(row["doc_id"])["error_kinds"].append((row["kind"], row["message"] or ""))
+        elif message not in entry(row["doc_id"]).setdefault("warning_errors", []):
+            entry(row["doc_id"])["warning_errors"].append(message)
     regions = _regions(con, run_id)
     pages = {(r["doc_id"], r["page"]): r for r in _rows(con, """
         SELECT doc_id, page, width_pt, height_pt, width_px, height_px, image_path FROM pages WHERE run_id = $run""", p)}
@@ -409,10 +463,15 @@ its overall verdict (`tasks.screening`: fails, passes, could not be checked) and
         found["verdict"], found["reason"] = verdict_of(
             {c: [lab["label"] for lab in j["labels"]] for c, j in found["criteria"].items()}, found.pop("error_kinds"),
             pdfua.get(checked_doc) if checked_doc else None)
-        found["first_issue"] = next((f"{c}: {i['problem'] or i['location']}" for c in CRITERIA
-                                     for i in found["criteria"].get(c, {}).get("issues", [])), None)
         for judged in found["criteria"].values():
             judged["issues"] = tables.fold_issues(judged["issues"])
+        found["warnings"] = tables.file_warnings(found)
+        found["error_count"] = sum(1 for j in found["criteria"].values() for i in j["issues"]
+                                   if i["severity"] == tables.ERROR)
+        found["fix_first"] = tables.fix_first(found)
+        found["first_issue"] = tables.step_text(found["fix_first"][0]) if found["fix_first"] else None
+        if found["verdict"] == NOT_CHECKED:  # no finding was looked for: not "0 errors"
+            found["error_count"] = None
         # One image per failed page, outlining one region per finding kind of every criterion that failed there.
         by_page: dict[int, dict[str, Any]] = {}
         for doc_id, page in sorted(failed_pages[key], key=lambda dp: (dp[1], dp[0])):
@@ -455,17 +514,18 @@ def _pages_to_show(by_page: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def _issues(row: dict[str, Any]) -> list[dict[str, Any]]:
+def _issues(row: dict[str, Any], fallback: bool = True) -> list[dict[str, Any]]:
     try:
         issues = json.loads(row["issues"] or "[]")
     except ValueError:
         issues = []
     out = [{"sub_criterion": str(i.get("sub_criterion") or ""), "location": str(i.get("location") or ""),
-            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or "")}
+            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or ""),
+            "rule_id": str(i.get("rule_id") or "")}
            for i in (issues if isinstance(issues, list) else []) if isinstance(i, dict)]
-    if not out:
+    if not out and fallback:
         out = [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
-                "remediation": row["remediation"] or ""}]
+                "remediation": row["remediation"] or "", "rule_id": ""}]
     return out
 
 

@@ -25,7 +25,9 @@ def _cell(text: object, cls: str = "") -> str:
     return f'<td{f" class={cls!r}" if cls else ""}>{_e(text)}</td>'
 
 
-def _num(n: int) -> str:
+def _num(n: int | None) -> str:
+    if n is None:  # a rule of a criterion not judged before the fix
+        return '<td class="num" data-v="-1">not judged</td>'
     return f'<td class="num" data-v="{n}">{n}</td>'
 
 
@@ -47,7 +49,7 @@ def _by_rule(results: list[FileFix]) -> str:
         remedy = rule.remedy if rule and rule.remedy else "–"
         kind = "model draft" if remedy in MODEL_REMEDIES else "mechanical" if remedy != "–" else "for a person"
         rows.append(_rowhead(rule_id) + _cell(remedy) + _cell(kind) + _num(before) + _num(after)
-                    + _num(max(0, before - after)))
+                    + _num(None if before is None else max(0, before - after)))
     return _table("Findings per rule, before → after", ["rule", "remedy", "kind", "before", "after",
                                                          "turned into passes"], rows)
 

@@ -34,6 +34,8 @@ th{background:#eef2f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
 th button::after{content:" \\2195";color:#4a4a4a}figure{margin:1rem 0}figure img{max-width:100%;height:auto;
 border:1px solid #8a8a8a}figcaption{color:#4a4a4a;font-size:.9rem}nav ol{columns:2}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
+.banner{border:3px solid #b34700;background:#fff4e5;padding:.5rem 1rem;font-weight:600}
+.wide{overflow-x:auto;max-width:100%}.warning{color:#7a4b00;font-weight:600}.error{color:#a3123a;font-weight:600}
 """
 
 SORT_JS = """
@@ -103,6 +105,9 @@ def _bodies(data: dict[str, Any], plots: Path | None) -> dict[str, str]:
     bodies = {"runs": _runs(data["runs"])}
     if data.get("benchmark"):
         bodies.update(_benchmark(data["benchmark"], plots))
+    if data.get("banner") and data.get("benchmark"):
+        for key in ("leaderboard", "paper-tables"):
+            bodies[key] = _banner(data["banner"]) + bodies[key]
     if data.get("remediation"):
         bodies["remediation"] = _remediation(data["remediation"])
     if data.get("review_queue"):
@@ -122,14 +127,25 @@ def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "A
     toc = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)
     body = "".join(f'<section aria-labelledby="{a}"><h2 id="{a}">{_e(h)}</h2>{b}</section>' for a, h, b in sections)
     runs = ", ".join(r["run_id"] for r in data["runs"])
+    lines = "".join(f"<li>{_e(line)}</li>" for line in tables.headline(data))
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(title)}: {_e(runs)}</title><style>{CSS}</style></head><body>"
             f'<a class="skip" href="#main">Skip to the report</a><header><h1>{_e(title)}</h1>'
             f'<p class="note">Runs: {_e(runs)}. Every number comes from the AccessBench warehouse views; rows marked '
-            f"“published” are reference values from the papers, not results of these runs.</p></header>"
+            f"“published” are reference values from the papers, not results of these runs.</p>"
+            f"<ul>{lines}</ul>{_banner(data.get('banner') or '')}</header>"
             f'<nav aria-label="Contents"><h2 id="contents">Contents</h2><ol>{toc}</ol></nav>'
             f'<main id="main">{body}</main><script>{SORT_JS}</script></body></html>')
+
+
+def _banner(text: str) -> str:
+    return f'<p class="banner" role="note"><strong>Warning:</strong> {_e(text)}</p>' if text else ""
+
+
+def _wide(table: str, label: str) -> str:
+    """A table wider than the page scrolls inside its own region (keyboard-scrollable), never past the page."""
+    return f'<div class="wide" role="region" aria-label="{_e(label)}" tabindex="0">{table}</div>'
 
 
 def _run_kind(run: dict[str, Any]) -> str:
@@ -141,9 +157,10 @@ def _run_kind(run: dict[str, Any]) -> str:
 def _runs(runs: list[dict[str, Any]]) -> str:
     rows = [f"{_rowhead(r['run_id'])}<td>{_e(r['created'][:19])}</td><td>{_e(r['source'])}</td>"
             f"<td>{_e(r['judge'])}</td><td>{_e(r['status'])}</td>"
-            f"<td>{_run_kind(r)}</td>"
+            f"<td>{_run_kind(r)}</td><td>{_e(r.get('item_set') or '')}</td>"
             for r in runs]
-    return _table("The runs in this report", ["run", "created", "source", "judges", "status", "kind"], rows)
+    return _table("The runs in this report and the items each measured",
+                  ["run", "created", "source", "judges", "status", "kind", "item set"], rows)
 
 
 def _paper_table(table: dict[str, Any]) -> str:
@@ -167,25 +184,37 @@ def _paper_table(table: dict[str, Any]) -> str:
                 cells.append(f'<td class="{cls}">{_e(tables.cell_text(cell))}</td>')
         cls = "average" if row["row"] == "average" else ""
         body.append(f"<tr{' class=average' if cls else ''}>{_rowhead(row['row'])}{''.join(cells)}</tr>")
-    return (f"<table><caption>{_e(table['title'])}: ours first, then the published models</caption>"
-            f"<thead><tr>{head}</tr>{sub}</thead><tbody>{''.join(body)}</tbody></table>")
+    return _wide(f"<table><caption>{_e(table['title'])}: ours first, then the published models</caption>"
+                 f"<thead><tr>{head}</tr>{sub}</thead><tbody>{''.join(body)}</tbody></table>", table["id"])
 
 
 def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
     out = {}
     lead = [f"<td class=\"num\">{r.get('rank', '')}</td>{_rowhead(_judge_name(r))}<td>{_e(r['run_id'])}</td>"
+            f"<td>{_e(r.get('item_set') or '')}</td>"
             f"<td>{_e(r.get('paper_model') or '')}</td><td>{_e(tables.coverage_text(r))}</td>"
-            f"{_num(r['accuracy'], r['accuracy_sd'])}{_num(r['macro_f1'])}"
+            f"{_num(r['accuracy'], r['accuracy_sd'])}<td>{_e(tables.interval_text(r))}</td>{_num(r['macro_f1'])}"
             f"{_num(r['accuracy_ex_ct'])}{_num(r['macro_f1_ex_ct'])}<td class=\"num\">{r['unjudged']}</td>"
             f"<td>{_e(r.get('caveat') or '')}</td>"
             for r in bench["leaderboard"]]
-    out["leaderboard"] = _table(
-        "Judges ranked against judges scored on the same items (mean ± population SD over repeats)",
-        ["rank", "judge", "run", "paper model", "coverage", "accuracy", "macro F1", "accuracy excl. Cannot Tell",
-         "macro F1 excl. Cannot Tell", "unjudged (counted wrong)", "caveat"], lead, sortable=False)
+    on = "; ".join(dict.fromkeys(r.get("item_set") or "" for r in bench["leaderboard"]))
+    out["leaderboard"] = _wide(_table(
+        f"Judges ranked against judges scored on the same items (mean ± population SD over repeats; 95% Wilson "
+        f"interval over items) — {on}",
+        ["rank", "judge", "run", "item set", "paper model", "coverage", "accuracy", "95% CI over items", "macro F1",
+         "accuracy excl. Cannot Tell", "macro F1 excl. Cannot Tell", "unjudged (counted wrong)", "caveat"], lead,
+        sortable=False), "leaderboard") + _comparisons(bench.get("comparisons") or [], on)
     out["paper-tables"] = "".join(_paper_table(t) for t in bench["paper_tables"]) + (
         f'<p class="note">Published columns: {_e(bench["published"]["citation"])} — reference values, never runs '
-        f"here. {_e(tables.average_note(bench['paper_tables']))}</p>")
+        f"here. {_e(tables.average_note(bench['paper_tables'], bench.get('averages')))}</p>")
+    if any(f["flags"] for f in bench.get("flags") or []):
+        out["flags"] = _table(f"Judgments each judge's self-checks flagged — {on}",
+                              ["judge", "run", "judgments", "flag", "flagged", "share"],
+                              (f"{_rowhead(r[0])}<td>{_e(r[1])}</td><td class=\"num\">{r[2]}</td><td>{_e(r[3])}</td>"
+                               f"<td class=\"num\">{r[4]}</td><td class=\"num\">{_e(r[5])}</td>"
+                               for r in tables.flag_rows(bench["flags"]))) + (
+            '<p class="note">A flag never changes a label: the judge\'s label is kept as given, and counted as '
+            "it is.</p>")
     out["errors"] = _errors(bench["errors"])
     if bench.get("checkers"):
         out["checkers"] = f'<p class="note">{_e(tables.CHECKER_NOTE)}</p>' + _table(
@@ -203,13 +232,14 @@ def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
         for row in (r for r in bench["accuracy"] if r["criterion"] == criterion):
             body.append(f"{_rowhead(criterion)}<td>{_e(_judge_name(row))}</td><td>{_e(row['run_id'])}</td>"
                         f"<td class=\"num\">{row['n']}</td>{_num(row['accuracy'], row['accuracy_sd'])}"
+                        f"<td>{_e(tables.interval_text(row))}</td>"
                         f"{_num(row['macro_precision'])}{_num(row['macro_recall'])}"
                         f"{_num(row['macro_f1'], row['macro_f1_sd'])}{_num(row['accuracy_ex_ct'])}"
                         f"{_num(row['macro_f1_ex_ct'])}")
-    per_criterion = _table(
-        "Our judges' accuracy and macro precision/recall/F1 per criterion, with and without Cannot Tell items",
-        ["criterion", "judge", "run", "items", "accuracy", "macro P", "macro R", "macro F1",
-         "accuracy excl. CT", "macro F1 excl. CT"], body)
+    per_criterion = _wide(_table(
+        "Our judges' accuracy and macro precision/recall/F1 per criterion, with and without Cannot Tell items — "
+        + on, ["criterion", "judge", "run", "items", "accuracy", "95% CI over items", "macro P", "macro R", "macro F1",
+               "accuracy excl. CT", "macro F1 excl. CT"], body), "accuracy per criterion")
     judges = list(dict.fromkeys((r["run_id"], _judge_name(r)) for r in bench["accuracy"]))
     criteria = [c for c in CRITERIA if any(r["criterion"] == c for r in bench["accuracy"])]
     acc = {(r["run_id"], _judge_name(r), r["criterion"]): r for r in bench["accuracy"]}
@@ -227,12 +257,25 @@ def _benchmark(bench: dict[str, Any], plots: Path | None) -> dict[str, str]:
                                plots) + per_criterion)
 
     rows = [f"{_rowhead(r['expected_label'])}<td>{_e(_judge_name(r))}</td><td>{_e(r['run_id'])}</td>"
-            f"<td class=\"num\">{r['n']}</td>{_num(r['accuracy'], r['accuracy_sd'])}" for r in bench["by_label"]]
+            f"<td class=\"num\">{r['n']}</td>{_num(r['accuracy'], r['accuracy_sd'])}"
+            f"<td>{_e(tables.interval_text(r))}</td>" for r in bench["by_label"]]
     out["by-label"] = _table("Our judges' accuracy by expected label, pooled over criteria (the published models: "
-                             "Table 5 above)",
-                             ["expected label", "judge", "run", "items", "accuracy"], rows)
+                             f"Table 5 above) — {on}",
+                             ["expected label", "judge", "run", "items", "accuracy", "95% CI over items"], rows)
     out["confusion"] = _confusion(bench["confusion"], plots)
     return out
+
+
+def _comparisons(rows: list[dict[str, Any]], on: str) -> str:
+    if not rows:
+        return ""
+    body = [f"{_rowhead(r['judge_a'] + ' vs ' + r['judge_b'])}<td class=\"num\">{r['n']}</td>"
+            f"<td class=\"num\">{r['both_right']}</td><td class=\"num\">{r['only_a']}</td>"
+            f"<td class=\"num\">{r['only_b']}</td><td class=\"num\">{r['difference']:+.3f}</td>"
+            f"<td class=\"num\">{r['p_value']:.3f}</td><td>{_e(r['verdict'])}</td>" for r in rows]
+    return _table(f"Paired comparison of judges on the same items (McNemar exact, two-sided) — {on}",
+                  ["judges (A vs B)", "shared items", "both right", "only A right", "only B right", "A − B", "p",
+                   "verdict"], body, sortable=False)
 
 
 def _errors(rows: list[dict[str, Any]]) -> str:
@@ -381,7 +424,8 @@ def _screening(screening: dict[str, Any]) -> str:
         verdict = f'<span class="failed">{_e(f["verdict"])}</span>' if f["verdict"] != "passes" else "passes"
         rows.append(f'<th scope="row"><a href="#{anchor}">{_e(f["file"])}</a></th>'
                     f'<td>{verdict}</td><td>{_e(f.get("conformance") or "not checked")}</td>'
-                    f'<td>{_e(f["reason"] or "")}</td>'
+                    f'<td class="num">{tables.count_text(f.get("error_count"))}</td>'
+                    f'<td class="num">{len(f.get("warnings") or [])}</td><td>{_e(f["reason"] or "")}</td>'
                     f'<td class="num">{_e(f["pages"])}</td><td class="num">{len(f["failed"])}</td>'
                     f"<td>{_e(', '.join(f['failed']) or 'none')}</td><td>{_e(f['first_issue'] or '')}</td>")
     counts = ", ".join(f"{sum(1 for f in files if f['verdict'] == v)} {v}"
@@ -390,7 +434,8 @@ def _screening(screening: dict[str, Any]) -> str:
              "it is untagged (PDF/UA-1 7.1 requires a structure tree), or when the PDF/UA-1 validator finds it does "
              "not conform.</p>",
              _table("Files, could not be checked and failing first",
-                    ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "which", "first issue"],
+                    ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "which",
+                     "fix first"],
                     rows)]
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
@@ -398,6 +443,16 @@ def _screening(screening: dict[str, Any]) -> str:
         parts.append(f'<p>Verdict: {_e(f["verdict"])}' + (f" — {_e(f['reason'])}" if f["reason"] else "") + "</p>")
         if f["errors"]:
             parts.append("<ul>" + "".join(f"<li>{_e(err)}</li>" for err in f["errors"]) + "</ul>")
+        if f.get("fix_first"):  # each finding's words once: in its criterion's table below (column "fix order")
+            parts.append("<h4>What to fix first</h4><ol>" + "".join(
+                f"<li>{_e(step['how'] if not step['pages'] else tables.step_text(step))}</li>"
+                for step in f["fix_first"]) + "</ol>")
+        if f.get("warnings"):
+            rows_ = f.get("warning_errors") or []
+            parts.append(f'<h4>Warnings ({len(f["warnings"])})</h4><p class="note">Findings of severity “warning” '
+                         "fail nothing; they are listed in the tables below.</p>"
+                         + ('<ul class="warning">' + "".join(f"<li>{_e(w)}</li>" for w in rows_) + "</ul>"
+                            if rows_ else ""))
         verdicts = []
         for criterion in CRITERIA:
             judged = f["criteria"].get(criterion)
@@ -423,8 +478,11 @@ def _screening(screening: dict[str, Any]) -> str:
                 continue
             parts.append(f"<h4>{_e(criterion)}: what fails and how to fix it</h4>")
             parts.append(_table(f"{f['file']}: {criterion} issues, each finding once with the pages it is on",
-                                ["pages", "where (first page)", "sub-criterion", "problem", "remediation"],
-                                (f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
+                                ["fix order", "severity", "pages", "where (first page)", "sub-criterion", "problem",
+                                 "remediation"],
+                                (f'<td class="num">{i.get("fix_order") or ""}</td>'
+                                 f'<td class="{i["severity"]}">{_e(i["severity"])}</td>'
+                                 f'<td class="num">{_e(tables.page_list(i["pages"]))}</td><td>{_e(i["location"])}</td>'
                                  f'<td>{_e(i["sub_criterion"])}</td><td>{_e(i["problem"])}</td>'
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
         left, dropped = budget, 0
@@ -445,33 +503,40 @@ def _screening(screening: dict[str, Any]) -> str:
 
 
 IMAGE_BUDGET = 1_500_000  # bytes of page images in one report, shared by its screened files
+FALLBACK_DPI = (96, 72, 60)  # a first page over its share of the budget is rendered again at these, in turn
 
 
 def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bool) -> str | None:
     """The page as WebP (re-rendered legibly from its PDF when it is still there), one outline and number per
     finding kind, and a legend that names each kind once. Over `budget` bytes a file's first page is rendered
-    smaller (96 dpi) and any other page is left out (None)."""
+    smaller (96, then 72, then 60 dpi) and any other page is left out (None)."""
     path = Path(page["image_path"])
     if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
     regions = page["regions"][:MAX_REGIONS]
-    drawn = [(r["boxes"], tables.region_label(r)) for r in regions]
+    drawn = [(r["boxes"], tables.region_label(r), charts.outline_colour(r["criterion"])) for r in regions]
     image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
                                                       page["width_pt"], drawn)
     if len(image) * 4 // 3 > budget:
         if not first:
             return None
-        image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
-                                                          page["width_pt"], drawn, dpi=96)
+        for dpi in FALLBACK_DPI:  # a file's first page is always shown: smaller until it fits (or the smallest)
+            image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
+                                                              page["width_pt"], drawn, dpi=dpi)
+            if len(image) * 4 // 3 <= budget:
+                break
     more = len(page["regions"]) - len(regions)
     caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
                + (f" ({more} more kinds not drawn)" if more > 0 else "")
                + ("; no region could be located from the evidence" if not regions else "") + ".")
-    described = "; ".join(f"{k}: {label}" for k, (_, label) in enumerate(drawn, start=1))
-    alt = (f"Page {page['page']} of {f['file']}, with {len(drawn)} kind(s) of failing region outlined in red and "
-           "numbered" + (f" — {described}" if described else "") + ".")
-    legend = "".join(f"<li>{_e(label)}</li>" for _, label in drawn)
+    described = "; ".join(f"{k}: {label}" for k, (_, label, _c) in enumerate(drawn, start=1))
+    alt = (f"Page {page['page']} of {f['file']}, with {len(drawn)} kind(s) of failing region outlined (one colour "
+           "per criterion) and numbered" + (f" — {described}" if described else "") + ".")
+    legend = "".join(f'<li><span aria-hidden="true" style="display:inline-block;width:1.4em;height:.9em;'
+                     f'border:3px solid {colour};margin-right:.4em;vertical-align:middle"></span>{_e(label)}</li>'
+                     for _, label, colour in drawn)
     uri = "data:image/webp;base64," + base64.b64encode(image).decode("ascii")
     return (f'<figure><img src="{uri}" alt="{_e(alt)}" width="{width}" height="{height}" loading="lazy" '
             f'decoding="async"><figcaption>{_e(caption)}</figcaption></figure>'
-            + (f"<ol>{legend}</ol>" if legend else ""))
+            + (f'<p class="note">Legend: each outline\'s number, colour (one per criterion) and finding.</p>'
+               f"<ol>{legend}</ol>" if legend else ""))

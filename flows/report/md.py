@@ -34,13 +34,27 @@ def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def leaderboard_md(rows: list[dict[str, Any]]) -> str:
-    """Ranked within each scope (judges scored on the same items); rows of another scope say so."""
-    return md_table(["rank", "judge", "run", "coverage", "accuracy", "macro F1", "accuracy excl. CT", "unjudged",
-                     "caveat"],
-                    [[r.get("rank", ""), f"{r['judge']} {r['model']}".strip(), r["run_id"],
-                      tables.coverage_text(r) if "items" in r else r["n"], _f(r["accuracy"], r["accuracy_sd"]),
-                      _f(r["macro_f1"]), _f(r["accuracy_ex_ct"]), r["unjudged"], r.get("caveat", "")] for r in rows])
+def leaderboard_md(rows: list[dict[str, Any]], comparisons: list[dict[str, Any]] | None = None) -> str:
+    """Ranked within each scope (judges scored on the same items); rows of another scope say so; then each pair of
+    judges on the same items compared item by item."""
+    out = md_table(["rank", "judge", "run", "item set", "coverage", "accuracy", "95% CI over items", "macro F1",
+                    "accuracy excl. CT", "unjudged", "caveat"],
+                   [[r.get("rank", ""), f"{r['judge']} {r['model']}".strip(), r["run_id"], r.get("item_set", ""),
+                     tables.coverage_text(r) if "items" in r else r["n"], _f(r["accuracy"], r["accuracy_sd"]),
+                     tables.interval_text(r), _f(r["macro_f1"]), _f(r["accuracy_ex_ct"]), r["unjudged"],
+                     r.get("caveat", "")] for r in rows])
+    if comparisons:
+        out += "\n" + comparisons_md(comparisons)
+    return out
+
+
+def comparisons_md(rows: list[dict[str, Any]]) -> str:
+    return "Paired comparison on the same items (McNemar exact, two-sided):\n\n" + md_table(
+        ["judge A", "judge B", "shared items", "both right", "only A right", "only B right", "A − B", "p",
+         "verdict"],
+        [[r["judge_a"] + (f" ({r['run_a']})" if r["run_a"] != r["run_b"] else ""),
+          r["judge_b"] + (f" ({r['run_b']})" if r["run_a"] != r["run_b"] else ""), r["n"], r["both_right"],
+          r["only_a"], r["only_b"], f"{r['difference']:+.3f}", f"{r['p_value']:.3f}", r["verdict"]] for r in rows])
 
 
 def paper_table_md(table: dict[str, Any]) -> str:
@@ -147,9 +161,10 @@ def _screening_table(screening: dict[str, Any]) -> str:
     files = screening["files"]
     counts = {v: sum(1 for f in files if f["verdict"] == v) for v in ("could not be checked", "fails", "passes")}
     out = (", ".join(f"{n} {v}" for v, n in counts.items()) + f" ({len(files)} file(s))\n\n" + md_table(
-        ["file", "verdict", "PDF/UA-1", "reason", "pages", "criteria failed", "first issue"],
-        [[f["file"], f["verdict"], f.get("conformance") or "not checked", f["reason"] or "", f["pages"],
-          ", ".join(f["failed"]) or "none", f["first_issue"] or ""] for f in files]))
+        ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "fix first"],
+        [[f["file"], f["verdict"], f.get("conformance") or "not checked", tables.count_text(f.get("error_count")),
+          len(f.get("warnings") or []), f["reason"] or "", f["pages"], ", ".join(f["failed"]) or "none",
+          f["first_issue"] or ""] for f in files]))
     for f in files:
         if f.get("checkpoints"):
             out += f"\n\n#### {md_cell(f['file'])}: PDF/UA-1 per Matterhorn checkpoint\n\n" + checkpoints_md(f)
@@ -165,11 +180,16 @@ def checkpoints_md(f: dict[str, Any]) -> str:
 
 def summary_markdown(data: dict[str, Any]) -> str:
     """The run's summary table (leaderboard, or files screened worst first) and remediation quality."""
-    out = []
+    out = [md_cell(line) + "\n" for line in tables.headline(data)]
+    if data.get("banner"):
+        out.append(f"> **Warning:** {md_cell(data['banner'])}\n")
     if data.get("benchmark"):
-        out += ["### Leaderboard\n", leaderboard_md(data["benchmark"]["leaderboard"])]
+        out += [f"### Leaderboard — {md_cell(tables.scored_item_sets(data))}\n",
+                leaderboard_md(data["benchmark"]["leaderboard"], data["benchmark"].get("comparisons"))]
     for screening in data.get("screening") or []:
-        out += ["### Files screened, could not be checked and failing first\n", _screening_table(screening)]
+        out += [f"### Files screened, could not be checked and failing first — "
+                f"{md_cell((data.get('item_sets') or {}).get(screening['run_id']) or 'screening')}\n",
+                _screening_table(screening)]
     if data.get("remediation"):
         out += ["### Remediation quality\n", remediation_md(data["remediation"])]
     return "\n".join(out) or "No judged documents in this run.\n"
@@ -178,26 +198,32 @@ def summary_markdown(data: dict[str, Any]) -> str:
 def _section_body(data: dict[str, Any], section: str) -> str:
     bench = data.get("benchmark") or {}
     if section == "runs":
-        return md_table(["run", "created", "source", "judges", "status"],
-                        [[r["run_id"], str(r["created"])[:19], r["source"], r["judge"], r["status"]]
-                         for r in data["runs"]])
+        return md_table(["run", "created", "source", "item set", "judges", "status"],
+                        [[r["run_id"], str(r["created"])[:19], r["source"], r.get("item_set", ""), r["judge"],
+                          r["status"]] for r in data["runs"]])
     if section == "leaderboard":
-        return leaderboard_md(bench["leaderboard"])
+        return _banner(data) + leaderboard_md(bench["leaderboard"], bench.get("comparisons"))
     if section == "paper-tables":
-        return "\n".join(f"### {md_cell(t['title'])}\n\n" + paper_table_md(t) for t in bench["paper_tables"]) + (
+        return _banner(data) + "\n".join(f"### {md_cell(t['title'])}\n\n" + paper_table_md(t)
+                                          for t in bench["paper_tables"]) + (
             f"\nPublished columns: {md_cell(bench['published']['citation'])}, never runs here. "
-            f"{md_cell(tables.average_note(bench['paper_tables']))}\n")
+            f"{md_cell(tables.average_note(bench['paper_tables'], bench.get('averages')))}\n")
     if section == "accuracy":
         return md_table(
-            ["criterion", "judge", "run", "items", "accuracy", "macro P/R/F1", "accuracy excl. CT"],
-            [[r["criterion"], f"{r['judge']} {r['model']}".strip(), r["run_id"], r["n"],
-              _f(r["accuracy"], r["accuracy_sd"]),
+            ["criterion", "judge", "run", "item set", "items", "accuracy", "95% CI over items", "macro P/R/F1",
+             "accuracy excl. CT"],
+            [[r["criterion"], f"{r['judge']} {r['model']}".strip(), r["run_id"], r.get("item_set", ""), r["n"],
+              _f(r["accuracy"], r["accuracy_sd"]), tables.interval_text(r),
               "/".join(_f(r[k]) for k in ("macro_precision", "macro_recall", "macro_f1")), _f(r["accuracy_ex_ct"])]
              for r in bench["accuracy"]])
     if section == "by-label":
-        return md_table(["expected label", "judge", "run", "items", "accuracy"],
-                        [[r["expected_label"], f"{r['judge']} {r['model']}".strip(), r["run_id"], r["n"],
-                          _f(r["accuracy"], r["accuracy_sd"])] for r in bench["by_label"]])
+        return md_table(["expected label", "judge", "run", "item set", "items", "accuracy", "95% CI over items"],
+                        [[r["expected_label"], f"{r['judge']} {r['model']}".strip(), r["run_id"],
+                          r.get("item_set", ""), r["n"], _f(r["accuracy"], r["accuracy_sd"]),
+                          tables.interval_text(r)] for r in bench["by_label"]])
+    if section == "flags":
+        return md_table(["judge", "run", "judgments", "flag", "flagged", "share"], tables.flag_rows(bench["flags"])) \
+            + "\nA flag never changes a label: the judge's label is kept as given, and counted as it is.\n"
     if section == "confusion":
         return confusion_md(bench["confusion"])
     if section == "errors":
@@ -227,16 +253,30 @@ def _section_body(data: dict[str, Any], section: str) -> str:
 def _screening_md(screening: dict[str, Any]) -> str:
     out = [_screening_table(screening)]
     for f in screening["files"]:
-        issues = [[c, tables.page_list(i["pages"]), i["location"], i["problem"], i["remediation"]]
-                  for c, judged in f["criteria"].items() for i in judged["issues"]]
+        issues = [[i.get("fix_order") or "", i["severity"], c, tables.page_list(i["pages"]), i["location"],
+                   i["problem"], i["remediation"]] for c, i in tables.ordered_issues(f)]
+        fixes = f.get("fix_first") or []
+        if issues or fixes or f.get("warnings"):
+            out.append(f"### {md_cell(f['file'])}\n")
+        if fixes and not fixes[0]["pages"]:  # untagged: tag it before anything else, and how
+            out.append(f"**Fix first:** {md_cell(fixes[0]['how'])}\n")
+        if f.get("warnings") and not issues:
+            out.append(f"Warnings ({len(f['warnings'])}):\n\n" + "\n".join(f"- {md_cell(w)}" for w in f["warnings"])
+                       + "\n")
         if issues:
-            out += [f"### {md_cell(f['file'])}\n",
-                    md_table(["criterion", "pages", "where (first page)", "problem", "remediation"], issues)]
+            out.append("Findings in the order to fix them (errors by how many pages, so readers, meet them; then "
+                       "warnings):\n\n" + md_table(["fix order", "severity", "criterion", "pages",
+                                                     "where (first page)", "problem", "remediation"], issues))
     return "\n".join(out)
 
 
+def _banner(data: dict[str, Any]) -> str:
+    return f"> **Warning:** {md_cell(data['banner'])}\n\n" if data.get("banner") else ""
+
+
 def render_markdown(data: dict[str, Any]) -> str:
-    out = ["# AccessBench report\n", "Runs: " + ", ".join(md_cell(r["run_id"]) for r in data["runs"]) + "\n"]
+    out = ["# AccessBench report\n", "Runs: " + ", ".join(md_cell(r["run_id"]) for r in data["runs"]) + "\n",
+           *(f"- {md_cell(line)}" for line in tables.headline(data)), "", _banner(data)]
     for section in data.get("sections") or tables.sections(data):
         out += [f"## {md_cell(section['title'])}\n", _section_body(data, section["id"])]
     return "\n".join(out)

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from judges import paper_models
-from judges.criteria import SPECS
+from judges.criteria import SPECS, labels_for
 
 PUBLISHED = Path(__file__).parent / "published"
 CITATION = "Kumar et al. 2025"
@@ -21,6 +21,20 @@ PAPER_MODELS: tuple[str, ...] = tuple(model.name for model in paper_models.PAPER
 # The paper's criterion names → ours, from each criterion's spec; its tables add an "Average" row.
 CRITERION_NAMES = {**{spec.paper_name: spec.name for spec in SPECS}, "Average": "average"}
 LABEL_NAMES = {"Passed": "passed", "Failed": "failed", "Not Present": "not_present", "Cannot Tell": "cannot_tell"}
+# The paper's own items (published/README.md): 125 expert-labelled documents, each criterion's labels × 5 base papers.
+BASE_PAPERS = 5
+ITEM_SET = f"{CITATION}: 125 expert-labelled documents (each criterion's labels × {BASE_PAPERS} base papers)"
+
+
+def published_n(row: str) -> int:
+    """Items behind one published cell: a criterion's (its labels × 5 papers), a label's (the criteria that have
+    it × 5), or the 'average' row's (all 125)."""
+    names = [spec.name for spec in SPECS]
+    if row in names:
+        return len(labels_for(row)) * BASE_PAPERS
+    if row in LABEL_NAMES.values():
+        return sum(1 for name in names if row in {lab.value for lab in labels_for(name)}) * BASE_PAPERS
+    return sum(len(labels_for(name)) for name in names) * BASE_PAPERS
 
 
 def _rows(name: str) -> list[dict[str, str]]:

@@ -13,11 +13,11 @@ from rich.text import Text
 
 from common.text import visible
 from flows.report import paper_numbers as paper
+from flows.report import tables as tables
 from flows.report.warehouse import report_tables
 from judges.criteria import labels_for
 from judges.labels import Label
-from tasks.failures import WARNING_KINDS
-from tasks.screening import FAILS, NOT_CHECKED, PASSES, screening_rows
+from tasks.screening import FAILS, NOT_CHECKED, PASSES
 from warehouse import catalog
 
 SHORT = {"passed": "P", "failed": "F", "not_present": "NP", "cannot_tell": "CT"}
@@ -36,8 +36,16 @@ def _pm(mean: float | None, sd: float | None, repeats: int) -> str:
 
 
 def render_report(home: Path, run_id: str, brief: bool = False) -> str:
+    from flows.report.data import collect
+
+    data = collect(home, [run_id])  # the numbers and verdicts md, json and html show (read once per run state)
     con = catalog.connect(home, report_tables())
     out = Console(file=io.StringIO(), width=140 if brief else 260)
+    item_set = (data.get("item_sets") or {}).get(run_id) or "item set not recorded"
+    for line in tables.headline(data):
+        out.print(line, markup=False)
+    if data.get("banner"):
+        out.print(Text("WARNING: " + data["banner"], style="bold"))
     try:
         acc = _rows(con, """
             SELECT a.*, p.macro_f1, p.macro_f1_sd, x.accuracy AS acc_ex_ct, x.n AS n_ex_ct
@@ -46,17 +54,18 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
             LEFT JOIN accuracy_by_criterion_ex_ct x USING (run_id, judge, model, criterion)
             WHERE a.run_id = $run ORDER BY judge, model, criterion""", run_id)
         if not acc:
-            _unlabelled(con, out, run_id)
+            _unlabelled(con, out, run_id, data)
             return out.file.getvalue()  # type: ignore[attr-defined]
         by_label = _rows(con, "SELECT * FROM accuracy_by_label WHERE run_id = $run", run_id)
         overall = _rows(con, "SELECT * FROM leaderboard WHERE run_id = $run", run_id)
-        table = Table("judge", "model", "criterion", "n", "accuracy", "macro F1", "acc. excl. CT",
-                      *(SHORT[label.value] for label in Label), title=f"run {run_id}: accuracy")
+        table = Table("judge", "model", "criterion", "n", "accuracy", "95% CI over items", "macro F1", "acc. excl. CT",
+                      *(SHORT[label.value] for label in Label), title=f"run {run_id}: accuracy — {item_set}")
         for row in acc:
             per_label = {r["expected_label"]: r for r in by_label
                          if (r["judge"], r["model"], r["criterion"]) == (row["judge"], row["model"], row["criterion"])}
             table.add_row(row["judge"], row["model"] or "-", row["criterion"], str(row["n"]),
                           _pm(row["accuracy"], row["accuracy_sd"], row["repeats"]),
+                          tables.interval_text(tables.add_interval(dict(row))),
                           _pm(row["macro_f1"], row["macro_f1_sd"], row["repeats"]),
                           _pm(row["acc_ex_ct"], None, 1),
                           *(_pm(per_label[label.value]["accuracy"], None, 1) if label.value in per_label else "-"
@@ -64,45 +73,25 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
         for row in overall:
             table.add_row(row["judge"], row["model"] or "-", "[bold]overall[/bold]", str(row["n"]),
                           _pm(row["accuracy"], row["accuracy_sd"], 2 if row["repeats"] > 1 else 1),
+                          tables.interval_text(tables.add_interval(dict(row))),
                           _pm(row["macro_f1"], None, 1), "", *([""] * len(Label)))
         out.print(table)
+        bench = data.get("benchmark") or {}
+        for row in bench.get("comparisons") or []:
+            out.print("paired (McNemar exact): " + tables.comparison_text(row), markup=False)
+        for judge, _run, judgments, flag, n, share in tables.flag_rows(bench.get("flags") or []):
+            out.print(f"flagged ({judge}): {flag}: {n} of {judgments} judgments ({share}); labels kept as given",
+                      markup=False)
         _unjudged(con, out, run_id)
         _normalisations(con, out, run_id)
         _rule_findings(con, out, run_id)
         if not brief:
-            _published(con, out, run_id, acc, overall)
+            _published(con, out, run_id, bench)
             _confusion(con, out, run_id)
             _collected(out, home, run_id)
     finally:
         con.close()
     return out.file.getvalue()  # type: ignore[attr-defined]
-
-
-def _ours(con: Any, run_id: str) -> dict[str, Any]:
-    """This run's numbers in the shape of the paper's Tables 3–5, per (judge, model)."""
-    acc = {(r["judge"], r["model"], r["criterion"]): r for r in _rows(
-        con, "SELECT * FROM accuracy_by_criterion WHERE run_id = $run", run_id)}
-    prf = {(r["judge"], r["model"], r["criterion"]): r for r in _rows(
-        con, "SELECT * FROM prf_by_criterion WHERE run_id = $run", run_id)}
-    average = {(r["judge"], r["model"]): r for r in _rows(con, """
-        WITH per AS (SELECT judge, model, criterion, repeat, avg(correct::INT) AS acc
-                     FROM doc_results WHERE run_id = $run GROUP BY ALL),
-             rep AS (SELECT judge, model, repeat, avg(acc) AS acc FROM per GROUP BY ALL)
-        SELECT judge, model, avg(acc) AS accuracy, stddev_pop(acc) AS accuracy_sd, count(*) AS repeats
-        FROM rep GROUP BY ALL""", run_id)}
-    prf_average = {(r["judge"], r["model"]): r for r in _rows(con, """
-        SELECT judge, model, avg(macro_precision) AS macro_precision, avg(macro_recall) AS macro_recall,
-               avg(macro_f1) AS macro_f1 FROM prf_by_criterion WHERE run_id = $run GROUP BY ALL""", run_id)}
-    by_label = {(r["judge"], r["model"], r["expected_label"]): r for r in _rows(con, """
-        WITH per_repeat AS (
-            SELECT judge, model, expected_label, repeat, avg(correct::INT) AS acc
-            FROM doc_results WHERE run_id = $run GROUP BY ALL)
-        SELECT judge, model, expected_label, avg(acc) AS accuracy, stddev_pop(acc) AS accuracy_sd,
-               count(*) AS repeats
-        FROM per_repeat GROUP BY ALL""", run_id)}
-    judges = list(dict.fromkeys((k[0], k[1]) for k in acc))
-    return {"acc": acc, "prf": prf, "average": average, "prf_average": prf_average, "by_label": by_label,
-            "judges": judges, "criteria": list(dict.fromkeys(k[2] for k in acc))}
 
 
 def _evidence_modes(con: Any, run_id: str) -> dict[tuple[str, str], str]:
@@ -122,65 +111,32 @@ def _name(judge: str, model: str) -> str:
     return f"ours: {judge} {model}".strip() + (f" (≙ {mapped})" if mapped else "")
 
 
-def _prf_cell(row: dict[str, Any] | None) -> str:
-    if not row:
-        return "-"
-    return f"{row['macro_precision']:.2f}/{row['macro_recall']:.2f}/{row['macro_f1']:.2f}"
+def _published(con: Any, out: Console, run_id: str, bench: dict[str, Any]) -> None:
+    """Every judge of the run beside all five published models on the paper's Tables 3, 4 and 5, as md and html
+    show them (flows.report.tables.paper_tables): titles naming each side's items, cells with n and intervals."""
 
-
-def _published(con: Any, out: Console, run_id: str, acc: list[dict[str, Any]], overall: list[dict[str, Any]]) -> None:
-    """Every judge of the run beside all five published models on the paper's Tables 3, 4 and 5."""
-    ours = _ours(con, run_id)
-    judges = ours["judges"]
-    names = [_name(*key) for key in judges]
-    published = [f"{m} (published)" for m in paper.PAPER_MODELS]
-    criteria = [c for c in paper.CRITERION_NAMES.values() if c in ours["criteria"] or c == "average"]
-    t3, t4, t5 = paper.accuracy_by_criterion(), paper.macro_prf(), paper.accuracy_by_label()
-
-    table = Table("criterion", *names, *published,
-                  title=f"Table 3 — accuracy (mean ± population SD over repeats): run {run_id} beside "
-                        f"{paper.CITATION} (published)")
-    for criterion in criteria:
-        mine = [ours["average"].get(key) if criterion == "average" else ours["acc"].get((*key, criterion))
-                for key in judges]
-        table.add_row(criterion, *(_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine),
-                      *(_pm(*t3[(criterion, m)], 3) if (criterion, m) in t3 else "-" for m in paper.PAPER_MODELS))
-    out.print(table)
-
-    table = Table("criterion", *names, *published,
-                  title=f"Table 4 — macro precision/recall/F1: run {run_id} beside {paper.CITATION} (published)")
-    for criterion in criteria:
-        mine = [ours["prf_average"].get(key) if criterion == "average" else ours["prf"].get((*key, criterion))
-                for key in judges]
-        table.add_row(criterion, *(_prf_cell(r) for r in mine),
-                      *("/".join(f"{v:.2f}" for v in t4[(criterion, m)]) if (criterion, m) in t4 else "-"
-                        for m in paper.PAPER_MODELS))
-    out.print(table)
-
-    table = Table("expected label", *names, *published,
-                  title=f"Table 5 — accuracy by expected label: run {run_id} beside {paper.CITATION} (published)")
-    for label in (lab.value for lab in Label):
-        mine = [ours["by_label"].get((*key, label)) for key in judges]
-        table.add_row(label, *(_pm(r["accuracy"], r["accuracy_sd"], r["repeats"]) if r else "-" for r in mine),
-                      *(_pm(*t5[(label, m)], 3) if (label, m) in t5 else "-" for m in paper.PAPER_MODELS))
-    out.print(table)
+    for paper_table in bench.get("paper_tables") or []:
+        columns = [_name(c["judge"], c["model"]) if c["source"] == "ours" else c["name"]
+                   for c in paper_table["columns"]]
+        table = Table(paper_table["row_header"], *columns, title=f"run {run_id}: {paper_table['title']}")
+        for row in paper_table["rows"]:
+            table.add_row(row["row"], *(tables.cell_text(cell) for cell in row["cells"]))
+        out.print(table)
     modes = _evidence_modes(con, run_id)
     if modes:
         out.print("evidence shown to the LLM judges: " + "; ".join(
             f"{judge} {model}: {mode}" + (" (the paper's protocol)" if mode == "paper" else " (with our findings)")
             for (judge, model), mode in modes.items()))
-    scored, everything = len(criteria) - 1, len(paper.CRITERION_NAMES) - 1
-    out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3. Our 'average' is the mean "
-              f"over the {scored} criteria scored here"
-              + ("" if scored == everything else f" (the published one is over all {everything})")
-              + ". Items with no usable judgment count as wrong (accessbench sql \"select * from unjudged\"). "
-              "Published rows: flows/report/published/README.md.")
+    out.print("SD is the population SD over repeats (ddof = 0), as in the paper's Table 3; the interval is a 95% "
+              "Wilson interval over items. " + tables.average_note(bench.get("paper_tables") or [],
+                                                                    bench.get("averages"))
+              + " Items with no usable judgment count as wrong (accessbench sql \"select * from unjudged\"). "
+              "Published rows: flows/report/published/README.md.", markup=False)
 
 
 def _collected(out: Console, home: Path, run_id: str) -> None:
     """The sections the Markdown, JSON and HTML reports share with this one: error analysis, remediation
     quality, the review queue and the model calls' tokens and cost."""
-    from flows.report import tables as tables
     from flows.report.data import collect
 
     data = collect(home, [run_id])
@@ -268,40 +224,45 @@ def error_files(home: Path, run_id: str) -> int:
     return int(row[0]) if row else 0
 
 
-def _unlabelled(con: Any, out: Console, run_id: str) -> None:
+def _unlabelled(con: Any, out: Console, run_id: str, data: dict[str, Any]) -> None:
     rows = _rows(con, """
         SELECT criterion, label, count(*) AS documents FROM doc_labels WHERE run_id = $run
         GROUP BY ALL ORDER BY ALL""", run_id)
-    if not rows:
+    screening = next((s for s in data.get("screening") or [] if s["run_id"] == run_id), None)
+    if not rows and not (screening and screening["files"]):
         out.print(f"run {run_id} has no document labels yet (see: accessbench runs)")
         return
-    source = _rows(con, "SELECT any_value(source) AS source FROM runs WHERE run_id = $run", run_id)
-    unit = "files" if source and source[0]["source"] == "pdfs" else "documents"  # `run --pdfs`: one per file
-    table = Table("criterion", "label", unit, title=f"run {run_id}: labels (no expected labels to score)")
-    for row in rows:
-        table.add_row(row["criterion"], row["label"], str(row["documents"]))
-    out.print(table)
-    _verdicts(con, out, run_id)
+    if rows:
+        source = _rows(con, "SELECT any_value(source) AS source FROM runs WHERE run_id = $run", run_id)
+        unit = "files" if source and source[0]["source"] == "pdfs" else "documents"  # `run --pdfs`: one per file
+        table = Table("criterion", "label", unit, title=f"run {run_id}: labels (no expected labels to score)")
+        for row in rows:
+            table.add_row(row["criterion"], row["label"], str(row["documents"]))
+        out.print(table)
+    if screening:
+        _verdicts(out, run_id, screening, (data.get("item_sets") or {}).get(run_id) or "screening")
 
 
-def _verdicts(con: Any, out: Console, run_id: str) -> None:
-    """Each file's overall verdict, most urgent first, and how many files could not be checked: counted in
-    files (a run holds one document per file and criterion), never in file × criterion."""
-    files = screening_rows(
-        run_id, _rows(con, "SELECT doc_id, criterion, files, pages FROM documents WHERE run_id = $run", run_id),
-        _rows(con, "SELECT doc_id, criterion, repeat, label FROM doc_labels WHERE run_id = $run", run_id),
-        _rows(con, "SELECT doc_id, kind, message FROM errors WHERE run_id = $run", run_id), WARNING_KINDS,
-        _rows(con, "SELECT doc_id, rule_id, clause, status FROM conformance WHERE run_id = $run", run_id))
+def _verdicts(out: Console, run_id: str, screening: dict[str, Any], item_set: str) -> None:
+    """Each file's verdict, most urgent first, as md and html list them (flows.report.data), with its warnings
+    and what to fix first; counted in files (a run holds one document per file and criterion)."""
+    files = screening["files"]
     if not files:
         return
-    table = Table("file", "verdict", "PDF/UA-1", "reason", "pages",
-                  title=f"run {run_id}: files, could not be checked and failing first")
+    table = Table("file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "fix first", "pages",
+                  title=f"run {run_id}: files, could not be checked and failing first — {item_set}")
     for row in files:  # as Text: a file name or an error message is never read as markup
         table.add_row(Text(visible(row["file"], newlines=False)),  # a newline in a name would forge a row
-                      Text(row["verdict"], style="bold red" if row["verdict"] != PASSES else ""),
-                      Text(row["conformance"]), Text(visible(row["reason"] or "", newlines=False)),
-                      str(row["pages"] or ""))
+                      Text(row["verdict"], style="bold" if row["verdict"] != PASSES else ""),
+                      Text(row.get("conformance") or ""), tables.count_text(row.get("error_count")),
+                      str(len(row.get("warnings") or [])),
+                      Text(visible(row["reason"] or "", newlines=False)),
+                      Text(visible(row.get("first_issue") or "", newlines=False)), str(row["pages"] or ""))
     out.print(table)
+    for row in files:
+        if row.get("warnings") and row["verdict"] == PASSES:
+            out.print(Text(f"{visible(row['file'], newlines=False)} passes with warnings: "
+                           + "; ".join(visible(w, newlines=False) for w in row["warnings"])))
     unchecked = sum(1 for row in files if row["verdict"] == NOT_CHECKED)
     failing = sum(1 for row in files if row["verdict"] == FAILS)
     out.print(f"{unchecked} of {len(files)} file(s) could not be checked, {failing} fail"

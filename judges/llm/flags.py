@@ -4,6 +4,9 @@
 - alt_text_not_in_evidence: a quoted alt text in the findings does not occur in the evidence.
 - values_not_in_evidence: a colour (#rrggbb), font size (pt) or contrast ratio (n:1) in the findings
   was neither in the evidence nor in the instructions (thresholds such as 4.5:1 or 9 pt are fine).
+- reply_inconsistent: the label contradicts the reply's own checklist — Failed although every sub-criterion
+  it judged passed and no issue names a problem (an issue whose fields only say "passed" names none), or
+  Passed while an issue names a problem. The label is kept as given (the paper's protocol); the flag shows it.
 
 Remediation text is not checked: proposing a new alt text or colour is the point of it.
 """
@@ -85,6 +88,27 @@ def _values_invented(findings: list[str], evidence: dict[str, Any], instructions
     return False
 
 
+# What a field of an issue says when it names no problem at all.
+_EMPTY_WORDS = frozenset({"", "passed", "pass", "passes", "ok", "none", "n/a", "na", "not applicable", "no issue",
+                          "no issues", "-", "null"})
+
+
+def _names_a_problem(issue: Any) -> bool:
+    return any(" ".join(str(text).lower().split()).strip(".!") not in _EMPTY_WORDS
+               for text in (issue.location, issue.problem, issue.remediation))
+
+
+def reply_inconsistent(reply: JudgmentReply) -> bool:
+    """Whether the reply's label contradicts its own sub-criteria or issues (see the module doc)."""
+    real_issues = [i for i in reply.issues if _names_a_problem(i)]
+    verdicts = set(reply.sub_criteria.values())
+    if reply.label is Label.FAILED:
+        return "failed" not in verdicts and "passed" in verdicts and not real_issues
+    if reply.label is Label.PASSED:
+        return bool(real_issues) and "failed" not in verdicts
+    return False
+
+
 def hallucination_flags(bundle: PageBundle, reply: JudgmentReply, instructions: str) -> dict[str, bool]:
     """Flags for one parsed reply, checked against the raw evidence the judge was given."""
     evidence_text = json.dumps(bundle.evidence, ensure_ascii=False, default=str)
@@ -95,4 +119,5 @@ def hallucination_flags(bundle: PageBundle, reply: JudgmentReply, instructions: 
         and not any(bundle.has(name) for name in needed),
         "alt_text_not_in_evidence": _alt_text_invented(findings, evidence_text),
         "values_not_in_evidence": _values_invented(findings, bundle.evidence, instructions),
+        "reply_inconsistent": reply_inconsistent(reply),
     }

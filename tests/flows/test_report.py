@@ -49,11 +49,12 @@ def _cells(report: str, first: str, after: str = "") -> list[str]:
 def test_accuracy_and_cannot_tell_excluded_accuracy_from_a_known_confusion(tmp_path: Path) -> None:
     _warehouse(tmp_path)
     report = render_report(tmp_path, RUN, brief=True)
-    # judge, model, criterion, n, accuracy, macro F1, acc. excl. CT, P, F, NP, CT
+    # judge, model, criterion, n, accuracy, 95% CI, macro F1, acc. excl. CT, P, F, NP, CT
     alt = _cells(report, "rules")
     assert alt[2:5] == ["alt_text_quality", "4", "0.500"]
-    assert alt[6] == "0.667"  # 2 of the 3 items that are not Cannot Tell
-    assert alt[7:] == ["1.000", "0.000", "1.000", "0.000"]
+    assert alt[5] == "n=4, 95% CI 0.15–0.85"  # Wilson over the 4 items
+    assert alt[7] == "0.667"  # 2 of the 3 items that are not Cannot Tell
+    assert alt[8:] == ["1.000", "0.000", "1.000", "0.000"]
     tables = next(line for line in report.splitlines() if "table_structure" in line)
     assert "1.000" in tables and "0.000" not in tables
     overall = next(line for line in report.splitlines() if "overall" in line)
@@ -67,13 +68,15 @@ def test_full_report_sets_all_five_published_models_beside_ours(tmp_path: Path) 
     header = _cells(report, "criterion", after="Table 3")
     assert header[1] == "ours: rules" and header[2:] == [f"{m} (published)" for m in PAPER_MODELS]
     alt = _cells(report, "alt_text_quality", after="Table 3")
-    assert alt[1] == "0.500" and alt[2] == "0.700 ± 0.040"  # GPT-4 Turbo's published cell
-    assert _cells(report, "average", after="Table 3")[1:3] == ["0.750", "0.850 ± 0.040"]  # mean over criteria
-    assert _cells(report, "alt_text_quality", after="Table 4")[2] == "0.57/0.70/0.62"
-    by_label = {label: _cells(report, label, after="Table 5")[1]
+    # GPT-4 Turbo's published cell, over the paper's own 20 alt-text items
+    assert alt[1].startswith("0.500 (n=4") and alt[2].startswith("0.700 ± 0.040 (n=20")
+    average = _cells(report, "average", after="Table 3")[1:3]  # mean over criteria
+    assert average[0].startswith("0.750") and average[1].startswith("0.850 ± 0.040 (n=125")
+    assert _cells(report, "alt_text_quality", after="Table 4")[2] == "0.57/0.70/0.62 (n=20)"
+    by_label = {label: _cells(report, label, after="Table 5")[1].split(" (n=")[0]
                 for label in ("passed", "failed", "not_present", "cannot_tell")}
     assert by_label == {"passed": "1.000", "failed": "0.500", "not_present": "1.000", "cannot_tell": "0.000"}
-    assert _cells(report, "cannot_tell", after="Table 5")[2] == "0.970 ± 0.020"
+    assert _cells(report, "cannot_tell", after="Table 5")[2] == "0.970 ± 0.020 (n=35, 95% CI 0.85–0.99)"
     for table, first in (("Table 3", "table_structure"), ("Table 4", "average"), ("Table 5", "failed")):
         row = _cells(report, first, after=table)
         assert len(row) == 7 and "-" not in row[2:], (table, row)  # all five published models have numbers

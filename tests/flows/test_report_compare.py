@@ -125,13 +125,18 @@ def test_tables_3_to_5_put_our_judges_first_with_an_average_then_the_five_publis
     rows = {r["row"]: r["cells"] for r in t3["rows"]}
     assert list(rows) == ["alt_text_quality", "table_structure", "average"]
     assert rows["average"][0]["accuracy"] == pytest.approx(0.75)  # mean of 0.5 and 1.0 over criteria
-    assert rows["alt_text_quality"][1] == {"accuracy": 0.70, "accuracy_sd": 0.04}  # GPT-4 Turbo, published
+    published = rows["alt_text_quality"][1]  # GPT-4 Turbo, published: over the paper's own 20 alt-text items
+    assert {k: published[k] for k in ("accuracy", "accuracy_sd", "n")} == {"accuracy": 0.70, "accuracy_sd": 0.04,
+                                                                           "n": 20}
+    assert published["ci_low"] < 0.70 < published["ci_high"]
     assert {r["row"] for r in t4["rows"]} >= {"average"} and len(t5["rows"]) == 4
     md = build(home, [BENCH], "md")
     header = next(line for line in md.splitlines() if line.startswith("| criterion | rules |"))
     assert header.count(r"\(published\)") == 5
-    assert re.search(r"^\| average \| 0\.750 \| 0\.850 ± 0\.040 \|", md, re.M)
-    assert re.search(r"^\| alt\\_text\\_quality \| [0-9./]+ \| 0\.57/0\.70/0\.62 \|", md, re.M)  # Table 4
+    assert re.search(r"^\| average \| 0\.750 \\\(n=6, 95% CI 0\.36–0\.94\\\) \| 0\.850 ± 0\.040 \\\(n=125, 95% CI "
+                     r"0\.78–0\.90\\\) \|", md, re.M)
+    assert re.search(r"^\| alt\\_text\\_quality \| [0-9./]+ \\\(n=4\\\) \| 0\.57/0\.70/0\.62 \\\(n=20\\\) \|",
+                     md, re.M)  # Table 4
     page = build(home, [BENCH], "html")
     assert page.count('class=published>') >= 15 and 'scope="colgroup"' in page  # Table 4: P/R/F1 per judge
     text = render_report(home, BENCH)
@@ -173,7 +178,8 @@ def test_md_json_and_html_hold_the_same_sections(home: Path) -> None:
 def test_every_format_lists_the_items_a_judge_got_wrong_with_its_reason_and_call(home: Path) -> None:
     data = json.loads(build(home, [SMALL], "json"))
     (wrong,) = data["benchmark"]["errors"]
-    assert (wrong["doc_id"], wrong["expected"], wrong["got"], wrong["repeats"]) == ("t2", "failed", "passed", [0, 1, 2])
+    # Repeats as people count them (1, 2, 3), not the stored zero-based index.
+    assert (wrong["doc_id"], wrong["expected"], wrong["got"], wrong["repeats"]) == ("t2", "failed", "passed", [1, 2, 3])
     assert wrong["reason"] == "headers look fine to me" and wrong["call_id"] == "c0t2"
     for fmt in ("md", "html"):
         out = build(home, [SMALL], fmt)
@@ -305,7 +311,7 @@ def test_screening_report_of_16_files_folds_repeats_and_stays_under_2_mb(tmp_pat
     page = build(home, ["many"], "html")
     assert len(page.encode()) < 2_000_000, len(page.encode())
     assert "1–6" in page  # pages as a list
-    legends = re.findall(r"</figure><ol><li>(.*?)</li></ol>", page)
+    legends = re.findall(r'</figure><p class="note">Legend[^<]*</p><ol><li>(.*?)</li></ol>', page)
     assert legends and all("and 19 more like it" in legend for legend in legends)
     images = re.findall(r'<img src="data:image/webp;base64,[^"]+" alt="[^"]*" width="(\d+)"[^>]*loading="lazy"',
                         page)

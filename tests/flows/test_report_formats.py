@@ -13,6 +13,7 @@ from PIL import Image
 
 from flows.cli.app import EXIT_NOT_FOUND, EXIT_OK, main
 from flows.cli.report import build, plots_folder
+from flows.report import charts
 from tests.flows.report_warehouse import AUDIT, BENCH, EVIL_FILE, EVIL_TEXT, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
@@ -67,8 +68,11 @@ def test_html_is_self_contained_escapes_pdf_and_model_text_and_describes_every_i
     with Image.open(io.BytesIO(webp)) as shown:
         assert shown.format == "WEBP" and shown.size == (200, 100)
         rgb = shown.convert("RGB")
-        # the table (10..90 × 10..60 pt) is outlined in red at its left edge; the page's middle stays white
-        assert _reddish(rgb.getpixel((10, 35))) and min(rgb.getpixel((95, 80))) >= 240  # type: ignore[arg-type]
+        # the table (10..90 × 10..60 pt) is outlined in its criterion's colour-blind-safe colour at its left edge;
+        # the page's middle stays white
+        colour = charts.outline_colour("table_structure")
+        assert rgb.getpixel((10, 35)) == tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        assert min(rgb.getpixel((95, 80))) >= 240  # type: ignore[arg-type]
     assert '<th scope="col">' in page and '<th scope="row">' in page and "<caption>" in page
     assert "GPT-4 Turbo (published)" in page and 'id="file-screen-' in page and 'href="#file-screen-' in page
     headings = [int(h) for h in re.findall(r"<h([1-6])", page)]
@@ -103,7 +107,7 @@ def test_html_writes_its_charts_as_svg_and_png_for_papers(home: Path) -> None:
 def test_markdown_escapes_cells_so_model_text_cannot_add_columns_links_or_html(home: Path) -> None:
     md = build(home, [SCREEN], "md")
     row = next(line for line in md.splitlines() if "grey note" in line)
-    assert row.count(" | ") == 4  # five cells: the | in the model text is escaped
+    assert row.count(" | ") == 6  # seven cells (fix order, severity …): the | in the model text is escaped
     assert re.search(r"(?<!\\)[<>\[\]|]", row[1:-1].replace(" | ", "")) is None  # no unescaped markup in a cell
     assert r"\[link\]\(javascript:alert\(3\)\)" in row and r"\<img src=x" in row
     assert EVIL_TEXT not in md

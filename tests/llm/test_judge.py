@@ -49,6 +49,26 @@ def test_a_failed_sub_criterion_forces_failed(make_judge: Callable[..., Any], se
     assert result.remediation == "retag 'Methods' as H2" and result.error is None
 
 
+EMPTY_ISSUE = {"sub_criterion": "passed", "location": "passed", "problem": "passed", "remediation": "passed"}
+
+
+@pytest.mark.parametrize(("label", "subs", "issues", "flagged"), [
+    # the issue's example: failed, every sub-criterion passed, an issue whose fields just say "passed"
+    ("failed", {"heading_nesting": "passed", "artifacts": "passed"}, [EMPTY_ISSUE], True),
+    ("failed", {"heading_nesting": "passed", "artifacts": "passed"}, [ISSUE], False),  # the issue names a problem
+    ("failed", {"heading_nesting": "failed", "artifacts": "passed"}, [ISSUE], False),
+    ("passed", {"heading_nesting": "passed"}, [ISSUE], True),  # passed, yet a problem is named
+    ("passed", {"heading_nesting": "passed"}, [], False),
+])
+def test_a_label_that_contradicts_its_own_reply_is_flagged_and_kept(
+        label: str, subs: dict[str, str], issues: list[dict[str, str]], flagged: bool,
+        make_judge: Callable[..., Any], server: ScriptedServer) -> None:
+    server.script(chat(judgment_json(label, subs, issues)))
+    result = make_judge().judge_page(tagging_bundle(), 0)
+    assert result.flags["reply_inconsistent"] is flagged
+    assert result.label.value == label  # the label stays as the model gave it
+
+
 def test_label_without_evidence_is_flagged(make_judge: Callable[..., Any], server: ScriptedServer) -> None:
     withheld = PageBundle("semantic_tagging", 1, {"page_image": {"width_pt": 612, "height_pt": 792}})
     server.script(chat(judgment_json("failed", {"heading_nesting": "failed"}, [ISSUE])),

@@ -458,3 +458,16 @@ def test_th_scope_follows_the_geometry(tmp_path: Path) -> None:
     assert outcome.changes
     assert {s for s, body in scopes if not body} == {"/Column"}
     assert {s for s, body in scopes if body} == {"/Row"}
+
+
+def test_a_rule_of_a_criterion_not_judged_before_counts_as_not_judged_not_as_damage(tmp_path: Path) -> None:
+    from tasks.fix import FileFix
+
+    link = Finding("functional_hyperlinks", "functional_hyperlinks.functionality.dest_missing", "p1", "dead link")
+    lang = Finding("semantic_tagging", "semantic_tagging.structural_hierarchy.lang_missing", "doc", "no /Lang")
+    result = FileFix(tmp_path / "a.pdf", tmp_path / "b.pdf", findings=[lang],
+                     labels={"semantic_tagging": "failed"}, after=[link], labels_after={
+                         "semantic_tagging": "passed", "functional_hyperlinks": "failed"})
+    counts = rule_counts([result])
+    assert counts[lang.rule_id] == (1, 0)  # repaired
+    assert counts[link.rule_id] == (None, 1)  # links were not judged before: not "0 → 1"
