@@ -47,7 +47,8 @@ install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 # CMAKE_BUILD_PARALLEL_LEVEL. Both are set to the cores this process may use (BUILD_JOBS=N to choose).
 WHEELHOUSE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/accessbench/wheels
 LLAMA_CMAKE_ARGS := -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
-BUILD_JOBS ?= $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+# nproc without OMP_NUM_THREADS/OMP_THREAD_LIMIT, which it would otherwise obey (test runners set them to 1).
+BUILD_JOBS ?= $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 LOCAL_STAMP := $(VENV)/.installed-local
 $(LOCAL_STAMP): $(STAMP) requirements-local.lock
 	@mkdir -p $(WHEELHOUSE)

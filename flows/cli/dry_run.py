@@ -21,6 +21,9 @@ IMAGE_TOKENS = 765  # one page image sent to a vision model (a 1024 px page, as 
 REPLY_TOKENS = 350  # a JSON reply: label, sub-criteria, a few located issues
 
 
+# The judge kinds whose pages cost model calls (their argument is the model), and what the estimate is for each.
+PRICED = {"llm": "", "hybrid": "at most (the LLM tier runs only on semantic sub-criteria); "}
+
 def _rows(cfg: Any) -> list[dict[str, Any]]:
     from corpus.manifest import FileLimits, load_dataset, load_pdf_folder
     from tasks.corpus import source_root
@@ -46,7 +49,7 @@ def estimate(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         spec = JudgeSpec.parse(text)
         entry: dict[str, Any] = {"judge": text, "documents": len(usable), "pages": pages, "calls": 0,
                                  "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "note": "offline, no model calls"}
-        if spec.name in ("llm", "hybrid") and spec.argument:
+        if spec.name in PRICED and spec.argument:
             repeats = cfg.repeats
             vision = _vision(cfg, spec.argument)
             calls = tokens_in = 0
@@ -59,8 +62,7 @@ def estimate(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             tokens_out = calls * min(REPLY_TOKENS, cfg.max_tokens)
             entry.update(calls=calls, tokens_in=tokens_in, tokens_out=tokens_out,
                          cost_usd=_price(spec.argument, tokens_in, tokens_out),
-                         note=("at most (the LLM tier runs only on semantic sub-criteria); " if spec.name == "hybrid"
-                               else "") + f"{repeats} repeat(s), images {'on' if vision else 'off'}")
+                         note=PRICED[spec.name] + f"{repeats} repeat(s), images {'on' if vision else 'off'}")
         out.append(entry)
     return out
 

@@ -41,7 +41,7 @@ def test_a_concrete_error_takes_its_transience_from_its_base_class() -> None:
 
 
 def test_every_kind_has_one_line_of_advice_and_warnings_are_kinds() -> None:
-    assert {"repaired", "label_conflict"} == WARNING_KINDS
+    assert {"repaired", "label_conflict", "conformance"} == WARNING_KINDS
     for kind in KINDS.values():
         assert kind.advice and "\n" not in kind.advice
         assert not (kind.warning and kind.transient)

@@ -171,6 +171,7 @@ def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.
         return model
 
     monkeypatch.setattr(tasks.fix, "draft_model", fake_draft_model)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-sent")  # the usage check asks for it; the model is faked
     report = _json(capsys, main(["--home", str(tmp_path / "home"), "fix", str(folder / "fig.pdf"), "--out",
                                  str(tmp_path / "fig.fixed.pdf"), "--model", "llm:openai/some-model",
                                  "--format", "json"]))

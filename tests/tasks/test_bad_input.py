@@ -152,4 +152,6 @@ def test_a_repaired_file_is_labelled_with_a_repaired_warning(tmp_path: Path, syn
     _, labels = catalog.query(home, ALL_TABLES, "select label from doc_labels where run_id='fix'")
     _, errors = catalog.query(home, ALL_TABLES, "select kind, message from errors where run_id='fix'")
     assert labels == [("passed",)]  # still judged
-    assert [kind for kind, _ in errors] == ["repaired"] and "qpdf --check" in errors[0][1]
+    # The PDF/UA-1 validator may refuse the damaged file too: a warning of its own (its verdict is "not checked").
+    kinds = [kind for kind, _ in errors if kind != "conformance"]
+    assert kinds == ["repaired"] and "qpdf --check" in dict(errors)["repaired"]
