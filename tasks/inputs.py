@@ -43,6 +43,21 @@ def _group(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return grouped
 
 
+_OWNER_KEYS = frozenset({"run_id", "doc_id"})
+
+
+def _same_records(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]]) -> bool:
+    """Whether two documents' evidence rows are the same but for the run and document they belong to."""
+    for name, rows in a.items():
+        other = b[name]
+        if len(rows) != len(other):
+            return False
+        for x, y in zip(rows, other, strict=True):
+            if x.keys() != y.keys() or any(v != y[k] for k, v in x.items() if k not in _OWNER_KEYS):
+                return False
+    return True
+
+
 def inputs_body(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
     pages = _group(io.read("render", "pages"))
@@ -55,6 +70,9 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
             continue
         failed.setdefault(e["doc_id"], f"{e['kind']}: {e['message']}")
     no_transcript = {e["doc_id"] for e in io.read("transcript", "errors")}
+    # Documents of one file (a screened file is one document per criterion; the benchmark files some PDFs
+    # under several criteria) share their evidence and the items built from it, when their rows are the same.
+    shared: dict[tuple[str | None, bool], list[tuple[dict[str, list[dict[str, Any]]], DocEvidence, dict]]] = {}
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
@@ -63,17 +81,26 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
             # in the `unjudged` view) rather than given a label the protocol reserves for withheld evidence.
             io.error(doc_id, "unjudged", f"not judged: extraction failed ({failed[doc_id][:300]})")
             continue
-        order = tables["reading_order"].get(doc_id, [])
-        evidence = DocEvidence(doc_id, pages=sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
-                               extract_failed=False, transcript_failed=doc_id in no_transcript,
-                               transcripts=transcripts.get(doc_id, []), layout_regions=regions.get(doc_id, []),
-                               order_agreement={p: order_agreement(order, page=p) for p in {r["page"] for r in order}},
-                               **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES})
+        records = {"pages": sorted(pages.get(doc_id, []), key=lambda p: p["page"]),
+                   "transcripts": transcripts.get(doc_id, []), "layout_regions": regions.get(doc_id, []),
+                   **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES}}
+        twins = shared.setdefault((doc.get("sha256"), doc_id in no_transcript), [])
+        found = next(((evidence, built) for other, evidence, built in twins if _same_records(records, other)), None)
+        if found is None:
+            order = records["reading_order"]
+            evidence = DocEvidence(doc_id, extract_failed=False, transcript_failed=doc_id in no_transcript,
+                                   order_agreement={p: order_agreement(order, page=p)
+                                                    for p in {r["page"] for r in order}},
+                                   **records)
+            found = (evidence, {})
+            twins.append((records, *found))
+        evidence, built = found
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
         # A document without an expected label is a user's file being screened (judges.rules.is_screening).
         screening = doc.get("expected_label") is None
-        for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold, screening=screening):
+        for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold, screening=screening,
+                                              built=built):
             payload = json.dumps(bundle.evidence, sort_keys=True, default=str)
             rows.append({
                 "run_id": io.cfg.run_id, "doc_id": doc_id, "criterion": bundle.criterion, "page": bundle.page,
