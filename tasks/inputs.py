@@ -36,34 +36,25 @@ EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_s
                    "table_cells", "figures", "conformance")
 
 
-def _group(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def _group(table: pa.Table | None) -> dict[str, list[dict[str, Any]]]:
+    """A table's rows per document, without the run and document they belong to (the evidence builders never
+    read them): the rows of two documents made from one file compare equal as they are."""
     grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        grouped[row["doc_id"]].append(row)
+    if table is None or table.num_rows == 0:
+        return grouped
+    owners = table.column("doc_id").to_pylist()
+    rows = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names]).to_pylist()
+    for doc_id, row in zip(owners, rows, strict=True):
+        grouped[doc_id].append(row)
     return grouped
-
-
-_OWNER_KEYS = frozenset({"run_id", "doc_id"})
-
-
-def _same_records(a: dict[str, list[dict[str, Any]]], b: dict[str, list[dict[str, Any]]]) -> bool:
-    """Whether two documents' evidence rows are the same but for the run and document they belong to."""
-    for name, rows in a.items():
-        other = b[name]
-        if len(rows) != len(other):
-            return False
-        for x, y in zip(rows, other, strict=True):
-            if x.keys() != y.keys() or any(v != y[k] for k, v in x.items() if k not in _OWNER_KEYS):
-                return False
-    return True
 
 
 def inputs_body(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
-    pages = _group(io.read("render", "pages"))
-    tables = {name: _group(io.read("extract", name)) for name in EVIDENCE_TABLES}
-    transcripts = _group(io.read("transcript", "transcripts"))
-    regions = _group(io.read("layout", "layout_regions"))
+    pages = _group(io.read_table("render", "pages"))
+    tables = {name: _group(io.read_table("extract", name)) for name in EVIDENCE_TABLES}
+    transcripts = _group(io.read_table("transcript", "transcripts"))
+    regions = _group(io.read_table("layout", "layout_regions"))
     failed: dict[str, str] = {}
     for e in io.read("extract", "errors"):
         if e["kind"] in WARNING_KINDS:
@@ -85,7 +76,7 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
                    "transcripts": transcripts.get(doc_id, []), "layout_regions": regions.get(doc_id, []),
                    **{name: tables[name].get(doc_id, []) for name in EVIDENCE_TABLES}}
         twins = shared.setdefault((doc.get("sha256"), doc_id in no_transcript), [])
-        found = next(((evidence, built) for other, evidence, built in twins if _same_records(records, other)), None)
+        found = next(((evidence, built) for other, evidence, built in twins if other == records), None)
         if found is None:
             order = records["reading_order"]
             evidence = DocEvidence(doc_id, extract_failed=False, transcript_failed=doc_id in no_transcript,
