@@ -45,6 +45,7 @@ from benchmarks.sample_pdfs import DEV_BENCHMARK
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_FOLDER = DEV_BENCHMARK.parent  # data/: processed/ and inputs/
 SAMPLE_S = 0.05
+PSS_EVERY = 4
 TARGET_RATIO = 4.0  # AccessBench's wall and CPU per file, times outloud's
 TARGET_PEAK_MB = 600.0
 
@@ -67,6 +68,7 @@ class Measure:
     wall_s: float
     cpu_s: float
     peak_mb: float
+    peak_pss_mb: float
     code: int
     server_cpu_s: float = 0.0
 
@@ -79,6 +81,8 @@ class TreeSampler(threading.Thread):
         self.root = psutil.Process(pid)
         self.cpu: dict[tuple[int, float], float] = {}  # (pid, create time) → user + system seconds
         self.peak_rss = 0
+        self.peak_pss = 0  # proportional set size: a page shared by n processes counts 1/n in each
+        self.samples = 0
         self._halt = threading.Event()
 
     def sample(self) -> None:
@@ -86,16 +90,20 @@ class TreeSampler(threading.Thread):
             processes = [self.root, *self.root.children(recursive=True)]
         except psutil.Error:
             return
-        rss = 0
+        rss = pss = 0
+        with_pss = self.samples % PSS_EVERY == 0  # reading smaps costs more: every 4th sample
+        self.samples += 1
         for process in processes:
             try:
                 with process.oneshot():
                     times = process.cpu_times()
                     rss += process.memory_info().rss
+                    pss += process.memory_full_info().pss if with_pss else 0
                     self.cpu[(process.pid, process.create_time())] = times.user + times.system
             except psutil.Error:  # gone between the listing and the read
                 continue
         self.peak_rss = max(self.peak_rss, rss)
+        self.peak_pss = max(self.peak_pss, pss)
 
     def run(self) -> None:
         while not self._halt.is_set():
@@ -108,12 +116,12 @@ class TreeSampler(threading.Thread):
 
 
 def measure(tool: str, run: int, cmd: list[str], env: dict[str, str], log: Path,
-            server: psutil.Process | None = None) -> Measure:
+            server: psutil.Process | None = None, cwd: Path = REPO) -> Measure:
     """Run `cmd` to its end; its wall time, process-tree CPU and peak tree RSS (and the server's CPU meanwhile)."""
     server_before = _cpu(server)
     with log.open("w") as out:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         sampler = TreeSampler(child.pid)
         sampler.start()
         _, status, usage = os.wait4(child.pid, 0)
@@ -124,7 +132,7 @@ def measure(tool: str, run: int, cmd: list[str], env: dict[str, str], log: Path,
     reaped = usage.ru_utime + usage.ru_stime  # the child and every descendant it waited for
     server_cpu = _cpu(server) - server_before
     return Measure(tool, run, wall, max(sampled, reaped) + server_cpu, sampler.peak_rss / 2**20,
-                   child.returncode, server_cpu)
+                   sampler.peak_pss / 2**20, child.returncode, server_cpu)
 
 
 def _cpu(process: psutil.Process | None) -> float:
@@ -157,6 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N PDFs (sorted by path)")
     parser.add_argument("--workers", type=int, help="accessbench --workers (default: its own default)")
     parser.add_argument("--keep", action="store_true", help="keep the data homes and logs (their folder is printed)")
+    parser.add_argument("--baseline", type=Path, metavar="SRC",
+                        help="also run the AccessBench source tree SRC (e.g. `git archive main | tar -x -C SRC`) "
+                             "with this environment, as 'baseline', interleaved with the others")
     args = parser.parse_args(argv)
 
     folder = args.folder.resolve()
@@ -190,17 +201,26 @@ def main(argv: list[str] | None = None) -> int:
             "outloud": lambda run: [outloud, "--json", "-", "--fail-on", "never", *files],
             "page": lambda run: [sys.executable, "-c", PAGE_SCRIPT, *files],
         }
+        places = {tool: REPO for tool in commands}
+        envs = {tool: env for tool in commands}
+        if args.baseline:
+            source = args.baseline.resolve()
+            commands["baseline"] = lambda run: [sys.executable, "-m", "flows.cli", "run", "--pdfs", str(target),
+                                                "--home", str(work / f"home-baseline-{run}"), *extra]
+            places["baseline"] = source
+            envs["baseline"] = {**env, "PYTHONPATH": str(source)}  # its modules, not this checkout's
         tools = list(commands)
         results: list[Measure] = []
         for run in range(1, args.runs + 1):
-            order = tools[run - 1:] + tools[:run - 1]  # rotated each round
-            for tool in order:
+            shift = (run - 1) % len(tools)
+            for tool in tools[shift:] + tools[:shift]:  # the order rotated each round
                 log = work / f"{tool}-{run}.log"
-                m = measure(tool, run, commands[tool](run), env, log,
-                            server_process if tool == "accessbench" else None)
+                m = measure(tool, run, commands[tool](run), envs[tool], log,
+                            server_process if tool in ("accessbench", "baseline") else None, places[tool])
                 results.append(m)
                 print(f"run {run} {tool:<11} {m.wall_s:7.1f} s wall  {m.cpu_s:7.1f} s CPU  "
-                      f"peak {m.peak_mb:6.0f} MB  exit {m.code}  (log {log})", flush=True)
+                      f"peak {m.peak_mb:6.0f} MB RSS, {m.peak_pss_mb:6.0f} MB PSS  exit {m.code}  (log {log})",
+                      flush=True)
         report(results, len(paths))
     finally:
         server.stop(base)
@@ -218,14 +238,14 @@ def report(results: list[Measure], files: int) -> None:
     tools = list(dict.fromkeys(m.tool for m in results))
     print(f"\nper file ({files} PDFs), median of {len(results) // len(tools)} interleaved runs; CPU summed over each "
           "tool's process tree (AccessBench: plus its Prefect server's)")
-    print(f"{'tool':<12} {'wall s/file':>11} {'CPU s/file':>10} {'peak tree RSS':>13}")
+    print(f"{'tool':<12} {'wall s/file':>11} {'CPU s/file':>10} {'peak tree RSS':>13} {'peak tree PSS':>13}")
     for tool in tools:
         print(f"{tool:<12} {median(tool, 'wall_s') / files:>11.3f} {median(tool, 'cpu_s') / files:>10.3f} "
-              f"{median(tool, 'peak_mb'):>10.0f} MB")
+              f"{median(tool, 'peak_mb'):>10.0f} MB {median(tool, 'peak_pss_mb'):>10.0f} MB")
     ours = "accessbench"
     print(f"\nAccessBench server CPU (included above): {median(ours, 'server_cpu_s') / files:.3f} s/file")
     # Ratios within each round (the same minutes of machine load), then their median.
-    for peer in tools[1:]:
+    for peer in [tool for tool in tools if tool != ours]:
         for attr, name in (("wall_s", "wall"), ("cpu_s", "CPU")):
             ratios = []
             for run in sorted({m.run for m in results}):
@@ -236,7 +256,8 @@ def report(results: list[Measure], files: int) -> None:
             goal = f" (target ≤ {TARGET_RATIO:.0f}×)" if peer == "outloud" else ""
             print(f"AccessBench {name:<4} ÷ {peer:<8} {statistics.median(ratios):6.1f}×  "
                   f"(per run: {', '.join(f'{r:.1f}' for r in ratios)}){goal}")
-    print(f"AccessBench peak tree RSS {median(ours, 'peak_mb'):.0f} MB (target ≤ {TARGET_PEAK_MB:.0f} MB)")
+    print(f"AccessBench peak tree RSS {median(ours, 'peak_mb'):.0f} MB, PSS {median(ours, 'peak_pss_mb'):.0f} MB "
+          f"(target ≤ {TARGET_PEAK_MB:.0f} MB)")
 
 
 if __name__ == "__main__":
