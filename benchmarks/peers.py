@@ -14,11 +14,15 @@ Each tool runs as a child process. Its CPU is the sum over its whole process tre
 its workers included): every process of the tree is sampled with psutil (user + system seconds, last
 value seen), and the child's own ``wait4`` rusage (itself and every descendant it reaped) is taken when
 larger. Peak RSS is the largest sum of resident sets over the tree at one sampling instant (every 50 ms):
-shared pages of forked workers count once per process, as ``ps`` shows them. Per-file figures divide by
-the number of PDFs. Prints one row per run, the median per tool, and AccessBench's ratios to each peer.
-Asserts nothing.
+shared pages of forked workers count once per process, as ``ps`` shows them; peak PSS (sampled every
+200 ms) counts a page shared by n processes 1/n in each, the tree's real footprint. Per-file figures divide
+by the number of PDFs. Prints one row per run, the median per tool, and AccessBench's ratios to each peer,
+each ratio taken within one round (the same minutes of machine load) and then the median. Asserts nothing.
 
-    python -m benchmarks.peers [--folder DIR] [--runs 2] [--limit N] [--workers N]
+``--baseline SRC`` adds another AccessBench source tree (e.g. main's, ``git archive main | tar -x -C SRC``)
+as a fourth tool run with this environment, so that a change is measured before and after in one sitting.
+
+    python -m benchmarks.peers [--folder DIR] [--runs 2] [--limit N] [--workers N] [--baseline SRC]
 
 The default folder is the development split of the upstream benchmark (``../shared/pdf-accessibility-
 benchmark/data``: its ``processed/`` and ``inputs/`` PDFs); the benchmark says so and stops when it is absent.
