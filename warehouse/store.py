@@ -326,6 +326,7 @@ class Staging:
 
     def clear(self) -> None:
         remove_tree(self.home, self.root)
+        self._folders.clear()  # checked again (and created) by the next put
 
 
 class ArtifactStore:
