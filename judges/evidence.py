@@ -641,13 +641,15 @@ BUILDERS: dict[str, Callable[[DocEvidence, int], dict[str, Any] | None]] = {
 }
 
 
-def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool, screening: bool = False
-                  ) -> list[tuple[PageBundle, list[str]]]:
+def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool, screening: bool = False,
+                  built: dict[tuple[str, int], Any] | None = None) -> list[tuple[PageBundle, list[str]]]:
     """One bundle per page, with the names of the evidence withheld by the protocol.
 
     The criterion's carrier item (judges.conformance.CARRIER) also says whether the document is screened
     (no expected label) and holds the PDF/UA-1 validator's failures folded into the criterion: findings, which
-    the paper's models never see (FINDINGS)."""
+    the paper's models never see (FINDINGS). `built` keeps each evidence item of `ev` (by name and page) across
+    calls for several criteria of the same evidence (a screened file is one document per criterion): an item
+    depends on the evidence and the page only, and is never changed once built."""
     page_numbers: Iterable[int] = sorted({p["page"] for p in ev.pages}) or [1]
     carrier, first = CARRIER.get(criterion), _first_page(ev)
     image_paths = {p["page"]: p.get("image_path") for p in ev.pages}
@@ -660,7 +662,12 @@ def build_bundles(criterion: str, ev: DocEvidence, *, withhold: bool, screening:
                 withheld.append(name)
                 continue
             builder = BUILDERS.get(name)
-            value = builder(ev, page) if builder else None
+            if built is not None and (name, page) in built:
+                value = built[(name, page)]
+            else:
+                value = builder(ev, page) if builder else None
+                if built is not None:
+                    built[(name, page)] = value
             if isinstance(value, dict) and name == carrier:
                 value = {**value, "screening": screening,
                          "conformance": evidence_failures(ev.conformance, criterion, page, first)}

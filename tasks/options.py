@@ -18,6 +18,7 @@ bad runner address is a `pydantic.ValidationError` that the CLI turns into one l
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -113,12 +114,23 @@ def _optional_evidence(value: str | None) -> str | None:
     return value if value is None else _EVIDENCE[0].func(value)
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count): one worker per core
+    keeps every core busy, and each worker more only adds its memory (a page render, the layout model)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on macOS
+        return max(1, os.cpu_count() or 1)
+
+
 class Execution(BaseModel):
     """Where a run's per-document work happens: never part of a stage's inputs, so a resumed run may change it."""
 
     model_config = ConfigDict(extra="forbid")
 
-    workers: int = Field(2, ge=1, description="processes for per-document work, or Dask workers with --runner dask")
+    workers: int = Field(default_factory=cores, ge=1,
+                         description="processes for per-document work, or Dask workers with --runner dask "
+                                     "(default: one per core this process may use)")
     runner: Annotated[str, AfterValidator(check_runner), Cli(metavar="local|dask|dask://HOST:PORT")] = Field(
         "local", description="where per-document work runs: local worker processes, a Dask LocalCluster, or an "
                              "existing Dask scheduler (needs: pip install -e '.[dask]')")

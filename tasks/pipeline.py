@@ -137,13 +137,20 @@ class Pipeline:
             # once, at import; the CLI imports this module to check a run before it prepares those settings.
             from tasks.fanout import fanout_for
 
+            # After the last per-document stage the workers are stopped: what they hold (the layout model, page
+            # caches, their heaps' high-water marks) would sit beside the next stages' tables in this process,
+            # the run's peak. A later stage that wants workers (the rules judge) forks fresh ones from the fork
+            # server, which has every stage imported.
+            last = max((i for i, (stage, _) in enumerate(plan) if stage.per_document), default=-1)
             with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload,
-                                                                                        _memory_mb(cfg)):
-                for stage, forced in plan:
+                                                                                        _memory_mb(cfg)) as pool:
+                for index, (stage, forced) in enumerate(plan):
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
                            else execute(cfg, stage, force=forced, check=False))
                     results.append({"stage": stage.name, "status": str(row.status), "rows": row.row_count,
                                     "errors": row.error_count, "seconds": seconds(row)})
+                    if index == last:
+                        pool.reset()
         except BaseException:
             record_run(cfg, StageStatus.FAILED, finished=True)
             raise

@@ -8,6 +8,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
+from extractors.links import LINKS_SCHEMA
+from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA
 from extractors.transcript import TRANSCRIPT_SCHEMA, TranscriptError, get_transcriber
 from tasks.common import add_run_id, content_key, document_files, good_documents, with_run_id
 from tasks.context import RunConfig
@@ -20,8 +24,20 @@ AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".flac", ".ogg")
 BUCKET_ENV = "ACCESSBENCH_TRANSCRIBE_BUCKET"
 
 
-def _strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k != "run_id"} for row in rows]
+def _strip(rows: pa.Table) -> list[dict[str, Any]]:
+    """A document's rows as the transcriber takes them: Python objects, without the run id. They travel to
+    the worker as Arrow (the command never holds every document's elements as Python objects at once)."""
+    return rows.drop_columns([c for c in ("run_id",) if c in rows.column_names]).to_pylist()
+
+
+def _rows_by_document(table: pa.Table | None) -> dict[str, pa.Table]:
+    """Each document's rows of an upstream table, in their order, as Arrow tables."""
+    if table is None or table.num_rows == 0:
+        return {}
+    positions: dict[str, list[int]] = defaultdict(list)
+    for index, doc_id in enumerate(table.column("doc_id").to_pylist()):
+        positions[doc_id].append(index)
+    return {doc_id: table.take(indices) for doc_id, indices in positions.items()}
 
 
 def transcribe_document(run_id: str, backend: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -57,15 +73,13 @@ def _from_audio(doc: dict[str, Any], files: list[Path]) -> list[dict[str, Any]]:
 
 def transcript_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    elements: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    links: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in io.read("extract", "struct_elements"):
-        elements[row["doc_id"]].append(row)
-    for row in io.read("extract", "links"):
-        links[row["doc_id"]].append(row)
+    elements = _rows_by_document(io.read_table("extract", "struct_elements"))
+    links = _rows_by_document(io.read_table("extract", "links"))
+    no_elements, no_links = STRUCT_ELEMENTS_SCHEMA.empty_table(), LINKS_SCHEMA.empty_table()
     failed = {e["doc_id"] for e in io.read("extract", "errors")}
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha256": content_key(d),
-                            "elements": elements.get(d["doc_id"], []), "links": links.get(d["doc_id"], [])})
+                            "elements": elements.get(d["doc_id"], no_elements),
+                            "links": links.get(d["doc_id"], no_links)})
              for d in good_documents(io) if d["doc_id"] not in failed]
     from tasks.render import pages_of
 

@@ -222,7 +222,6 @@ PART_SUFFIX = ".arrow"
 
 
 def _write_part(table: pa.Table, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
@@ -251,6 +250,10 @@ class Staging:
     _done_cache: set[str] = field(default_factory=set)
     # Parts put by this attempt, kept to be collected without reading them back.
     _parts: dict[tuple[str, str], pa.Table] = field(default_factory=dict)
+    # Folders under the root, checked to lie inside the home (and created) once per attempt: a document's
+    # part is one file in each of a dozen folders, and resolving every folder for every file cost more
+    # than writing the files.
+    _folders: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.root = inside(self.home, self.root)
@@ -283,19 +286,31 @@ class Staging:
         tables but leaves the key to be computed again by the next attempt."""
         name = _key_file(key)
         for table_name, table in tables.items():
-            _write_part(table, inside(self.home, self.root / table_name / f"{name}{PART_SUFFIX}"))
+            path = self._folder(table_name) / f"{name}{PART_SUFFIX}"
+            if table.num_rows:
+                _write_part(table, path)
+            else:  # an absent part collects as an empty one; one an earlier attempt wrote must not come back
+                path.unlink(missing_ok=True)
             self._parts[(table_name, name)] = table
-        marker = inside(self.home, self.root / ("_done" if done else RETRY) / name)
-        marker.parent.mkdir(exist_ok=True)
+        marker = self._folder("_done" if done else RETRY) / name
         tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
         tmp.write_text(key)
         os.replace(tmp, marker)
-        other = inside(self.home, self.root / (RETRY if done else "_done") / name)
+        other = self._folder(RETRY if done else "_done") / name
         other.unlink(missing_ok=True)
         if done:
             self._done_cache.add(name)
         else:
             self._done_cache.discard(name)
+
+    def _folder(self, name: str) -> Path:
+        """The root's subfolder `name`, checked to lie inside the home and created, once per attempt."""
+        folder = self._folders.get(name)
+        if folder is None:
+            (self.root / name).mkdir(exist_ok=True)
+            # Resolved as a parent (a symlinked folder is followed, and refused if it leads out of the home).
+            folder = self._folders[name] = inside(self.home, self.root / name / "part").parent
+        return folder
 
     def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
         """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
@@ -312,6 +327,7 @@ class Staging:
 
     def clear(self) -> None:
         remove_tree(self.home, self.root)
+        self._folders.clear()  # checked again (and created) by the next put
 
     def record_progress(self, done: int, total: int, unit: str) -> None:
         """How far the stage's work is (`done` of `total` `unit`s), for `accessbench runs` in another shell:
