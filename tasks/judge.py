@@ -34,8 +34,8 @@ from tasks.options import stage_keys
 from tasks.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 
-JUDGMENTS_SCHEMA = pa.schema(
-    [
+# What a page judgment is keyed by: the judgments and each of their findings.
+JUDGED_PAGE = (
         pa.field("run_id", pa.string(), nullable=False),
         pa.field("judge", pa.string(), nullable=False),
         pa.field("model", pa.string()),
@@ -43,6 +43,11 @@ JUDGMENTS_SCHEMA = pa.schema(
         pa.field("doc_id", pa.string(), nullable=False),
         pa.field("criterion", pa.string(), nullable=False),
         pa.field("page", pa.int32(), nullable=False),
+)
+
+JUDGMENTS_SCHEMA = pa.schema(
+    [
+        *JUDGED_PAGE,
         pa.field("label", pa.string()),
         pa.field("sub_criteria", pa.string()),  # JSON: name → verdict
         pa.field("issues", pa.string()),  # JSON list of {sub_criterion, location, problem, remediation}
@@ -85,13 +90,7 @@ REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
 # One row per finding of every judgment: what `judgments.issues` holds as JSON text, as rows a query can count.
 FINDINGS_SCHEMA = pa.schema(
     [
-        pa.field("run_id", pa.string(), nullable=False),
-        pa.field("judge", pa.string(), nullable=False),
-        pa.field("model", pa.string()),
-        pa.field("repeat", pa.int32(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("criterion", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),
+        *JUDGED_PAGE,
         pa.field("rule_id", pa.string()),  # the rules catalog's id; null for a model's finding
         pa.field("severity", pa.string(), nullable=False),  # error | warning | candidate, as the rule weighed here
         pa.field("sub_criterion", pa.string()),
