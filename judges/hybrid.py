@@ -82,7 +82,7 @@ class HybridJudge:
 
     def _confirm(self, bundle: PageBundle, repeat: int, rules: PageJudgment) -> PageJudgment:
         from judges.llm.confirm import confirm
-        from judges.model.calllog import CallLog
+        from models.calllog import CallLog
 
         log = CallLog(getattr(self.llm, "images", None), study="pdf", purpose="confirm_candidate")
         candidates = [i for i in rules.issues if is_candidate(i)][:MAX_CANDIDATES]

@@ -27,7 +27,7 @@ from judges.inclusivity.questions import load_questions, questions_digest
 from judges.inclusivity.respond import ask_many, not_sent, read_responses_jsonl
 from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
-from judges.model.client import CredentialsMissing
+from models.client import CredentialsMissing
 from tasks.context import RunBase
 from tasks.failures import Incomplete
 from tasks.judge import LLM_CALLS_SCHEMA, call_id, once_per_run
@@ -278,7 +278,7 @@ RESPONSES_STAGE = Stage(
     config_keys=("models", "variants", "responses_path", "api_base", "temperature", "max_tokens", "repeats",
                  "max_error_rate"),
     tables=(RESPONSES, RESPONSE_CALLS), body=responses_body, external_inputs=_responses_inputs,
-    code=("judges.inclusivity",), validate=check_models,
+    code=("judges.inclusivity", "models"), validate=check_models,
 )
 
 # -- category judgments -----------------------------------------------------------------------------
@@ -457,7 +457,7 @@ def check_judges(cfg: RunBase) -> None:
 JUDGMENTS_STAGE = Stage(
     name="category_judgments", upstream=("questions", "responses"),
     config_keys=("audit_judges", "judge_api_base", "max_error_rate"),
-    tables=(CATEGORY_JUDGMENTS, JUDGE_CALLS), body=judgments_body, code=("judges.inclusivity",),
+    tables=(CATEGORY_JUDGMENTS, JUDGE_CALLS), body=judgments_body, code=("judges.inclusivity", "models"),
     validate=check_judges,
 )
 

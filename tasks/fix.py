@@ -466,8 +466,8 @@ def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str |
 def draft_model(home: Path, spec: str) -> DraftModel:
     """The model `--model` names: `llm:<litellm model id>` (credentials from the environment, checked now),
     `local` / `llm:local` (the data home's local model server, `accessbench model start`)."""
-    from judges.model.client import ModelClient
-    from judges.model.local import client_options, is_local
+    from models.client import ModelClient
+    from models.local import client_options, is_local
 
     argument = spec.removeprefix("llm:")
     if not argument:

@@ -498,6 +498,6 @@ JUDGE = Stage(
     fresh=lambda cfg: getattr(cfg, "cache", "on") in ("off", "write"),
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS, CHECKER_FINDINGS, CHECKER_RUNS),
     body=judge_body,
-    code=("judges", "common"),
+    code=("judges", "models", "common"),
     validate=check_judge,
 )

@@ -605,7 +605,7 @@ def xmp_title(ctx: Context) -> Outcome:
 # ----------------------------------------------------------------- drafts that need a model (alt text, links)
 
 class DraftModel(Protocol):
-    """What a drafting remedy needs of a model: judges.model.client.ModelClient's `complete`."""
+    """What a drafting remedy needs of a model: models.client.ModelClient's `complete`."""
 
     model: str
 

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("common",),
     ("warehouse",),
+    ("models",),  # the model layer: every model call of both studies (PDF judges, audit, fix drafts)
     ("extractors", "judges"),
     ("corpus",),
     ("tasks",),

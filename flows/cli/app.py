@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     os.environ["ACCESSBENCH_CACHE"] = str(cache_dir())
     if args.allow_private_endpoint:
-        from judges.model.endpoints import ALLOW_ENV
+        from models.endpoints import ALLOW_ENV
 
         os.environ[ALLOW_ENV] = "1"
     os.environ["XDG_CACHE_HOME"] = str(home / "cache" / "xdg")
@@ -200,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, previous)
         if previous_int is not None:
             signal.signal(signal.SIGINT, previous_int)
-        if (transport := sys.modules.get("judges.model.transport")) is not None:
+        if (transport := sys.modules.get("models.transport")) is not None:
             transport.allow_calls()
 
 
@@ -277,7 +277,7 @@ def _open_home(home_option: str | None, artifacts_option: str | None, tables: bo
 
 def _interrupt(signum: int, frame: object) -> None:
     # Threads blocked in a model call would hold the unwinding for minutes: shut their sockets first.
-    if (transport := sys.modules.get("judges.model.transport")) is not None:
+    if (transport := sys.modules.get("models.transport")) is not None:
         transport.cancel_calls()
     raise KeyboardInterrupt
 

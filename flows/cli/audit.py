@@ -31,7 +31,7 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import EXIT_NOT_FOUND
     from flows.cli.console import error as _error
     from flows.cli.options import describe_errors, given
-    from judges.model.client import CredentialsMissing
+    from models.client import CredentialsMissing
     from tasks.audit import AuditConfig, category_judge_problems
     from tasks.context import new_run_id
     from tasks.options import AuditOptions
@@ -55,7 +55,7 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
         if path and not Path(path).is_file():
             return _error(f"{what} {path} is not a file", EXIT_NOT_FOUND)
     if options.uses_local_model():  # a missing server stops here, before a run of error rows
-        from judges.model.local import LocalModelError, endpoint
+        from models.local import LocalModelError, endpoint
 
         try:
             endpoint(home)

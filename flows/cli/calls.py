@@ -29,7 +29,7 @@ def add_parsers(sub: Any) -> None:
 
 
 def run_cache(home: Path, args: argparse.Namespace) -> int:
-    from judges.model.cache import ResponseCache
+    from models.cache import ResponseCache
 
     cache = ResponseCache.under_home(home)
     if args.action == "info":

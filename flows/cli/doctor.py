@@ -89,7 +89,7 @@ def source_folder(distribution: str = DISTRIBUTION) -> str | None:
 def install_hint(extra: str, distribution: str = DISTRIBUTION) -> str:
     """How to install `extra`: AccessBench is installed from its source folder (it is not on PyPI)."""
     if extra == "local":
-        from judges.model.local import INSTALL_HINT
+        from models.local import INSTALL_HINT
 
         return INSTALL_HINT
     folder = source_folder(distribution)
@@ -134,7 +134,7 @@ def free_disk(home: Path) -> str:
 
 def local_model(home: Path) -> tuple[str, bool]:
     """The local model's parts (server binary, packaged GGUF) and whether its server runs for this home."""
-    from judges.model import local
+    from models import local
 
     binary, gguf = local.server_binary(), local.packaged_gguf()
     state = local.running(home)

@@ -70,7 +70,7 @@ def estimate(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _vision(cfg: Any, model: str) -> bool:
     if cfg.vision in ("on", "off"):
         return bool(cfg.vision == "on")
-    from judges.model.client import ModelClient
+    from models.client import ModelClient
 
     try:
         return ModelClient(model).supports_vision()
@@ -81,7 +81,7 @@ def _vision(cfg: Any, model: str) -> bool:
 def _price(model: str, tokens_in: int, tokens_out: int) -> float | None:
     if model == "local" or model.startswith("local/"):
         return 0.0  # the packaged model on this machine
-    from judges.model.client import ModelClient
+    from models.client import ModelClient
 
     try:
         return ModelClient(model).price(tokens_in, tokens_out)

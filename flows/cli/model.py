@@ -1,4 +1,4 @@
-"""`accessbench model start|status|stop`: the data home's local model server (judges/model/local.py)."""
+"""`accessbench model start|status|stop`: the data home's local model server (models/local.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
 def run_model(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import EXIT_FAILED
     from flows.cli.console import error as _error
-    from judges.model import local
+    from models import local
 
     if args.action == "start":
         if args.threads is not None and args.threads < 1:

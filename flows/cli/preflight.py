@@ -81,7 +81,7 @@ def _size(path: Path) -> int | None:
 
 def key_refusal(judges: list[str], api_base: str | None) -> Refusal | None:
     """A model judge whose provider's key is not in the environment, where the fast table knows the provider."""
-    from judges.model.keys import credentials_message, missing_keys
+    from models.keys import credentials_message, missing_keys
 
     for judge in judges:
         kind, _, model = judge.strip().partition(":")

@@ -33,11 +33,11 @@ from judges.inclusivity.prompts import (
 )
 from judges.inclusivity.respond import call_error
 from judges.inclusivity.text import normalise_ws, snippet_in
-from judges.model.cache import ResponseCache
-from judges.model.calllog import CallLog
-from judges.model.client import ModelCallError, ModelClient, ModelResponse
-from judges.model.local import client_options, is_local
-from judges.model.replies import ReplyError, key_lookup, read_json, repair_request
+from models.cache import ResponseCache
+from models.calllog import CallLog
+from models.client import ModelCallError, ModelClient, ModelResponse
+from models.local import client_options, is_local
+from models.replies import ReplyError, key_lookup, read_json, repair_request
 
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}
 SNIPPET_CHARS = 500

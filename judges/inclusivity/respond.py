@@ -9,8 +9,8 @@ from typing import Any
 
 from common.redact import redact, redact_exact
 from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
-from judges.model.calllog import CallLog
-from judges.model.client import ModelCallError, ModelClient
+from models.calllog import CallLog
+from models.client import ModelCallError, ModelClient
 
 MAX_RESPONSE_CHARS = 20_000  # imported texts are bounded like model replies (512 tokens is ~2,500 chars)
 # The model client's advice on a call that kept failing names the PDF study's stage; the audit's is its own.

@@ -5,8 +5,8 @@ Importing this package registers the `llm` judge kind; litellm itself is importe
 
 from judges.llm.judge import LLMJudge, make_llm_judge
 from judges.llm.prompts import PROMPT_VERSION
-from judges.model.cache import ResponseCache, cache_key
-from judges.model.client import ModelCallError, ModelClient, ModelResponse
+from models.cache import ResponseCache, cache_key
+from models.client import ModelCallError, ModelClient, ModelResponse
 
 __all__ = ["PROMPT_VERSION", "LLMJudge", "ModelCallError", "ModelClient", "ModelResponse", "ResponseCache",
            "cache_key", "make_llm_judge"]

@@ -19,10 +19,10 @@ from common.redact import redact, redact_exact
 from judges.base import Issue
 from judges.criteria import SPEC
 from judges.evidence import PageBundle
-from judges.model.calllog import CallLog
-from judges.model.client import ModelCallError, ModelResponse
-from judges.model.replies import ReplyError, key_lookup, read_json
 from judges.rules.catalog import rule
+from models.calllog import CallLog
+from models.client import ModelCallError, ModelResponse
+from models.replies import ReplyError, key_lookup, read_json
 
 PROMPT_VERSION = "confirm-1"
 MAX_TOKENS = 300

@@ -26,12 +26,12 @@ from judges.llm.flags import hallucination_flags
 from judges.llm.parsing import JudgmentReply, ReplyError, parse_reply, repair_request
 from judges.llm.prompts import PROMPT_VERSION, prompt_hash, response_schema, system_prompt
 from judges.llm.render import render_page
-from judges.model.cache import ResponseCache, messages_digest
-from judges.model.calllog import CallLog, ImageStore
-from judges.model.calllog import bounded as _bounded
-from judges.model.client import ModelCallError, ModelClient, ModelResponse, map_calls
-from judges.model.local import client_options, is_local
 from judges.paper_models import paper_family
+from models.cache import ResponseCache, messages_digest
+from models.calllog import CallLog, ImageStore
+from models.calllog import bounded as _bounded
+from models.client import ModelCallError, ModelClient, ModelResponse, map_calls
+from models.local import client_options, is_local
 
 DEFAULT_TEMPERATURE = 0.7
 DEFAULT_MAX_TOKENS = 1500

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judges.criteria import SPEC, labels_for
 from judges.labels import Label
 from judges.llm.prompts import VERDICTS
-from judges.model.replies import ReplyError, extract_json, key_lookup, read_json, repair_request
+from models.replies import ReplyError, extract_json, key_lookup, read_json, repair_request
 
 __all__ = ["IssueReply", "JudgmentReply", "ReplyError", "extract_json", "normalise_reply", "parse_reply",
            "repair_request"]

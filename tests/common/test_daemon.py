@@ -25,7 +25,7 @@ import pytest
 from common import daemon
 from common.daemon import Daemon, identity
 from flows import server
-from judges.model import local
+from models import local
 from tests.flows.test_cli import cli
 
 SLEEPER = "import sys, time; time.sleep(600)"

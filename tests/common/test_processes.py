@@ -24,7 +24,7 @@ from common import processes
 from common.daemon import Daemon, identity
 from common.processes import group_members, terminate_group
 from flows import server
-from judges.model import local
+from models import local
 
 # Ignores SIGTERM, starts a child that ignores it too, says "ready" once both are up, then sleeps.
 STUBBORN = """

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.llm.scripted_server import ScriptedServer, chat
-from judges.model.cache import ResponseCache, cache_key
-from judges.model.client import ModelClient
+from models.cache import ResponseCache, cache_key
+from models.client import ModelClient
 from tests.llm.conftest import MODEL, tagging_bundle
 
 HELLO = [{"role": "user", "content": "hello"}]

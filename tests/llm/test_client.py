@@ -10,7 +10,7 @@ from email.utils import formatdate
 import pytest
 
 from judges.llm.scripted_server import ScriptedServer, chat, error
-from judges.model.client import ModelCallError, ModelClient
+from models.client import ModelCallError, ModelClient
 from tests.llm.conftest import MODEL, SECRET
 
 HELLO = [{"role": "user", "content": "hello"}]
@@ -186,7 +186,7 @@ def test_a_retry_after_beyond_the_cap_fails_now_instead_of_sleeping(server: Scri
 def test_an_oversized_reply_is_refused_and_never_cached(server: ScriptedServer, tmp_path: object) -> None:
     from pathlib import Path
 
-    from judges.model.cache import ResponseCache
+    from models.cache import ResponseCache
 
     cache = ResponseCache(Path(str(tmp_path)) / "cache")
     server.script(chat("x" * 300_000))
@@ -198,7 +198,7 @@ def test_an_oversized_reply_is_refused_and_never_cached(server: ScriptedServer, 
 def test_a_reply_echoing_the_key_is_stored_redacted(server: ScriptedServer, tmp_path: object) -> None:
     from pathlib import Path
 
-    from judges.model.cache import ResponseCache
+    from models.cache import ResponseCache
 
     root = Path(str(tmp_path)) / "cache"
     server.script(chat(f"your key is {SECRET}"))

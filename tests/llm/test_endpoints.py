@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judges.model.client import ModelClient
-from judges.model.endpoints import ALLOW_ENV, EndpointRefused, check_endpoint, why_refused
+from models.client import ModelClient
+from models.endpoints import ALLOW_ENV, EndpointRefused, check_endpoint, why_refused
 from tests.flows.test_cli import cli
 
 REFUSED = ["http://169.254.169.254/latest/meta-data", "http://169.254.1.7:8000/v1", "http://[fd00:ec2::254]/v1",

@@ -13,8 +13,8 @@ from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.llm.confirm import read_answer
 from judges.llm.scripted_server import ScriptedServer, chat
-from judges.model.replies import ReplyError
 from judges.rules import RulesJudge
+from models.replies import ReplyError
 
 CANDIDATE = "semantic_tagging.proper_tag_usage.heading_text_candidate"
 SENTENCE = "We asked each reader to finish the form twice."

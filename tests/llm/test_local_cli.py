@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.model import local
+from models import local
 from tests.flows.test_cli import cli
 
 

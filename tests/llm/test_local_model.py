@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from judges.model import local
+from models import local
 from tasks.audit import AUDIT_STAGE_LIST, AuditConfig
 from tasks.context import RunConfig
 from tasks.registry import ALL_TABLES, STAGE_LIST

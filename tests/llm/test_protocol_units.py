@@ -15,8 +15,8 @@ from judges.evidence import FINDINGS, PageBundle, paper_view
 from judges.llm.judge import vision_for
 from judges.llm.render import render_evidence
 from judges.llm.scripted_server import ScriptedServer, chat, error, judgment_json
-from judges.model.cache import ResponseCache
-from judges.model.client import CredentialsMissing, ModelClient
+from models.cache import ResponseCache
+from models.client import CredentialsMissing, ModelClient
 from tests.llm.conftest import tagging_bundle
 
 

@@ -1,11 +1,11 @@
-"""The fast table of provider keys (`judges.model.keys`, read before litellm is imported) asks for what litellm
+"""The fast table of provider keys (`models.keys`, read before litellm is imported) asks for what litellm
 asks for: the same variables missing with none set, and any one of them enough (issue 58, point 5)."""
 
 from __future__ import annotations
 
 import pytest
 
-from judges.model.keys import PROVIDER_KEYS, missing_keys
+from models.keys import PROVIDER_KEYS, missing_keys
 
 litellm = pytest.importorskip("litellm")
 

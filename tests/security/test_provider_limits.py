@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from judges.model import transport
-from judges.model.client import ModelCallCancelled, ModelCallError, ModelClient
+from models import transport
+from models.client import ModelCallCancelled, ModelCallError, ModelClient
 from tests.security.hostile_provider import HostileServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def client(server: HostileServer, **options: object) -> ModelClient:
 
 CALL_IN_CHILD = textwrap.dedent("""
     import json, resource, sys
-    from judges.model.client import ModelCallError, ModelClient
+    from models.client import ModelCallError, ModelClient
     for api_base in sys.argv[1:]:  # one interpreter for every server: litellm's import is most of its time
         client = ModelClient("openai/test-model", api_base=api_base, timeout_s=60, max_retries=3)
         try:

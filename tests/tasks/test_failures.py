@@ -336,7 +336,7 @@ def test_a_throttled_judgment_is_judged_again_on_resume(tmp_path: Path, monkeypa
 def test_no_judge_is_special_cased_by_name() -> None:
     root = Path(__file__).resolve().parents[2]
     pattern = re.compile(r"""\.name\s*[!=]=\s*["'](rules|llm|hybrid)["']""")
-    hits = [f"{path.relative_to(root)}" for folder in ("tasks", "flows", "judges", "warehouse")
+    hits = [f"{path.relative_to(root)}" for folder in ("tasks", "flows", "judges", "models", "warehouse")
             for path in (root / folder).rglob("*.py") if pattern.search(path.read_text())]
     assert hits == []
 

@@ -19,8 +19,8 @@ import pytest
 
 from extractors.structure import extract_struct_elements
 from judges.language import detect_language
-from judges.model.client import ModelResponse
 from judges.rules.catalog import catalog
+from models.client import ModelResponse
 from tasks.fix import Finding, FixError, check_output, drafts, fix_files, linked_run, remaining, repair, rule_counts
 from tasks.registry import ALL_TABLES
 from tasks.remedies import (
@@ -168,7 +168,7 @@ DRAFTED_ALT = "A red rectangle standing for the share of tagged files"
 
 
 class FakeModel:
-    """A model client (judges.model.client.ModelClient's `complete`) that answers from a script and records
+    """A model client (models.client.ModelClient's `complete`) that answers from a script and records
     each prompt; no network, no litellm."""
 
     model = "fake/model"

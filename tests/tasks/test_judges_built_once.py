@@ -12,7 +12,7 @@ import pytest
 import flows.benchmark
 from judges.base import JUDGES, JudgeSpec
 from judges.llm.scripted_server import ScriptedServer
-from judges.model.client import ModelClient
+from models.client import ModelClient
 from tasks.context import RunConfig
 from tasks.judge import check_judge_specs
 from tasks.prefect_tasks import run_stage

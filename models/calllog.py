@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from common.redact import redact, redact_exact
-from judges.model.client import ModelResponse
-from judges.model.replies import ReplyError, extract_json
+from models.client import ModelResponse
+from models.replies import ReplyError, extract_json
 
 MAX_STORED_REPLY = 100_000  # characters of a reply kept in judgments and the call log
 
@@ -105,7 +105,7 @@ class CallLog:
     def complete(self, client: Any, messages: list[dict[str, Any]], request: dict[str, Any], repeat: int = 0,
                  context: dict[str, Any] | None = None, *, repair: bool = False) -> ModelResponse:
         """`client.complete`, with the call (or its failure) recorded here."""
-        from judges.model.client import ModelCallError
+        from models.client import ModelCallError
 
         try:
             response = client.complete(messages, request, repeat, context)

@@ -8,7 +8,7 @@ What it adds on top of litellm:
 - a response cache keyed on everything sent (a hit makes no call and costs nothing);
 - token and cost accounting (cost is None when the model has no known price — never a guessed 0);
 - parameters a model rejects (e.g. temperature on reasoning models) are dropped *and recorded*;
-- every byte and wait is bounded (`judges.model.transport`): connect, first-byte and whole-call deadlines per
+- every byte and wait is bounded (`models.transport`): connect, first-byte and whole-call deadlines per
   attempt, a reply cap (a larger reply is a terminal error, never read into memory), and a retry budget per
   run — once a model has failed every call for `retry_window_s` (or used `max_run_retries`), the calls left
   fail at once instead of waiting on a provider that is down;
@@ -33,9 +33,9 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from common.redact import hide_url_credentials, redact, redact_exact, reveal_url
-from judges.model.cache import ResponseCache, cache_key
-from judges.model.endpoints import check_endpoint
-from judges.model.transport import (
+from models.cache import ResponseCache, cache_key
+from models.endpoints import check_endpoint
+from models.transport import (
     CANCELLED,
     COMPRESSED,
     DEFAULT_CONNECT_S,
@@ -218,7 +218,7 @@ class ModelClient:
                  retry_window_s: float = RETRY_WINDOW_S, max_run_retries: int = MAX_RUN_RETRIES) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        check_endpoint(reveal_url(api_base))  # never a link-local or cloud-metadata address (judges/model/endpoints.py)
+        check_endpoint(reveal_url(api_base))  # never a link-local or cloud-metadata address (models/endpoints.py)
         if max_reply_mb is not None and not max_reply_mb > 0:
             raise ValueError(f"max_reply_mb must be > 0 megabytes, not {max_reply_mb!r}")
         if retry_window_s <= 0 or max_run_retries < 0:
@@ -232,7 +232,7 @@ class ModelClient:
         self.budget = _RetryBudget(retry_window_s, max_run_retries)
         self.model = model
         self.api_base = hide_url_credentials(api_base)  # as recorded; reveal_url gives the transport the whole URL
-        # Only for the data home's local model server (its own key, judges/model/local.py); provider keys stay in the
+        # Only for the data home's local model server (its own key, models/local.py); provider keys stay in the
         # environment.
         self._api_key = api_key
         self.concurrency = concurrency
@@ -494,7 +494,7 @@ class ModelClient:
             return
         if all(name.startswith("AWS_") for name in missing) and _aws_credentials():
             return
-        from judges.model.keys import credentials_message
+        from models.keys import credentials_message
 
         raise CredentialsMissing(credentials_message(self.model, missing, self.api_base))
 
