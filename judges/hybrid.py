@@ -17,7 +17,7 @@ semantic, and a person what neither can.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from common.redact import redact_exact
 from judges.base import (
@@ -34,6 +34,7 @@ from judges.criteria import SPEC
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.rules.catalog import is_candidate
+from models.config import ModelConfig
 
 MAX_CANDIDATES = 3  # focused questions per page; the rest of a page's candidates stay listed, unasked
 
@@ -91,12 +92,13 @@ class HybridJudge:
         except Exception as exc:  # noqa: BLE001 - a failed tier is a review item, not a lost page
             return replace(rules, review=f"the semantic tier failed ({type(exc).__name__}); rules label kept",
                            tier_labels={"rules": rules.label.value, "llm": "error"}, calls=log.records)
-        return settle(bundle, rules, answers, log.records, self.llm.model)
+        return settle(bundle, rules, answers, log.records, self.llm.model, cast(Any, self.llm).client.config)
 
 
 def settle(bundle: PageBundle, rules: PageJudgment, answers: list[Any], calls: list[dict[str, Any]],
-           model: str | None) -> PageJudgment:
-    """A page Tier 1 passed, with its candidates confirmed, dismissed or left open by the LLM."""
+           model: str | None, config: ModelConfig) -> PageJudgment:
+    """A page Tier 1 passed, with its candidates confirmed, dismissed or left open by the LLM (whose last reply is
+    kept as the model config's one stored-reply limit allows)."""
     subs = dict(rules.sub_criteria)
     kept: list[Issue] = [i for i in rules.issues if not is_candidate(i)]
     asked = {id(a.issue) for a in answers}
@@ -128,7 +130,7 @@ def settle(bundle: PageBundle, rules: PageJudgment, answers: list[Any], calls: l
     llm_label = "error" if open_ and not (confirmed or dismissed) else ("failed" if confirmed else "passed")
     return PageJudgment(label, subs, kept, summary, review=review, tier_labels={"rules": rules.label.value,
                                                                                  "llm": llm_label},
-                        raw_response=redact_exact(responses[-1].text[:4000]) if responses else None,
+                        raw_response=redact_exact(config.bounded(responses[-1].text)) if responses else None,
                         tokens_in=total("tokens_in"), tokens_out=total("tokens_out"), cost_usd=total("cost_usd"),
                         latency_s=total("latency_s"), calls=calls,
                         transient=any(a.transient for a in answers) and not (confirmed or dismissed))

@@ -19,14 +19,8 @@ from typing import Any
 
 from common.redact import redact, redact_exact
 from models.client import ModelResponse
+from models.config import STORED_REPLY_CHARS, bounded
 from models.replies import ReplyError, extract_json
-
-MAX_STORED_REPLY = 100_000  # characters of a reply kept in judgments and the call log
-
-
-def bounded(text: str | None) -> str:
-    text = text or ""
-    return text if len(text) <= MAX_STORED_REPLY else text[:MAX_STORED_REPLY] + "…[reply cut]"
 
 
 class ImageStore:
@@ -74,12 +68,13 @@ class CallLog:
         return json.dumps(swap(messages), ensure_ascii=False)
 
     def add(self, messages: list[dict[str, Any]], response: ModelResponse | None, *, repair: bool = False,
-            error: str | None = None) -> None:
+            error: str | None = None, reply_chars: int = STORED_REPLY_CHARS) -> None:
+        """One call's record; its reply cut to `reply_chars` (the client's `ModelConfig.stored_reply_chars`)."""
         self.records.append({
             "attempt": len(self.records), "kind": "repair" if repair else "first",
             "study": self.study, "purpose": self.purpose,
             "messages": redact_exact(self._stored_messages(messages)),
-            "reply": redact_exact(bounded(response.text)) if response else None,
+            "reply": redact_exact(bounded(response.text, reply_chars)) if response else None,
             "parsed": None, "parse_error": None, "normalised": None,
             "cached": response.cached if response else False,
             "http_attempts": response.attempts if response else None,
@@ -112,5 +107,7 @@ class CallLog:
         except ModelCallError as exc:
             self.add(messages, None, repair=repair, error=str(exc))
             raise
-        self.add(messages, response, repair=repair)
+        config = getattr(client, "config", None)
+        self.add(messages, response, repair=repair,
+                 reply_chars=config.stored_reply_chars if config is not None else STORED_REPLY_CHARS)
         return response

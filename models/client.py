@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from common.redact import hide_url_credentials, redact, redact_exact, reveal_url
 from models.cache import ResponseCache, cache_key
+from models.config import ModelConfig
 from models.endpoints import check_endpoint
 from models.transport import (
     CANCELLED,
@@ -56,8 +57,6 @@ INSTALL_HINT = "pip install 'accessbench[llm]'  (litellm>=1.83.7,<2)"
 MAX_RETRY_AFTER_S = 120.0  # a provider asking for longer is treated as an outage: the call fails now
 MAX_REPLY_CHARS = 200_000  # a reply longer than this is refused, never parsed, cached or sent back
 BACKOFF_CAP_S = 60.0
-RETRY_WINDOW_S = 120.0  # a model failing every call this long is down: the run's calls left fail at once
-MAX_RUN_RETRIES = 200  # retries one client (one judge of a run) may spend in all
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 _QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|billing", re.IGNORECASE)
 # litellm reports a missing key as a 500 from some providers: it is a setup error, never worth a retry.
@@ -210,40 +209,43 @@ class ModelClient:
     precedence over litellm's price map, for self-hosted or newly released models.
     """
 
-    def __init__(self, model: str, *, api_base: str | None = None, concurrency: int = 8, timeout_s: float = 60,
-                 max_retries: int = 4, cache: ResponseCache | None = None,
-                 price_table: dict[str, tuple[float, float]] | None = None, backoff_base_s: float = 1.0,
-                 api_key: str | None = None, connect_timeout_s: float | None = None,
-                 first_byte_timeout_s: float | None = None, max_reply_mb: float | None = None,
-                 retry_window_s: float = RETRY_WINDOW_S, max_run_retries: int = MAX_RUN_RETRIES) -> None:
-        if concurrency < 1:
+    def __init__(self, model: str, *, config: ModelConfig | None = None, cache: ResponseCache | None = None,
+                 api_key: str | None = None, **settings: Any) -> None:
+        """`config` (a run's, resolved once: `models.build.build_client`) with any of its fields in `settings`
+        replaced; the defaults are ModelConfig's."""
+        config = ModelConfig.model_validate({**(config.model_dump() if config else {}), **settings})
+        if config.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        api_base = config.api_base
         check_endpoint(reveal_url(api_base))  # never a link-local or cloud-metadata address (models/endpoints.py)
+        max_reply_mb = config.max_reply_mb
         if max_reply_mb is not None and not max_reply_mb > 0:
             raise ValueError(f"max_reply_mb must be > 0 megabytes, not {max_reply_mb!r}")
-        if retry_window_s <= 0 or max_run_retries < 0:
+        if config.retry_window_s <= 0 or config.max_run_retries < 0:
             raise ValueError("retry_window_s must be > 0 seconds and max_run_retries ≥ 0")
+        timeout_s = config.timeout_s
         # Per HTTP attempt: timeout_s is the whole-call deadline (the last byte by then); the first byte of the
         # reply must come within first_byte_timeout_s and the connection open within connect_timeout_s.
         self.limits = CallLimits(
-            deadline_s=timeout_s, first_byte_s=first_byte_timeout_s or timeout_s,
-            connect_s=min(connect_timeout_s or DEFAULT_CONNECT_S, timeout_s),
+            deadline_s=timeout_s, first_byte_s=config.first_byte_timeout_s or timeout_s,
+            connect_s=min(config.connect_timeout_s or DEFAULT_CONNECT_S, timeout_s),
             max_reply_bytes=int(max_reply_mb * 1024 * 1024) if max_reply_mb is not None else max_reply_bytes())
-        self.budget = _RetryBudget(retry_window_s, max_run_retries)
+        self.budget = _RetryBudget(config.retry_window_s, config.max_run_retries)
         self.model = model
         self.api_base = hide_url_credentials(api_base)  # as recorded; reveal_url gives the transport the whole URL
+        self.config = config.model_copy(update={"api_base": self.api_base})  # what the client was built with
         # Only for the data home's local model server (its own key, models/local.py); provider keys stay in the
         # environment.
         self._api_key = api_key
-        self.concurrency = concurrency
+        self.concurrency = config.concurrency
         self.timeout_s = timeout_s
-        self.max_retries = max_retries
+        self.max_retries = config.max_retries
         self.cache = cache
-        self.price_table = price_table or {}
-        self.backoff_base_s = backoff_base_s
+        self.price_table = config.price_table or {}
+        self.backoff_base_s = config.backoff_base_s
         self.dropped: dict[str, Any] = {}  # parameters this model rejected → the value we wanted
         self.stats = ClientStats()
-        self._gate = _gate(model, self.api_base, concurrency)
+        self._gate = _gate(model, self.api_base, self.concurrency)
         self._lock = threading.Lock()
         self._flights: dict[str, list[Any]] = {}  # cache key → [lock, waiters]
 

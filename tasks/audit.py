@@ -27,10 +27,11 @@ from judges.inclusivity.questions import load_questions, questions_digest
 from judges.inclusivity.respond import ask_many, not_sent, read_responses_jsonl
 from judges.inclusivity.text import without_prompt_echo
 from judges.inclusivity.validation import FIXTURE_MODEL, load_validation
+from models.build import build_client, check_model
 from models.client import CredentialsMissing
 from tasks.context import RunBase
 from tasks.failures import Incomplete
-from tasks.judge import LLM_CALLS_SCHEMA, call_id, once_per_run
+from tasks.judge import LLM_CALLS_SCHEMA, call_id
 from tasks.options import AuditSettings
 from tasks.pipeline import Pipeline
 from tasks.runner import Stage, StageIO
@@ -67,10 +68,10 @@ class AuditConfig(AuditSettings, RunBase):
         """The audit's category judges, for `runs` (not the PDF study's judges, which it has none of)."""
         return ", ".join(self.audit_judges)
 
-    def model_options(self, judge: bool = False) -> dict[str, Any]:
-        """Client options for the audited models or (`judge`) the LLM judges; never API keys."""
-        return {"home": self.home, "api_base": self.judge_api_base if judge else self.api_base,
-                "concurrency": self.concurrency, "timeout_s": self.timeout_s, "backoff_base_s": self.backoff_base_s}
+    def judge_options(self) -> dict[str, Any]:
+        """Options for `judges.inclusivity.base.get_category_judge`: the data home and how llm: judges call their
+        models (`AuditSettings.judge_calls`, resolved once); never API keys."""
+        return {"home": self.home, "calls": self.judge_calls()}
 
 
 def _cfg(io: StageIO) -> AuditConfig:
@@ -185,18 +186,17 @@ def responses_body(io: StageIO) -> dict[str, Any]:
         if not rows and (gap := fixture_gap(list(questions), cfg.questions_path)):
             raise ValueError(gap)
         return {"responses": rows}
-    from judges.inclusivity.llm_judge import make_client
-
     units = [(f"{model}|{variant}" + (f"|{repeat}" if repeat else ""), (model, variant, repeat))
              for model in cfg.models for variant in cfg.variants for repeat in range(cfg.repeats)]
     order = list(questions)
-    params = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
+    model_calls = cfg.respondent_calls()
+    params = model_calls.request()  # --temperature and --max-tokens, as every answer's row records them
     probed: set[str] = set()
     down: dict[str, dict[str, Any]] = {}  # model → the transient failure of its probe: the rest are not sent
 
     def work(unit: tuple[str, str, int]) -> dict[str, list[dict[str, Any]]] | Incomplete:
         model, variant, repeat = unit
-        client = make_client(model, cfg.model_options())
+        client = build_client(model, model_calls, cfg.home)
         prompts = [(questions[q], variant) for q in order]
         if model in down:
             answers = [not_sent(client, q, v, params, down[model]) for q, v in prompts]
@@ -250,11 +250,9 @@ def _answer_failure(cfg: AuditConfig, rows: list[dict[str, Any]]) -> str | None:
 def check_models(cfg: RunBase) -> None:
     """Before any call: the audited models' provider credentials are in the environment (the same check
     `accessbench run` makes for its llm: judges). Ranges are the settings model's (tasks.options)."""
-    from judges.inclusivity.llm_judge import make_client
-
     if isinstance(cfg, AuditConfig):
         for model in cfg.models:
-            make_client(model, {**cfg.model_options(), "cache": False}).check_credentials()
+            check_model(model, cfg.respondent_calls(), cfg.home)
 
 
 def _imported(io: StageIO, cfg: AuditConfig, questions: dict[str, str]) -> list[dict[str, Any]]:
@@ -343,7 +341,7 @@ def judgments_body(io: StageIO) -> dict[str, Any]:
     unavailable = []
     for spec in cfg.audit_judges:
         try:
-            judges[spec] = get_category_judge(spec, cfg.model_options(judge=True))
+            judges[spec] = get_category_judge(spec, cfg.judge_options())
         except (ValueError, ImportError) as exc:
             io.error(None, "judge_unavailable", f"judge {spec!r}: {exc}")
             unavailable.append(f"{spec}: {exc}")
@@ -429,8 +427,9 @@ def _judgment_failure(cfg: AuditConfig, specs: list[str], rows: list[dict[str, A
 
 def category_judge_problems(cfg: AuditConfig) -> dict[str, Exception | None]:
     """Each category judge's spec checked as its factory would take it (name, argument, and an llm: judge's
-    provider credentials), without building it or calling a model, once per run: spec → its problem or None."""
-    options = {**cfg.model_options(judge=True), "cache": False}
+    provider credentials), without building it or calling a model, once per run config: spec → its problem or
+    None."""
+    options = cfg.judge_options()
 
     def check() -> dict[str, Exception | None]:
         problems: dict[str, Exception | None] = {}
@@ -441,7 +440,7 @@ def category_judge_problems(cfg: AuditConfig) -> dict[str, Exception | None]:
             except (ValueError, ImportError) as exc:
                 problems[spec] = exc
         return problems
-    return once_per_run(cfg, "category judges", list(cfg.audit_judges), options, check)
+    return cfg.checked_once("category judges", check)
 
 
 def check_judges(cfg: RunBase) -> None:

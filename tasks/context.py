@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, TypeVar, cast
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from judges.criteria import CRITERIA
 from tasks.options import RUNNER_PATTERN as RUNNER_PATTERN
 from tasks.options import Execution, StageSettings
 from tasks.options import check_runner as check_runner
 from warehouse.store import ArtifactStore, check_run_id
+
+T = TypeVar("T")
 
 
 def new_run_id() -> str:
@@ -32,6 +35,7 @@ class RunBase(Execution):
     source_path: str | None = None
     criteria: list[str] = Field(default_factory=list)
     progress: bool = True
+    _checked: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     def __init__(self, **data: Any) -> None:
         # Checked before pydantic validates, so the error is UnsafePathError itself (a validator's or
@@ -49,6 +53,14 @@ class RunBase(Execution):
     @property
     def store(self) -> ArtifactStore:
         return ArtifactStore(self.home)
+
+    def checked_once(self, what: str, check: Callable[[], T]) -> T:
+        """`check()` the first time this run config asks for `what` (its judges' specs and credentials), its
+        result after that: the CLI, the flow and the stages each check a run config they made once. Kept on this
+        object only: another run config (another command, the flow of a deployment) checks again."""
+        if what not in self._checked:
+            self._checked[what] = check()
+        return cast(T, self._checked[what])
 
     def to_record(self) -> dict[str, Any]:
         data = self.model_dump()
@@ -76,10 +88,9 @@ class RunConfig(StageSettings, RunBase):
     crop_dpi: int = 110  # figure and table crops, sharper than the page images for vision models
 
     def judge_options(self) -> dict[str, Any]:
-        """Options for `judges.base.get_judge`; never API keys (those stay in the environment)."""
-        return {"home": self.home, "api_base": self.api_base, "temperature": self.temperature,
-                "max_tokens": self.max_tokens, "concurrency": self.concurrency, "vision": self.vision,
-                "evidence": self.evidence, "cache": self.cache, "timeout_s": self.timeout_s,
+        """Options for `judges.base.get_judge`: how models are called as one typed config (`calls`, resolved once
+        per run: `model_calls`) and what the judges show and skip; never API keys (those stay in the environment)."""
+        return {"home": self.home, "calls": self.model_calls(), "vision": self.vision, "evidence": self.evidence,
                 "disabled_rules": list(self.disabled_rules), "checker_path": self.checker_path}
 
     @property

@@ -29,6 +29,7 @@ from typing import Any
 import pikepdf
 
 from judges.criteria import CRITERIA
+from models.config import ModelConfig
 from tasks.context import RunConfig, new_run_id
 from tasks.fix_guards import (
     FixLimits,
@@ -41,6 +42,7 @@ from tasks.fix_guards import (
 )
 from tasks.fix_schema import FIX_STAGE, FIXES_SCHEMA
 from tasks.isolation import DocumentTimeout, WorkerPool, run_isolated
+from tasks.judge import LLM_CALLS_SCHEMA, call_id
 from tasks.registry import ALL_TABLES, BENCHMARK
 from tasks.remedies import (
     NOT_MECHANICAL,
@@ -459,31 +461,46 @@ def fix_files(home: Path, pairs: list[tuple[Path, Path]], *, original_run: str |
         {"run_id": rejudge, "original_run_id": original_run, "original_file": str(r.original),
          "fixed_file": "", "remedy": "", "rule_ids": [], "changes": [], "left": None, "drafts": [],
          "refused": str(r.refused)} for r in results if r.refused is not None], FIXES_SCHEMA)
+    calls = draft_call_rows(rejudge, written, getattr(model, "model", None))
+    if calls:  # the drafts' model calls join the call log (`accessbench calls list --run <re-judge run>`)
+        cfg_store.write_table(FIX_STAGE, rejudge, "llm_calls", calls, LLM_CALLS_SCHEMA)
     warehouse.refresh(home, ALL_TABLES)  # `fixes` is one of the warehouse's tables (tasks.fix_schema)
     return original_run, rejudge, results
 
 
-def draft_model(home: Path, spec: str) -> DraftModel:
-    """The model `--model` names: `llm:<litellm model id>` (credentials from the environment, checked now),
-    `local` / `llm:local` (the data home's local model server, `accessbench model start`)."""
-    from models.client import ModelClient
-    from models.local import client_options, is_local
+def draft_model(home: Path, spec: str, config: ModelConfig | None = None) -> DraftModel:
+    """The model `--model` names, built by the one builder (`models.build`) as `config` says (default: the model
+    layer's defaults): `llm:<litellm model id>` (credentials from the environment, checked now), `local` /
+    `llm:local` (the data home's local model server, `accessbench model start`)."""
+    from models.build import build_client
 
     argument = spec.removeprefix("llm:")
     if not argument:
         raise FixError("--model: name the model, e.g. --model llm:openai/gpt-4o or --model local")
-    options: dict[str, Any] = {"model": argument}
-    if is_local(argument):
-        try:
-            options = client_options(home, argument)
-        except ValueError as exc:  # LocalModelError: no server running, another model
-            raise FixError(str(exc)) from exc
-    client = ModelClient(options.pop("model"), **options)
+    try:
+        client = build_client(argument, config or ModelConfig(), home)
+    except ValueError as exc:  # LocalModelError: no server running, another model
+        raise FixError(str(exc)) from exc
     try:
         client.check_credentials()
     except (ValueError, ImportError) as exc:  # CredentialsMissing, or litellm not installed
         raise FixError(f"--model {spec}: {exc}") from exc
     return client
+
+
+def draft_call_rows(run_id: str, results: list[FileFix], model: str | None) -> list[dict[str, Any]]:
+    """`llm_calls` rows of the drafts written (study `fix`, judge `fix`, the document the repaired file): every
+    call a drafting remedy made for the repaired copies, as sent and answered."""
+    rows = []
+    for result in results:
+        doc_id = str(result.fixed)
+        calls = [record for _, (_, outcome) in result.outcomes.items() for record in outcome.calls]
+        for seq, record in enumerate(calls):
+            rows.append({**record, "run_id": run_id, "judge": "fix", "model": model, "doc_id": doc_id,
+                         "criterion": None, "repeat": 0, "prompt_version": None,
+                         "call_id": call_id(run_id, "fix", model, doc_id, record.get("purpose") or "", seq, 0,
+                                            record["attempt"])})
+    return rows
 
 
 def _criteria_of(home: Path, run_id: str) -> list[str] | None:

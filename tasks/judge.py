@@ -14,11 +14,10 @@ import os
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import pikepdf
 import pyarrow as pa
@@ -105,9 +104,10 @@ LLM_CALLS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
         pa.field("call_id", pa.string(), nullable=False),  # what `accessbench calls show` takes
-        pa.field("study", pa.string()),  # pdf | audit
-        pa.field("purpose", pa.string()),  # judge_page | answer | judge_categories
-        pa.field("judge", pa.string(), nullable=False),  # the PDF judge, the audited model, or the category judge
+        pa.field("study", pa.string()),  # pdf | audit | fix
+        # judge_page | confirm_candidate | answer | judge_categories | draft_alt_text | draft_link_description
+        pa.field("purpose", pa.string()),
+        pa.field("judge", pa.string(), nullable=False),  # the PDF judge, the audited model, the category judge, or fix
         pa.field("model", pa.string()),
         pa.field("doc_id", pa.string(), nullable=False),  # the PDF; for the audit the question (answer) or response
         pa.field("criterion", pa.string()),  # PDF study only
@@ -355,7 +355,6 @@ def _scrubbed(run: CheckerRun, folder: str) -> CheckerRun:
     return run
 
 
-T = TypeVar("T")
 BATCH_PAGES = 64  # pages per resumable unit when a judge runs calls concurrently
 
 
@@ -369,26 +368,14 @@ def judge_specs(cfg: Any) -> list[JudgeSpec]:
     return specs
 
 
-# Checks already made: (what, run, specs, options, environment) → their result. The CLI, the flow and the
-# pipeline check a run's judges before it starts; each judge's spec and credentials are checked once.
-_CHECKED: dict[tuple[str, ...], Any] = {}
-
-
-def once_per_run(cfg: Any, what: str, specs: list[str], options: dict[str, Any], check: Callable[[], T]) -> T:
-    """`check()`, or its result for the same run, judges, options and environment when it passed before."""
-    environment = hashlib.sha256(json.dumps(sorted(os.environ.items())).encode()).hexdigest()
-    key = (what, cfg.run_id, *specs, json.dumps(options, sort_keys=True, default=str), environment)
-    if key not in _CHECKED:
-        _CHECKED[key] = check()
-    return cast(T, _CHECKED[key])
-
-
 def check_judge_specs(cfg: Any) -> dict[str, tuple[str, ...]]:
     """Each judge's spec, options and provider credentials checked (ValueError saying what to change) without
-    building it or calling a model, once per run and environment: judge → the criteria it covers."""
-    options = cfg.judge_options()
-    return dict(once_per_run(cfg, "judges", list(cfg.judges), options,
-                             lambda: {str(spec): spec.check(options) for spec in judge_specs(cfg)}))
+    building it or calling a model, once per run config (`RunBase.checked_once`): judge → the criteria it covers."""
+    def check() -> dict[str, tuple[str, ...]]:
+        options = cfg.judge_options()
+        return {str(spec): spec.check(options) for spec in judge_specs(cfg)}
+
+    return dict(cfg.checked_once("judges", check))
 
 
 def make_judges(cfg: Any) -> list[tuple[str, Judge]]:

@@ -24,13 +24,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from common import backends
 from common.redact import hide_url_credentials
 from judges.criteria import CRITERIA
 from judges.inclusivity.base import DEFAULT_JUDGES
 from judges.inclusivity.prompts import VARIANTS
+from models.config import ModelConfig
 
 # Where per-document work runs; checked before Prefect is imported (the CLI must not import it early).
 RUNNER_PATTERN = re.compile(r"^(local|dask|dask://[A-Za-z0-9.\-\[\]:]+:\d+)$")
@@ -105,9 +106,10 @@ _ENDPOINT = AfterValidator(hide_url_credentials)
 
 # LLM settings a user may leave unset (their default None means "by the judges' kind"): a small local
 # model on a few cores gets one call at a time, a shorter reply and minutes per call; a hosted model the
-# usual 8 concurrent calls of 60 s.
-LLM_DEFAULTS = {"max_tokens": (1500, 700), "concurrency": (8, 1), "timeout_s": (60.0, 600.0),
-                "max_error_rate": (0.2, 0.5)}  # (hosted, local)
+# model layer's defaults (`models.config.ModelConfig`: 8 concurrent calls of 60 s).
+_CALL_DEFAULTS = ModelConfig()
+LLM_DEFAULTS = {"max_tokens": (1500, 700), "concurrency": (_CALL_DEFAULTS.concurrency, 1),
+                "timeout_s": (_CALL_DEFAULTS.timeout_s, 600.0), "max_error_rate": (0.2, 0.5)}  # (hosted, local)
 
 
 def _optional_evidence(value: str | None) -> str | None:
@@ -140,6 +142,7 @@ class StageSettings(BaseModel):
     """Everything that decides a benchmark run's outputs (and so its stages' input hashes)."""
 
     model_config = ConfigDict(extra="forbid", validate_default=False)
+    _calls: ModelConfig | None = PrivateAttr(None)
 
     criteria: Annotated[list[str] | None, AfterValidator(_criteria), Cli(many=True, metavar="CRITERION"),
                         Field(json_schema_extra={"items": {"enum": list(CRITERIA)}})] = Field(
@@ -227,6 +230,15 @@ class StageSettings(BaseModel):
                 setattr(self, name, small if local else hosted)
         return self
 
+    def model_calls(self) -> ModelConfig:
+        """How the run's model judges (`llm:`, the LLM tier of `hybrid:`) call their models: resolved from these
+        settings once, then the same object for every judge spec's check and build."""
+        if self._calls is None:
+            self._calls = ModelConfig(api_base=self.api_base, temperature=self.temperature,
+                                      max_tokens=self.max_tokens, concurrency=self.concurrency,
+                                      timeout_s=self.timeout_s, cache=self.cache)
+        return self._calls
+
 
 # Which stages' input hash each setting enters (a stage whose hash is unchanged is skipped, or reuses another
 # run's identical outputs), declared once beside the settings: every stage's `config_keys` is derived from it
@@ -306,6 +318,7 @@ class AuditSettings(BaseModel):
     """Everything that decides an audit run's outputs: who answers, which questions, how answers are judged."""
 
     model_config = ConfigDict(extra="forbid")
+    _calls: dict[str, ModelConfig] = PrivateAttr(default_factory=dict)
 
     models: Annotated[list[str], Cli(many=True, metavar="MODEL")] = Field(
         default_factory=list, description="litellm model ids to answer the questions (e.g. openai/gpt-4.1 "
@@ -351,6 +364,22 @@ class AuditSettings(BaseModel):
         """Whether an audited model or an llm: judge is the packaged local model."""
         return (any(m == "local" or m.startswith("local/") for m in self.models)
                 or uses_local_model(self.audit_judges))
+
+    def respondent_calls(self) -> ModelConfig:
+        """How the audited models are called (their --api-base, --temperature, --max-tokens), resolved once."""
+        if "respondents" not in self._calls:
+            self._calls["respondents"] = ModelConfig(
+                api_base=self.api_base, temperature=self.temperature, max_tokens=self.max_tokens,
+                concurrency=self.concurrency, timeout_s=self.timeout_s, backoff_base_s=self.backoff_base_s)
+        return self._calls["respondents"]
+
+    def judge_calls(self) -> ModelConfig:
+        """How the llm: category judges call their models (--judge-api-base; their temperature and reply length
+        are the judge's protocol), resolved once."""
+        if "judges" not in self._calls:
+            self._calls["judges"] = ModelConfig(api_base=self.judge_api_base, concurrency=self.concurrency,
+                                                timeout_s=self.timeout_s, backoff_base_s=self.backoff_base_s)
+        return self._calls["judges"]
 
     @model_validator(mode="after")
     def _resolve_llm_defaults(self) -> AuditSettings:

@@ -321,8 +321,18 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     args.fail_on = command.fail_on
     settings = options.settings()
     run_id = options.run_id or new_run_id()
+    if options.dataset:
+        source, path = "dataset", str(Path(options.dataset).resolve())
+    elif options.pdfs:
+        source, path = "pdfs", str(Path(options.pdfs).resolve())
+    else:
+        source, path = "synthetic", None
+    if options.layout_weights:
+        settings["layout_weights"] = str(Path(options.layout_weights).resolve())
+    # One run config for every check here: its judges are checked once (RunBase.checked_once).
+    cfg = RunConfig(home=home, run_id=run_id, source=source, source_path=path, **settings)
     try:  # bad specs and missing keys stop here, before any call; nothing is built
-        covered = check_judge_specs(RunConfig(home=home, run_id=run_id, **settings))
+        covered = check_judge_specs(cfg)
     except (ValueError, ImportError, KeyError) as exc:
         if not command.dry_run or "no credentials" not in str(exc):
             return _error(str(exc))
@@ -330,12 +340,6 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         covered = {spec: tuple(CRITERIA) for spec in options.judges}
     if (refusal := input_refusal(options.dataset, options.pdfs)) is not None:  # checked by main too: cheap
         return _error(refusal.message, refusal.code)
-    if options.dataset:
-        source, path = "dataset", str(Path(options.dataset).resolve())
-    elif options.pdfs:
-        source, path = "pdfs", str(Path(options.pdfs).resolve())
-    else:
-        source, path = "synthetic", None
     criteria = options.criteria or [c for c in CRITERIA if any(c in judge for judge in covered.values())]
     for spec, judge in covered.items():
         unsupported = [c for c in criteria if c not in judge]
@@ -348,9 +352,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
         return _error(f"cannot reach the Dask scheduler at {options.runner} ({problem}); start it (dask scheduler "
                       "--port PORT, then dask worker tcp://HOST:PORT), or run on this machine with --runner dask",
                       EXIT_FAILED)
-    if options.layout_weights:
-        settings["layout_weights"] = str(Path(options.layout_weights).resolve())
-    cfg = RunConfig(home=home, run_id=run_id, source=source, source_path=path, criteria=criteria, **settings)
+    cfg.criteria = criteria
     from tasks.registry import BENCHMARK
     from tasks.runner import ConfigError
 

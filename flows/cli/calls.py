@@ -44,7 +44,7 @@ def run_cache(home: Path, args: argparse.Namespace) -> int:
     return 0
 
 
-CALL_STAGES = ("judge", "responses", "category_judgments")  # the stages that write llm_calls (both studies)
+CALL_STAGES = ("judge", "responses", "category_judgments", "fix")  # what writes llm_calls (both studies, fix)
 
 
 def _call_rows(store: Any, run_id: str) -> list[dict[str, Any]]:

@@ -33,12 +33,13 @@ from judges.inclusivity.prompts import (
 )
 from judges.inclusivity.respond import call_error
 from judges.inclusivity.text import normalise_ws, snippet_in
-from models.cache import ResponseCache
+from models.build import build_client, check_model
 from models.calllog import CallLog
 from models.client import ModelCallError, ModelClient, ModelResponse
-from models.local import client_options, is_local
+from models.config import ModelConfig
 from models.replies import ReplyError, key_lookup, read_json, repair_request
 
+# The judge's protocol; a run's model config replaces the temperature or reply length only where it sets them.
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0, "max_tokens": 2000, "response_format": RESPONSE_FORMAT}
 SNIPPET_CHARS = 500
 _ALIASES = {name.casefold().replace("/", "").replace("-", "").replace(" ", ""): name for name in CATEGORY_NAMES}
@@ -148,7 +149,7 @@ class LLMCategoryJudge:
         self.client = client
         self.model: str | None = client.model
         self.name = f"llm:{client.model}"
-        self.request = dict(JUDGE_PARAMS if params is None else params)
+        self.request = client.config.request(JUDGE_PARAMS) if params is None else dict(params)
 
     def check(self) -> None:
         """Fail before any call when the provider's credentials are missing (CredentialsMissing)."""
@@ -176,7 +177,7 @@ class LLMCategoryJudge:
                 parsed, steps = parse_categories(first.text)
             except ReplyError as problem:
                 log.failed_parse(str(problem))
-                repair = [*messages, {"role": "assistant", "content": first.text},
+                repair = [*messages, {"role": "assistant", "content": self.client.config.bounded(first.text)},
                           {"role": "user", "content": repair_request(problem)}]
                 second = log.complete(self.client, repair, self.request, 0, repair=True)
                 calls.append(second)
@@ -188,15 +189,15 @@ class LLMCategoryJudge:
             log.parsed(json.dumps({k: v.model_dump() for k, v in parsed.items()}, ensure_ascii=False), steps)
         except ReplyError as exc:
             return ResponseJudgment.failed(f"invalid_response: {exc} (after one repair request)",
-                                           **_accounting(calls, phash), calls=log.records)
+                                           **_accounting(calls, phash, self.client.config), calls=log.records)
         except ModelCallError as exc:
             kind, message, transient = call_error(exc, "category_judgments")
             if log.records:  # the call log says what the judgment says
                 log.records[-1]["error"] = redact(message)
             return ResponseJudgment.failed(f"model_call: {message}", kind=kind, transient=transient,
-                                           **_accounting(calls, phash), calls=log.records)
+                                           **_accounting(calls, phash, self.client.config), calls=log.records)
         verdicts = [verdict(name, parsed.get(name), item.response) for name in CATEGORY_NAMES]
-        return ResponseJudgment(verdicts, **_accounting(calls, phash), calls=log.records)
+        return ResponseJudgment(verdicts, **_accounting(calls, phash, self.client.config), calls=log.records)
 
     def judge_many(self, items: list[JudgeItem]) -> list[ResponseJudgment]:
         if not items:
@@ -212,29 +213,28 @@ class LLMCategoryJudge:
             return ResponseJudgment.failed(redact(f"internal: {type(exc).__name__}: {exc}") or "internal error")
 
 
-def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
+def _accounting(calls: list[ModelResponse], phash: str, config: ModelConfig) -> dict[str, Any]:
     def total(values: list[Any]) -> Any:
         return None if not values or any(v is None for v in values) else sum(values)
 
-    return {"raw_response": redact_exact(calls[-1].text) if calls else None, "prompt_hash": phash,
+    return {"raw_response": redact_exact(config.bounded(calls[-1].text)) if calls else None, "prompt_hash": phash,
             "tokens_in": total([c.tokens_in for c in calls]), "tokens_out": total([c.tokens_out for c in calls]),
             "cost_usd": total([c.cost_usd for c in calls]), "latency_s": total([c.latency_s for c in calls])}
 
 
-def make_client(model: str, options: dict[str, Any]) -> ModelClient:
-    """A model client for `model` from run options (api_base, concurrency, home for the cache, …)."""
+OPTIONS = ("home", "calls")  # how the model is called: one ModelConfig (`calls`), or its fields as options
+
+
+def _config(options: dict[str, Any]) -> tuple[Path, ModelConfig]:
+    """The data home and the judge model's config from a category judge's options (an audit passes the config
+    it resolved once, `AuditSettings.judge_calls`; a caller without a run may give the config's fields)."""
     from warehouse.home import resolve_home
 
     home = Path(options["home"]) if options.get("home") else resolve_home()
-    cache = ResponseCache.under_home(home) if options.get("cache", True) else None
-    api_base, api_key = options.get("api_base"), None
-    if is_local(model):  # the data home's local model server (accessbench model start)
-        local = client_options(home, model)
-        model, api_base, api_key = local["model"], local["api_base"], local["api_key"]
-    return ModelClient(model, api_base=api_base, api_key=api_key, concurrency=int(options.get("concurrency", 8)),
-                       timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
-                       cache=cache, price_table=options.get("price_table"),
-                       backoff_base_s=float(options.get("backoff_base_s", 1.0)))
+    loose = {k: v for k, v in options.items() if k not in OPTIONS}
+    if loose and options.get("calls") is not None:
+        raise ValueError(f"give the model settings once: in `calls` or as options ({sorted(loose)}), not both")
+    return home, options.get("calls") or ModelConfig.model_validate(loose)
 
 
 @CATEGORY_JUDGES.register_check("llm")
@@ -243,7 +243,8 @@ def check_llm_category_judge(argument: str | None, options: dict[str, Any]) -> s
     the judge or calling the model; the model id."""
     if not argument:
         raise ValueError("name the judge model: --judges llm:<litellm model id>, e.g. llm:openai/gpt-4.1")
-    make_client(argument, {**options, "cache": False}).check_credentials()
+    home, config = _config(options)
+    check_model(argument, config, home)
     return argument
 
 
@@ -252,4 +253,5 @@ def make_llm_category_judge(argument: str | None, options: dict[str, Any]) -> LL
     """`llm:<litellm model id>`, e.g. llm:openai/gpt-4.1 or llm:hosted_vllm/Qwen/Qwen2.5-72B-Instruct."""
     if not argument:
         raise ValueError("name the judge model: --judges llm:<litellm model id>, e.g. llm:openai/gpt-4.1")
-    return LLMCategoryJudge(make_client(argument, options))
+    home, config = _config(options)
+    return LLMCategoryJudge(build_client(argument, config, home))

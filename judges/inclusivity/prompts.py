@@ -14,7 +14,6 @@ from judges.inclusivity.lexicon_terms import SHARED_MARKERS
 
 PROMPT_VERSION = "audit-3"
 VARIANTS = ("base", "aware")
-RESPONSE_PARAMS: dict[str, Any] = {"temperature": 0.1, "max_tokens": 512}  # the study's protocol
 
 # The accessibility-aware variant: a system prompt before the same question. It names no category,
 # so that what it measures is the nudge to think broadly, not a checklist.

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from common.redact import redact, redact_exact
-from judges.inclusivity.prompts import PROMPT_VERSION, RESPONSE_PARAMS, VARIANTS, prompt_hash, response_messages
+from judges.inclusivity.prompts import PROMPT_VERSION, VARIANTS, prompt_hash, response_messages
 from models.calllog import CallLog
 from models.client import ModelCallError, ModelClient
 
@@ -43,7 +43,7 @@ def ask(client: ModelClient, question: str, variant: str, params: dict[str, Any]
     The row's `calls` holds the call log's record of it (`llm_calls`: what was sent and answered); a
     failed call's row has `kind` and `transient` (see `call_error`) beside its `error`.
     """
-    request = dict(RESPONSE_PARAMS if params is None else params)
+    request = client.config.request() if params is None else dict(params)  # the audit's --temperature, --max-tokens
     messages = response_messages(question, variant)
     log = CallLog(study="audit", purpose="answer")
     row: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "prompt_hash": prompt_hash(messages),
@@ -58,7 +58,7 @@ def ask(client: ModelClient, question: str, variant: str, params: dict[str, Any]
     except Exception as exc:  # noqa: BLE001 - one bad call is an error row, not a lost batch
         return {**row, "error": redact(f"internal: {type(exc).__name__}: {exc}"), "kind": "internal",
                 "transient": False}
-    text = redact_exact(reply.text) or ""
+    text = redact_exact(client.config.bounded(reply.text)) or ""  # kept as every stored reply: ModelConfig's limit
     error = None if text.strip() else "empty_response: the model returned no text"
     if error:
         log.records[-1]["parse_error"] = error
@@ -70,7 +70,7 @@ def not_sent(client: ModelClient, question: str, variant: str, params: dict[str,
              cause: dict[str, Any]) -> dict[str, Any]:
     """The row of a question not sent to a model whose earlier call failed transiently (`cause`, a failed
     `ask` row): an error as transient as its cause, so a resumed run asks it again."""
-    request = dict(RESPONSE_PARAMS if params is None else params)
+    request = client.config.request() if params is None else dict(params)
     kind = str(cause.get("kind") or "connection")
     reason = str(cause.get("error") or "").removeprefix(f"{kind}: ")
     return {"prompt_version": PROMPT_VERSION, "prompt_hash": prompt_hash(response_messages(question, variant)),

@@ -27,14 +27,13 @@ from judges.llm.parsing import JudgmentReply, ReplyError, parse_reply, repair_re
 from judges.llm.prompts import PROMPT_VERSION, prompt_hash, response_schema, system_prompt
 from judges.llm.render import render_page
 from judges.paper_models import paper_family
-from models.cache import ResponseCache, messages_digest
+from models.build import build_client, check_model
+from models.cache import messages_digest
 from models.calllog import CallLog, ImageStore
-from models.calllog import bounded as _bounded
 from models.client import ModelCallError, ModelClient, ModelResponse, map_calls
-from models.local import client_options, is_local
+from models.config import ModelConfig
+from models.local import is_local
 
-DEFAULT_TEMPERATURE = 0.7
-DEFAULT_MAX_TOKENS = 1500
 VISION_CHOICES = ("auto", "on", "off")
 
 # `--vision auto`: the paper's five models as the paper ran them (judges.paper_models: GPT-4 Turbo on text;
@@ -70,9 +69,10 @@ class LLMJudge:
     prompt_version = PROMPT_VERSION
     deterministic = False  # sampled: judged `repeats` times
 
-    def __init__(self, client: ModelClient, *, temperature: float | None = DEFAULT_TEMPERATURE,
-                 max_tokens: int | None = DEFAULT_MAX_TOKENS, vision: str | bool | None = "auto",
-                 evidence: str = "paper", structured: bool | None = None, images: ImageStore | None = None) -> None:
+    def __init__(self, client: ModelClient, *, vision: str | bool | None = "auto", evidence: str = "paper",
+                 structured: bool | None = None, images: ImageStore | None = None) -> None:
+        """The sampling settings sent are the client's config's (`ModelConfig.request`: the run's --temperature
+        and --max-tokens, resolved once in `tasks.options`)."""
         if evidence not in EVIDENCE_MODES:
             raise ValueError(f"unknown evidence mode {evidence!r}; choose one of {', '.join(EVIDENCE_MODES)}")
         self.client = client
@@ -81,8 +81,7 @@ class LLMJudge:
         self.evidence_mode = evidence
         self.structured = client.supports_response_schema() if structured is None else structured
         self.images = images
-        self._request = {k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens}.items()
-                         if v is not None}
+        self._request = client.config.request()
 
     def supports(self, criterion: str) -> bool:
         return criterion in CRITERIA
@@ -129,7 +128,7 @@ class LLMJudge:
                 log.parsed(reply.model_dump_json(), reply.normalised)
             except ReplyError as problem:
                 log.failed_parse(str(problem))
-                repair = [*messages, {"role": "assistant", "content": _bounded(first.text)},
+                repair = [*messages, {"role": "assistant", "content": self.client.config.bounded(first.text)},
                           {"role": "user", "content": repair_request(problem)}]
                 second = self._complete(log, repair, request, repeat, {**context, "repair": 1}, repair=True)
                 calls.append(second)
@@ -178,10 +177,11 @@ class LLMJudge:
         flags.update(injection_flags(bundle, label))
         issues = [Issue(i.sub_criterion, i.location, i.problem, i.remediation) for i in reply.issues]
         return PageJudgment(label, subs, issues, redact_exact(reply.summary) or "", flags=flags,
-                            normalised=list(reply.normalised), **_accounting(calls, phash))
+                            normalised=list(reply.normalised), **_accounting(calls, phash, self.client.config))
 
     def _error(self, calls: list[ModelResponse], phash: str, message: str, log: CallLog) -> PageJudgment:
-        judgment = PageJudgment(Label.CANNOT_TELL, error=redact(message), **_accounting(calls, phash))
+        judgment = PageJudgment(Label.CANNOT_TELL, error=redact(message),
+                                **_accounting(calls, phash, self.client.config))
         judgment.calls = log.records
         return judgment
 
@@ -212,14 +212,15 @@ def injection_flags(bundle: PageBundle, label: Label) -> dict[str, bool]:
             and rules.judge_page(bundle, 0).label is not label}
 
 
-def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
-    """Tokens, cost and latency summed over the call and its repair; None when unknown."""
+def _accounting(calls: list[ModelResponse], phash: str, config: ModelConfig) -> dict[str, Any]:
+    """Tokens, cost and latency summed over the call and its repair; None when unknown. The last reply is kept
+    as the config's one stored-reply limit allows."""
 
     def total(values: list[Any]) -> Any:
         return None if not values or any(v is None for v in values) else sum(values)
 
     return {
-        "raw_response": redact_exact(_bounded(calls[-1].text)) if calls else None,
+        "raw_response": redact_exact(config.bounded(calls[-1].text)) if calls else None,
         "prompt_hash": phash,
         "tokens_in": total([c.tokens_in for c in calls]),
         "tokens_out": total([c.tokens_out for c in calls]),
@@ -228,62 +229,48 @@ def _accounting(calls: list[ModelResponse], phash: str) -> dict[str, Any]:
     }
 
 
-# How a hostile or stalled provider is bounded (see ModelClient); unset: the client's defaults.
-LIMIT_OPTIONS: dict[str, type] = {"max_reply_mb": float, "connect_timeout_s": float, "first_byte_timeout_s": float,
-                                  "retry_window_s": float, "max_run_retries": int}
-OPTIONS = ("api_base", "temperature", "max_tokens", "concurrency", "timeout_s", "max_retries", "home", "cache",
-           "vision", "price_table", "backoff_base_s", "evidence", "structured", *LIMIT_OPTIONS)
+# The judge's own options; how the model is called is one typed `ModelConfig` (option `calls`, resolved once per run
+# by `tasks.options.StageSettings.model_calls`). A caller without a run may give the config's fields instead.
+OPTIONS = ("home", "vision", "evidence", "structured", "calls")
 
 
-def _endpoint(argument: str | None, options: dict[str, Any]
-              ) -> tuple[str, dict[str, Any], Path, str | None, str | None]:
-    """The model id, the judge's options, the data home, the endpoint and its placeholder key (local
-    model), as `llm:<argument>` names them; ValueError for what the judge cannot take."""
+def _endpoint(argument: str | None, options: dict[str, Any]) -> tuple[str, dict[str, Any], Path, ModelConfig]:
+    """The model id, the judge's options, the data home and the model config, as `llm:<argument>` names them;
+    ValueError for what the judge cannot take."""
     if not argument:
         raise ValueError("name the model: --judge llm:<litellm model id>, e.g. llm:openai/gpt-4o")
     options = {k: v for k, v in options.items() if k not in KIND_OPTIONS}  # other kinds', in a run's options
-    unknown = sorted(set(options) - set(OPTIONS))
+    loose = {k: v for k, v in options.items() if k not in OPTIONS}
+    unknown = sorted(set(loose) - set(ModelConfig.model_fields))
     if unknown:
-        raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: {', '.join(OPTIONS)}")
+        raise ValueError(f"unknown LLM judge option(s) {unknown}; accepted: "
+                         f"{', '.join((*OPTIONS, *ModelConfig.model_fields))}")
+    if loose and options.get("calls") is not None:
+        raise ValueError(f"give the model settings once: in `calls` or as options ({sorted(loose)}), not both")
+    config = options.get("calls") or ModelConfig.model_validate(loose)
     if (options.get("evidence") or "paper") not in EVIDENCE_MODES:
         raise ValueError(f"unknown evidence mode {options['evidence']!r}; choose one of {', '.join(EVIDENCE_MODES)}")
     from warehouse.home import resolve_home
 
     home = Path(options["home"]) if options.get("home") else resolve_home()
-    api_base, api_key = options.get("api_base"), None
-    if is_local(argument):  # the data home's local model server (accessbench model start)
-        local = client_options(home, argument)
-        argument, api_base, api_key = local["model"], local["api_base"], local["api_key"]
-    return argument, options, home, api_base, api_key
+    return argument, options, home, config
 
 
 @register_judge_check("llm")
 def check_llm_judge(argument: str | None, options: dict[str, Any]) -> tuple[str, ...]:
     """What `llm:<model>` refuses, missing provider credentials included (CredentialsMissing), without building
     the judge or calling the model; the criteria it covers."""
-    model, options, _, api_base, api_key = _endpoint(argument, options)
-    ModelClient(model, api_base=api_base, api_key=api_key).check_credentials()
+    model, _, home, config = _endpoint(argument, options)
+    check_model(model, config, home)
     return tuple(CRITERIA)
 
 
 @register_judge("llm")
 def make_llm_judge(argument: str | None, options: dict[str, Any]) -> LLMJudge:
     """`llm:<litellm model id>`, e.g. llm:openai/gpt-4o, llm:anthropic/claude-sonnet-4-5, llm:ollama/llava."""
-    local_model = bool(argument) and is_local(str(argument))
-    argument, options, home, api_base, api_key = _endpoint(argument, options)
+    model, options, home, config = _endpoint(argument, options)
     vision = options.get("vision") or "auto"
-    if local_model:
+    if is_local(model):
         vision = "off" if vision == "auto" else vision  # llama-server refuses images for text-only GGUFs
-    wanted = options.get("cache", "on")
-    mode = str({True: "on", False: "off", None: "on"}[wanted] if isinstance(wanted, bool | None) else wanted)
-    client = ModelClient(
-        argument, api_base=api_base, api_key=api_key, concurrency=int(options.get("concurrency", 8)),
-        timeout_s=float(options.get("timeout_s", 60)), max_retries=int(options.get("max_retries", 4)),
-        cache=ResponseCache.under_home(home, mode) if mode != "off" else None,
-        price_table=options.get("price_table"), backoff_base_s=float(options.get("backoff_base_s", 1.0)),
-        **{name: kind(options[name]) for name, kind in LIMIT_OPTIONS.items() if options.get(name) is not None},
-    )
-    return LLMJudge(client, temperature=options.get("temperature", DEFAULT_TEMPERATURE),
-                    max_tokens=options.get("max_tokens", DEFAULT_MAX_TOKENS), vision=vision,
-                    evidence=options.get("evidence") or "paper", structured=options.get("structured"),
-                    images=ImageStore(home / "calls" / "images"))
+    return LLMJudge(build_client(model, config, home), vision=vision, evidence=options.get("evidence") or "paper",
+                    structured=options.get("structured"), images=ImageStore(home / "calls" / "images"))

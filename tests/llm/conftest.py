@@ -48,13 +48,17 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def make_judge(server: ScriptedServer, home: Path) -> Callable[..., Any]:
-    """An LLM judge on the scripted server; fast backoff so retry tests stay quick."""
+    """An LLM judge on the scripted server, its model config resolved from run settings as a run resolves it
+    (`StageSettings.model_calls`); fast backoff so retry tests stay quick."""
     from judges.base import get_judge
+    from tasks.options import StageSettings
 
     def make(model: str = MODEL, **options: Any) -> Any:
-        settings = {"api_base": server.api_base, "home": home, "backoff_base_s": 0.01, "timeout_s": 5,
-                    **options}
-        return get_judge(f"llm:{model}", settings)
+        shown = {k: options.pop(k) for k in ("vision", "evidence", "structured") if k in options}
+        run = {k: options.pop(k) for k in list(options) if k in StageSettings.model_fields}
+        calls = StageSettings(**{"api_base": server.api_base, "timeout_s": 5, **run}).model_calls()
+        calls = calls.model_copy(update={"backoff_base_s": 0.01, **options})
+        return get_judge(f"llm:{model}", {"home": home, "calls": calls, **shown})
 
     return make
 
