@@ -14,9 +14,12 @@ import pikepdf
 import pytest
 
 from flows.cli.app import main
+from judges.llm.scripted_server import ScriptedServer
+from models.client import ModelResponse
 from tasks.fix import judge_folder, linked_run
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose, remove_sources
+from tests.llm.conftest import _server, server  # noqa: F401 - the scripted OpenAI-compatible server
 
 pytestmark = pytest.mark.slow
 
@@ -142,15 +145,15 @@ class FakeModel:
     def complete(self, messages: list[dict[str, Any]], params: dict[str, Any] | None = None, repeat: int = 0,
                  context: dict[str, Any] | None = None) -> Any:
         self.calls += 1
-        return type("Reply", (), {"text": "A red rectangle standing for the share of tagged files"})()
+        return ModelResponse(text="A red rectangle standing for the share of tagged files", tokens_in=None,
+                             tokens_out=None, cost_usd=None, latency_s=0.0, cached=False,
+                             params_sent=dict(params or {}))
 
 
-def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
-    import tasks.fix
+def _figure_without_alt(folder: Path) -> Path:
+    """A tagged paper whose first Figure has no /Alt (its caption: Share of tagged files)."""
     from tests.extractors.conftest import red_png
 
-    folder = tmp_path / "in"
     folder.mkdir()
     source = (PREAMBLE + "= Figures\n" + prose(3) + "\n\n#figure(image(\"red.png\", width: 6cm, alt: \"x\"), "
               "caption: [Share of tagged files])\n\n" + prose(2, 1) + "\n\n#figure(image(\"red.png\", width: "
@@ -163,6 +166,14 @@ def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.
         pdf.save(folder / "fig.pdf")
     clean.unlink()
     remove_sources(folder)
+    return folder / "fig.pdf"
+
+
+def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import tasks.fix
+
+    folder = _figure_without_alt(tmp_path / "in").parent
     model = FakeModel()
     seen: list[str] = []
 
@@ -290,3 +301,39 @@ def test_a_declared_language_the_text_contradicts_is_reported_by_the_run(tmp_pat
     issues = [i for (page,) in rows for i in (json.loads(page) if isinstance(page, str) else page or [])]
     problems = [i["problem"] for i in issues if i.get("rule_id", "").endswith("lang_mismatch")]
     assert problems and "declares /Lang fi but the text reads as en" in problems[0]
+
+
+DRAFTED = "A red rectangle standing for the share of tagged files"
+
+
+def test_a_model_draft_is_in_the_call_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          server: ScriptedServer,  # noqa: F811
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`fix --model` drafts through the one model builder, and each call is an `llm_calls` row of the re-judge run
+    (issue 57): what was sent (the caption), what came back, the model and the purpose."""
+    import tasks.fix
+    from judges.llm.scripted_server import chat
+    from models.config import ModelConfig
+
+    figure = _figure_without_alt(tmp_path / "in")
+    server.responder = lambda body: chat(DRAFTED, prompt_tokens=30, completion_tokens=12)
+    real = tasks.fix.draft_model
+    # The provider is the scripted server on 127.0.0.1 (fix takes the model layer's defaults otherwise).
+    monkeypatch.setattr(tasks.fix, "draft_model", lambda home, spec: real(
+        home, spec, ModelConfig(api_base=server.api_base, backoff_base_s=0.01)))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-stored")
+    home = tmp_path / "home"
+    report = _json(capsys, main(["--home", str(home), "fix", str(figure), "--out", str(tmp_path / "fig.fixed.pdf"),
+                                 "--model", "llm:openai/test-model", "--format", "json"]))
+    assert report["rules"]["alt_text_quality.descriptiveness.missing_alt"] == {"before": 1, "after": 0}
+    rows = _json(capsys, main(["--home", str(home), "sql", "select run_id, study, purpose, judge, model, page, reply, "
+                               "messages, tokens_in, error from llm_calls where study = 'fix'", "--format", "json"]))
+    assert isinstance(rows, list) and len(rows) == server.calls >= 1
+    (row,) = rows
+    assert (row["run_id"], row["purpose"], row["judge"], row["model"]) == (
+        report["fixed_run"], "draft_alt_text", "fix", "openai/test-model")
+    assert row["reply"] == DRAFTED and "Share of tagged files" in row["messages"] and row["tokens_in"] == 30
+    assert row["page"] == 1 and row["error"] is None
+    assert main(["--home", str(home), "calls", "list", "--run", report["fixed_run"]]) == 0
+    assert f"{len(rows)} call(s)" in capsys.readouterr().out  # `accessbench calls` lists fix's calls too
+    assert not any(b"sk-test-never-stored" in p.read_bytes() for p in home.rglob("*") if p.is_file())
