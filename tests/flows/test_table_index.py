@@ -39,7 +39,8 @@ def test_the_index_holds_every_table_with_its_schema_and_is_rebuilt_when_stale(t
 
 
 HEAVY = ("tasks.registry", "tasks.audit", "tasks.runner", "tasks.extract", "corpus.sampling", "corpus.manifest",
-         "corpus.synthetic", "extractors", "models", "judges.rules", "prefect", "pymupdf", "pikepdf", "litellm")
+         "corpus.synthetic", "extractors", "models.client", "models.transport", "models.build",
+         "judges.rules", "prefect", "pymupdf", "pikepdf", "litellm")
 REPORT_MODULES = ("flows.cli.report", "flows.report.audit", "flows.report.data", "flows.report.html",
                   "flows.report.md", "flows.report.text")
 

@@ -36,7 +36,8 @@ def test_an_order_that_misses_adds_or_repeats_a_stage_is_refused() -> None:
 
 # What `runs` has no use for: stages, extractors, judges beyond the CLI's declarations, Prefect, PyMuPDF, model clients.
 HEAVY = ("tasks.registry", "tasks.audit", "tasks.runner", "tasks.pipeline", "tasks.extract", "corpus", "extractors",
-         "models", "judges.rules", "judges.llm", "prefect", "pymupdf", "litellm", "httpx")
+         "models.client", "models.transport", "models.build", "models.local",  # models.config is light
+         "judges.rules", "judges.llm", "prefect", "pymupdf", "litellm", "httpx")
 
 
 def test_runs_lists_stages_without_importing_any_stage(tmp_path: Path) -> None:
