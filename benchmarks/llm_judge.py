@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as cache_home:
             options = {"api_base": server.api_base, "home": Path(cache_home), "concurrency": args.concurrency,
                        "price_table": {"openai/bench-model": (2.5, 10.0)}}  # gpt-4o-like prices, for the report
-            build_judge({**options, "cache": False}).judge_page(synthetic_bundles(1)[0], -1)
+            build_judge({**options, "cache": "off"}).judge_page(synthetic_bundles(1)[0], -1)
             full = timed_run(build_judge(options), items, server)
             rerun = timed_run(build_judge(options), items, server)
     finally:
