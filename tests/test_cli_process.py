@@ -41,7 +41,7 @@ def test_nothing_that_reads_the_environment_at_import_is_preloaded() -> None:
     assert not [name for name in PRELOAD if name.split(".")[0] in {"prefect", "pymupdf", "onnxruntime", "litellm",
                                                                    "dask", "distributed", "fitz"}]
     assert not [name for name in PRELOAD if name.split(".")[0] in {"flows", "tasks", "extractors", "judges",
-                                                                   "warehouse", "corpus", "common"}]
+                                                                   "warehouse", "corpus", "common", "repairs"}]
 
 
 @pytest.mark.parametrize("argv", [["run", "--runner", "dask"], ["run", "--runner=dask://h:1"]])

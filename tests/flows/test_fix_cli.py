@@ -14,7 +14,7 @@ import pikepdf
 import pytest
 
 from flows.cli.app import main
-from tasks.fix import judge_folder, linked_run
+from repairs.fix import judge_folder, linked_run
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose, remove_sources
 
@@ -147,7 +147,7 @@ class FakeModel:
 
 def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    import tasks.fix
+    import repairs.fix
     from tests.extractors.conftest import red_png
 
     folder = tmp_path / "in"
@@ -170,7 +170,7 @@ def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.
         seen.append(spec)
         return model
 
-    monkeypatch.setattr(tasks.fix, "draft_model", fake_draft_model)
+    monkeypatch.setattr(repairs.fix, "draft_model", fake_draft_model)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-sent")  # the usage check asks for it; the model is faked
     report = _json(capsys, main(["--home", str(tmp_path / "home"), "fix", str(folder / "fig.pdf"), "--out",
                                  str(tmp_path / "fig.fixed.pdf"), "--model", "llm:openai/some-model",
@@ -235,7 +235,7 @@ def test_a_file_the_run_refused_is_not_repaired(pdfs: Path, tmp_path: Path, caps
     folder.mkdir()
     _bomb(pdfs / "skip.pdf", folder / "bomb.pdf")
     (folder / "skip3.pdf").write_bytes((pdfs / "skip3.pdf").read_bytes())
-    from tasks.fix_guards import FixLimits
+    from repairs.guards import FixLimits
 
     judge_folder(home, "strict", folder, limits=FixLimits(max_stream_mb=1))  # the run refused bomb.pdf: a limit row
     code = main(["--home", str(home), "fix", "--run", "strict", "--out", str(tmp_path / "fixed"), "--format", "json"])
@@ -273,8 +273,8 @@ def test_out_inside_the_screened_folder_never_replaces_an_input(pdfs: Path, tmp_
 
 
 def test_a_declared_language_the_text_contradicts_is_reported_by_the_run(tmp_path: Path) -> None:
-    from tasks.registry import ALL_TABLES
     from warehouse import catalog as warehouse
+    from warehouse.tables import ALL_TABLES
 
     folder = tmp_path / "pdfs"
     folder.mkdir()
