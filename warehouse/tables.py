@@ -62,7 +62,7 @@ JUDGED_PAGE = (
 )
 
 
-# -- from corpus/manifest.py --
+# -- corpus stage (the schema `corpus.manifest` builds rows in) -----------------------------------------
 DOCUMENTS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -83,7 +83,7 @@ DOCUMENTS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from corpus/item_set.py --
+
 ITEM_SET_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -97,11 +97,11 @@ ITEM_SET_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/corpus.py --
+
 DOCUMENTS = TableSpec("documents", "corpus", DOCUMENTS_SCHEMA)
 ITEM_SET = TableSpec("item_set", "corpus", ITEM_SET_SCHEMA)
 
-# -- from extractors/pages.py --
+# -- render stage ---------------------------------------------------------------------------------------
 PAGES_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -123,10 +123,10 @@ PAGES_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/render.py --
+
 PAGES = TableSpec("pages", "render", with_run_id(PAGES_SCHEMA))
 
-# -- from extractors/layout/__init__.py --
+# -- layout stage ---------------------------------------------------------------------------------------
 LAYOUT_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -140,7 +140,7 @@ LAYOUT_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/layout/plan.py --
+
 LAYOUT_PAGES_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -151,11 +151,11 @@ LAYOUT_PAGES_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/layout.py --
+
 LAYOUT_REGIONS = TableSpec("layout_regions", "layout", with_run_id(LAYOUT_SCHEMA))
 LAYOUT_PAGES = TableSpec("layout_pages", "layout", with_run_id(LAYOUT_PAGES_SCHEMA))
 
-# -- from extractors/structure/records.py --
+# -- extract stage (each extractor builds its rows in its schema) ---------------------------------------
 STRUCT_ELEMENTS_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -185,7 +185,7 @@ STRUCT_ELEMENTS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/structure/summary.py --
+
 STRUCT_SUMMARY_SCHEMA = pa.schema(  # one row per PDF file; callers add doc_id
     [
         pa.field("tagged", pa.bool_(), nullable=False),  # StructTreeRoot with kids
@@ -206,7 +206,7 @@ STRUCT_SUMMARY_SCHEMA = pa.schema(  # one row per PDF file; callers add doc_id
     ]
 )
 
-# -- from extractors/links.py --
+
 LINKS_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -237,7 +237,7 @@ ORPHAN_LINK_ELEMENTS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/fonts.py --
+
 FONTS_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -285,7 +285,7 @@ TEXT_SPANS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/contrast.py --
+
 CONTRAST_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -309,7 +309,7 @@ CONTRAST_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/reading_order.py --
+
 READING_ORDER_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -338,7 +338,7 @@ READING_ORDER_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/tables.py --
+
 TABLES_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -377,7 +377,7 @@ TABLE_CELLS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/figures.py --
+
 FIGURES_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -398,7 +398,7 @@ FIGURES_SCHEMA = pa.schema(
     ]
 )
 
-# -- from extractors/conformance.py --
+
 CONFORMANCE_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -415,7 +415,7 @@ CONFORMANCE_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/extract.py --
+
 DOC_STRUCTURE_SCHEMA = pa.schema(
     [pa.field("run_id", pa.string(), nullable=False), pa.field("doc_id", pa.string(), nullable=False),
      pa.field("file_index", pa.int32(), nullable=False), *STRUCT_SUMMARY_SCHEMA]
@@ -436,7 +436,7 @@ FIGURES = TableSpec("figures", "extract", with_run_id(FIGURES_SCHEMA))
 # Every PDF/UA-1 rule of the page validator per file: failed (one row per failure), passed, not_applicable.
 CONFORMANCE = TableSpec("conformance", "extract", with_run_id(CONFORMANCE_SCHEMA))
 
-# -- from extractors/transcript/base.py --
+# -- transcript stage -----------------------------------------------------------------------------------
 TRANSCRIPT_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),
@@ -452,10 +452,10 @@ TRANSCRIPT_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/transcript.py --
+
 TRANSCRIPTS = TableSpec("transcripts", "transcript", with_run_id(TRANSCRIPT_SCHEMA))
 
-# -- from tasks/benchmark/inputs.py --
+# -- inputs stage ---------------------------------------------------------------------------------------
 JUDGE_INPUTS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -471,7 +471,7 @@ JUDGE_INPUTS_SCHEMA = pa.schema(
 )
 JUDGE_INPUTS = TableSpec("judge_inputs", "inputs", JUDGE_INPUTS_SCHEMA)
 
-# -- from tasks/benchmark/judge.py --
+# -- judge stage ----------------------------------------------------------------------------------------
 JUDGMENTS_SCHEMA = pa.schema(
     [
         *JUDGED_PAGE,
@@ -596,7 +596,7 @@ CHECKER_RUNS_SCHEMA = pa.schema(
 )
 CHECKER_RUNS = TableSpec("checker_runs", "judge", CHECKER_RUNS_SCHEMA)
 
-# -- from tasks/benchmark/aggregate.py --
+# -- aggregate stage ------------------------------------------------------------------------------------
 DOC_LABELS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -614,7 +614,7 @@ DOC_LABELS_SCHEMA = pa.schema(
 )
 DOC_LABELS = TableSpec("doc_labels", "aggregate", DOC_LABELS_SCHEMA)
 
-# -- from corpus/screening.py --
+
 SCREENING_SCHEMA = pa.schema(
     [
         pa.field("doc_id", pa.string(), nullable=False),  # the file stem; metadata ids match it
@@ -638,7 +638,7 @@ SCREENING_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/benchmark/screening.py --
+
 SCREENING_VERDICTS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -659,7 +659,7 @@ SCREENING_VERDICTS_SCHEMA = pa.schema(
 )
 SCREENING_VERDICTS = TableSpec("screening", "aggregate", SCREENING_VERDICTS_SCHEMA)
 
-# -- from tasks/benchmark/metrics.py --
+# -- metrics stage --------------------------------------------------------------------------------------
 RUN_METRICS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -695,7 +695,7 @@ REMEDIATION_SCORES_SCHEMA = pa.schema(
 )
 REMEDIATION_SCORES = TableSpec("remediation_scores", "metrics", REMEDIATION_SCORES_SCHEMA)
 
-# -- from corpus/sampling.py --
+# -- written outside the stages: `accessbench sample`, review -------------------------------------------
 SAMPLES_SCHEMA = pa.schema(
     [
         pa.field("criterion", pa.string(), nullable=False),
@@ -712,7 +712,7 @@ SAMPLES_SCHEMA = pa.schema(
     ]
 )
 
-# -- from warehouse/review.py --
+
 RESOLUTIONS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -727,7 +727,7 @@ RESOLUTIONS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from tasks/audit/questions.py --
+# -- the inclusivity audit's stages ---------------------------------------------------------------------
 QUESTIONS_SCHEMA = pa.schema([
     pa.field("run_id", pa.string(), nullable=False),
     pa.field("question_id", pa.string(), nullable=False),
@@ -737,7 +737,7 @@ QUESTIONS_SCHEMA = pa.schema([
 ])
 QUESTIONS = TableSpec("questions", "questions", QUESTIONS_SCHEMA)
 
-# -- from tasks/audit/responses.py --
+
 RESPONSES_SCHEMA = pa.schema([
     pa.field("run_id", pa.string(), nullable=False),
     pa.field("response_id", pa.string(), nullable=False),
@@ -760,7 +760,7 @@ RESPONSES_SCHEMA = pa.schema([
 RESPONSES = TableSpec("responses", "responses", RESPONSES_SCHEMA)
 RESPONSE_CALLS = TableSpec("llm_calls", "responses", LLM_CALLS_SCHEMA)  # every audited model's call
 
-# -- from tasks/audit/category_judgments.py --
+
 CATEGORY_JUDGMENTS_SCHEMA = pa.schema([
     pa.field("run_id", pa.string(), nullable=False),
     pa.field("response_id", pa.string(), nullable=False),
@@ -788,7 +788,7 @@ CATEGORY_JUDGMENTS_SCHEMA = pa.schema([
 CATEGORY_JUDGMENTS = TableSpec("category_judgments", "category_judgments", CATEGORY_JUDGMENTS_SCHEMA)
 JUDGE_CALLS = TableSpec("llm_calls", "category_judgments", LLM_CALLS_SCHEMA)  # every LLM category judge's call
 
-# -- from tasks/audit/audit_metrics.py --
+
 AUDIT_RUN_METRICS_SCHEMA = pa.schema([
     pa.field("run_id", pa.string(), nullable=False),
     pa.field("metric", pa.string(), nullable=False),  # qlcs | dlcs | depth_at_k | prompt_delta | coverage_kappa | …
@@ -803,7 +803,7 @@ AUDIT_RUN_METRICS_SCHEMA = pa.schema([
 ])
 AUDIT_RUN_METRICS = TableSpec("audit_run_metrics", "audit_metrics", AUDIT_RUN_METRICS_SCHEMA)
 
-# -- from tasks/engine/runner.py --
+# -- every stage: error rows ----------------------------------------------------------------------------
 ERRORS_SCHEMA = pa.schema(
     [
         pa.field("run_id", pa.string(), nullable=False),
@@ -815,7 +815,7 @@ ERRORS_SCHEMA = pa.schema(
     ]
 )
 
-# -- from repairs/schema.py --
+# -- accessbench fix ------------------------------------------------------------------------------------
 FIX_STAGE = "fix"
 FIXES_SCHEMA = pa.schema([
     pa.field("run_id", pa.string(), nullable=False),  # the re-judge run
@@ -833,7 +833,7 @@ FIXES_SCHEMA = pa.schema([
 FIXES_TABLE = TableSpec("fixes", FIX_STAGE, FIXES_SCHEMA)
 
 
-# -- every table ------------------------------------------------------------------------------------
+# -- every table ----------------------------------------------------------------------------------------
 
 # Tables more than one stage writes are one view over every stage's files ("*"): errors, and the call log (the PDF
 # judges, the audit's respondents and its LLM category judge all write `llm_calls`).
