@@ -112,8 +112,8 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _rows(home: Path, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
-    from tasks.registry import ALL_TABLES
     from warehouse import catalog
+    from warehouse.tables import ALL_TABLES
 
     _, rows = catalog.query(home, ALL_TABLES, f"""
         select json_extract_string(d.metadata, '$.path'), l.criterion, l.label,
@@ -129,8 +129,8 @@ def _rows(home: Path, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 def _answers(home: Path, run_id: str) -> dict[str, list[str]]:
     """file stem → the model's parsed answers to its focused questions in this run."""
-    from tasks.registry import ALL_TABLES
     from warehouse import catalog
+    from warehouse.tables import ALL_TABLES
 
     try:
         _, rows = catalog.query(home, ALL_TABLES, f"""

@@ -4,7 +4,7 @@ The bare pass is what any PDF tool pays anyway: open, ``get_text('dict')`` and o
 the same DPI. Every extractor runs in this process over the dev benchmark's distinct files (by
 sha256), after one warm-up file. Timings are interleaved file by file (bare pass, then each
 extractor), so load from other processes on the machine drifts over all of them alike.
-Extractors are called as ``tasks/extract.py`` calls them: the tag tree once, passed on, and
+Extractors are called as ``tasks/benchmark/extract.py`` calls them: the tag tree once, passed on, and
 one ``PdfSource`` per file shared by all of them. Filling that source (opening the file,
 display lists, text pages) is timed apart, as "shared page cache", and not charged to
 whichever extractor happened to ask first. Page renders and the transcript are separate
@@ -19,7 +19,7 @@ render, layout, extract, transcript, judge inputs, rules judge. Peak memory is e
 process's maximum resident set (``ru_maxrss``: C allocations included) after the whole run.
 
     python -m benchmarks.extract [--benchmark DIR] [--limit N] [--dpi 72] [--crop-dpi 110] [--layout-every-page]
-    python -m benchmarks.extract --pipeline   # every stage via tasks.runner.execute, wall time per stage
+    python -m benchmarks.extract --pipeline   # every stage via tasks.engine.runner.execute, wall time per stage
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ from extractors.tables import extract_tables, render_table_crops
 from extractors.transcript import transcribe
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.rules import RulesJudge
-from tasks.extract import with_contrast
-from tasks.layout import LAYOUT_CRITERIA
+from tasks.benchmark.extract import with_contrast
+from tasks.benchmark.layout import LAYOUT_CRITERIA
 
 TARGET = 3.0  # all extraction except layout, times the bare pass
 LAYOUT_TARGET = 2.0  # the layout stage (plan and model), times the bare pass
@@ -67,7 +67,7 @@ Step = Callable[[Path, "FileState"], object]
 
 
 class FileState:
-    """What one file's earlier extractors produced and later ones are given, as in tasks/extract.py."""
+    """What one file's earlier extractors produced and later ones are given, as in tasks/benchmark/extract.py."""
 
     def __init__(self, out: Path, source: PdfSource, criteria: frozenset[str] = frozenset()) -> None:
         self.out = out
@@ -268,10 +268,10 @@ def report(files: list[tuple[Path, frozenset[str]]], dpi: int, crop_dpi: int, ev
 
 
 def run_pipeline(benchmark_root: Path, workers: int) -> None:
-    """Every stage of a dataset run in this process via tasks.runner.execute; wall time per stage."""
-    from tasks.context import RunConfig
-    from tasks.registry import STAGE_LIST
-    from tasks.runner import execute
+    """Every stage of a dataset run in this process via tasks.engine.runner.execute; wall time per stage."""
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
 
     with tempfile.TemporaryDirectory(prefix="accessbench-pipeline-") as tmp:
         cfg = RunConfig(home=Path(tmp), run_id="bench", source="dataset", source_path=str(benchmark_root),

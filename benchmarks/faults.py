@@ -13,10 +13,11 @@ import time
 from pathlib import Path
 
 from corpus.faults import build_fault_corpus
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import StageFailed, execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import StageFailed, execute
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """How much `accessbench fix` repairs: the share of failed findings turned into passes, per rule, on the
 synthetic corpus (`accessbench corpus synth`) and on the development benchmark's Failed items.
 
-Every file goes through the whole pipeline with the rules judge, gets repaired (tasks.fix), and the
+Every file goes through the whole pipeline with the rules judge, gets repaired (repairs.fix), and the
 repaired copies are re-judged; a finding counts as turned into a pass when the re-judge no longer raises
 that rule on that file. Rules with a remedy (the `remedy` key of judges/rules/catalog/*.toml) are the
 mechanically fixable ones (the issue's target: at least 0.9 of their findings); the rest are shown with the
@@ -34,8 +34,8 @@ import pymupdf
 from corpus.manifest import load_dataset
 from corpus.synthetic import build_synthetic_benchmark
 from judges.rules.catalog import catalog
-from tasks.fix import FileFix, drafts, fix_files
-from tasks.remedies import MODEL_REMEDIES, reason_for
+from repairs.fix import FileFix, drafts, fix_files
+from repairs.remedies import MODEL_REMEDIES, reason_for
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1].parent / "shared" / "pdf-accessibility-benchmark"
 

@@ -82,11 +82,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from models import local
     from models.client import ModelClient
-    from tasks.audit import AUDIT_STAGES, AuditConfig
-    from tasks.context import RunConfig
-    from tasks.registry import ALL_TABLES, STAGE_LIST
-    from tasks.runner import execute
+    from tasks.audit.config import AuditConfig
+    from tasks.audit.registry import AUDIT_STAGES
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
     from warehouse import catalog
+    from warehouse.tables import ALL_TABLES
 
     with tempfile.TemporaryDirectory(prefix="accessbench-local-") as tmp:
         root = Path(tmp)

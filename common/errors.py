@@ -5,7 +5,7 @@ As in dlt, errors written for users derive from one of two base classes: :class:
 or the configuration must change first: a malformed, encrypted or missing PDF) or :class:`TransientError`
 (the same work may succeed later: a timeout, throttling, a lost connection). A concrete error names its
 ``kind``, an entry of :data:`KINDS`; ``extractors.errors.ExtractionError`` is one. The runner
-(``tasks.failures.classify``) stores the kind and its transience in the ``errors`` table: a transient error
+(``tasks.engine.failures.classify``) stores the kind and its transience in the ``errors`` table: a transient error
 leaves its document not done, so a resumed run retries it; a terminal one is recorded once.
 """
 

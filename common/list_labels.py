@@ -1,5 +1,5 @@
 """List labels, one vocabulary for every reader of them: the rules that check a list's tags (judges.rules.tagging),
-the repair that declares its ListNumbering (tasks.remedies) and the emulated screen reader (extractors.transcript).
+the repair that declares its ListNumbering (repairs.remedies) and the emulated screen reader (extractors.transcript).
 
 PDF 1.7 (Table 347) names the ListNumbering styles; a label's glyphs show which of them it is consistent with.
 """

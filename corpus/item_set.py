@@ -19,24 +19,10 @@ import random
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import pyarrow as pa
-
 SYNTHETIC = "synthetic (self-labelled)"
 SCREENING = "screening"
 KINDS = ("synthetic", "dataset", "screening")
 
-ITEM_SET_SCHEMA = pa.schema(
-    [
-        pa.field("run_id", pa.string(), nullable=False),
-        pa.field("kind", pa.string(), nullable=False),  # synthetic | dataset | screening
-        pa.field("name", pa.string()),  # the manifest's name (a dataset, the synthetic generator)
-        pa.field("split", pa.string()),  # the manifest's split (dev, test, synthetic, sample …)
-        pa.field("items", pa.int32()),  # (document, criterion) items in the run; files for screening
-        pa.field("of_items", pa.int32()),  # items the source holds for the run's criteria (before --limit/--sample)
-        pa.field("selection", pa.string()),  # how items were chosen: "", "limit N", "sample N, seed S"
-        pa.field("label", pa.string(), nullable=False),  # how reports name it
-    ]
-)
 
 T = TypeVar("T")
 

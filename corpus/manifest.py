@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 
 from common.filenames import readable_name
@@ -27,27 +26,6 @@ from extractors.errors import scrub_paths
 from extractors.streams import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits, check_pdf_bytes
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
-
-DOCUMENTS_SCHEMA = pa.schema(
-    [
-        pa.field("run_id", pa.string(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("criterion", pa.string(), nullable=False),
-        pa.field("expected_label", pa.string()),
-        pa.field("base_doc", pa.string()),
-        pa.field("files", pa.list_(pa.string())),  # relative to `root`, as the manifest lists them
-        pa.field("root", pa.string()),
-        pa.field("pages", pa.int32()),
-        pa.field("sha256", pa.string()),
-        pa.field("source", pa.string()),  # dataset|pdfs|synthetic
-        pa.field("title", pa.string()),
-        pa.field("metadata", pa.string()),  # JSON: manifest fields (provenance only)
-        pa.field("pdf_metadata", pa.string()),  # JSON: producer, dates (provenance only)
-        pa.field("error", pa.string()),
-        pa.field("error_kind", pa.string()),  # corpus | limit | skipped
-    ]
-)
-
 
 
 class CorpusError(ValueError):

@@ -29,28 +29,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from corpus.screening import SCREENING_SCHEMA, screen_folder, screen_pdf, screening_table
+from corpus.screening import screen_folder, screen_pdf, screening_table
 from judges.criteria import SPECS
+from warehouse.tables import SAMPLES_SCHEMA, SCREENING_SCHEMA
 
 # Screening is re-exported so the whole stage has one import site.
 __all__ = ["METADATA_FIELDS", "SAMPLES_SCHEMA", "SCREENING_SCHEMA", "UNLABELLED", "load_metadata", "sample",
            "samples_table", "screen_folder", "screen_pdf", "screening_table", "write_sample_manifest"]
 
-SAMPLES_SCHEMA = pa.schema(
-    [
-        pa.field("criterion", pa.string(), nullable=False),
-        pa.field("rank", pa.int32(), nullable=False),  # 1-based draw order within the criterion
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("path", pa.string(), nullable=False),
-        pa.field("field", pa.string(), nullable=False),
-        pa.field("title", pa.string()),
-        pa.field("year", pa.int32()),
-        pa.field("citations", pa.int64()),
-        pa.field("prior_score", pa.float64()),
-        pa.field("two_column", pa.bool_()),
-        pa.field("seed", pa.int64(), nullable=False),
-    ]
-)
 METADATA_FIELDS = ("id", "title", "field", "year", "citations", "prior_score")
 UNKNOWN_FIELD = "unknown"
 UNLABELLED = "to_label"

@@ -26,29 +26,7 @@ import pymupdf
 from common.captions import is_table_caption
 from corpus.manifest import FileLimits, FileRefused, open_pdf_data, read_bounded, walk_files
 from extractors.errors import scrub_paths
-
-SCREENING_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),  # the file stem; metadata ids match it
-        pa.field("path", pa.string(), nullable=False),
-        pa.field("pages", pa.int32()),
-        pa.field("tagged", pa.bool_()),
-        pa.field("struct_elements", pa.int32()),
-        pa.field("figures", pa.int32()),  # distinct images large enough to be content
-        pa.field("figure_tags", pa.int32()),
-        pa.field("tables", pa.int32()),  # Table tags, or "Table N" captions when untagged
-        pa.field("headings", pa.int32()),  # H/H1-H6 tags, else outline entries
-        pa.field("lists", pa.int32()),  # L tags, else text blocks with bullet-led lines
-        pa.field("links", pa.int32()),  # link annotations
-        pa.field("external_links", pa.int32()),
-        pa.field("two_column", pa.bool_()),
-        pa.field("fonts", pa.int32()),
-        pa.field("unembedded_fonts", pa.int32()),
-        pa.field("text_chars", pa.int32()),  # characters on the sampled pages
-        pa.field("repaired", pa.bool_()),  # damaged cross-reference data that MuPDF rebuilt on open
-        pa.field("error", pa.string()),
-    ]
-)
+from warehouse.tables import SCREENING_SCHEMA
 
 TEXT_PAGES = 6  # layout and text features come from the first pages: enough to tell, and fast
 MIN_IMAGE_SIDE = 48  # smaller images are icons, rules or bullets, not figures

@@ -1,5 +1,5 @@
 """What is wrong with a file that does not open as a PDF, from its bytes: said first in its error row, and
-the reason a screened file could not be checked (`tasks.screening`)."""
+the reason a screened file could not be checked (`tasks.benchmark.screening`)."""
 
 from __future__ import annotations
 

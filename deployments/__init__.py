@@ -1,2 +1,2 @@
-"""AccessBench's Prefect deployments: defined in `prefect.yaml` at the project root (entrypoints in `flows/`),
-registered by `accessbench deploy` (`flows/deploy.py`)."""
+"""AccessBench's Prefect deployments: `deployments/prefect.yaml` (weekly benchmark, nightly synthetic, audit;
+entrypoints in `flows/`), registered by `accessbench deploy` (`flows/deploy.py`, which the CLI runs)."""

@@ -25,18 +25,21 @@ but page images.
 
 import common.layout_deferral  # noqa: F401 - first: pymupdf's layout model loads only where it is used
 from extractors.errors import ExtractionError, open_pdf, open_pikepdf  # noqa: E402 - after the deferral
-from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
-from extractors.links import (
+from extractors.fonts import extract_fonts, extract_text_spans
+from extractors.links import extract_links, extract_orphan_link_elements, uri_well_formed
+from extractors.pages import render_pages
+from extractors.source import PdfSource
+from extractors.structure.records import extract_struct_elements
+from extractors.structure.summary import struct_summary
+from warehouse.tables import (
+    FONTS_SCHEMA,
     LINKS_SCHEMA,
     ORPHAN_LINK_ELEMENTS_SCHEMA,
-    extract_links,
-    extract_orphan_link_elements,
-    uri_well_formed,
+    PAGES_SCHEMA,
+    STRUCT_ELEMENTS_SCHEMA,
+    STRUCT_SUMMARY_SCHEMA,
+    TEXT_SPANS_SCHEMA,
 )
-from extractors.pages import PAGES_SCHEMA, render_pages
-from extractors.source import PdfSource
-from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
-from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
 
 __all__ = [
     "FONTS_SCHEMA",

@@ -17,26 +17,10 @@ import re
 from typing import Any
 
 import pikepdf
-import pyarrow as pa
 
 MIB = 1 << 20
 FAILURES_PER_RULE = 50  # rows kept per failed rule and file; the last says how many more there were
 
-CONFORMANCE_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("file_index", pa.int32(), nullable=False),
-        pa.field("profile", pa.string(), nullable=False),  # ua1
-        pa.field("rule_id", pa.string(), nullable=False),  # the validator's id (PDFUA1-…)
-        pa.field("clause", pa.string()),  # ISO 14289-1
-        pa.field("matterhorn", pa.string()),  # Matterhorn Protocol 1.1 checkpoint
-        pa.field("status", pa.string(), nullable=False),  # failed | passed | not_applicable | not_checked
-        pa.field("object_id", pa.string()),  # "12 0" of a failure, where the validator names one
-        pa.field("page", pa.int32()),  # of a failure, where the message names one (numbered on across files)
-        pa.field("message", pa.string()),  # the validator's message of a failure; the reason of not_checked
-        pa.field("fold", pa.string()),  # "<criterion>.<sub_criterion>" a failure is judged under ("" syntax only)
-    ]
-)
 
 _PAGE_IN_MESSAGE = re.compile(r"\bpage (\d+)\b", re.IGNORECASE)
 

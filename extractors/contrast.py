@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
@@ -37,29 +36,6 @@ from common.colour import WEIGHTS, linear_table, luminance_array
 from common.thresholds import LARGE_TEXT_RATIO, NORMAL_TEXT_RATIO, is_large_text
 from extractors.errors import open_pdf
 from extractors.source import PdfSource, pdf_source
-
-CONTRAST_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based, plus the file's page offset
-        pa.field("span_index", pa.int32(), nullable=False),  # order of non-blank spans on the page
-        pa.field("text", pa.string()),  # at most 200 characters
-        pa.field("font", pa.string()),
-        pa.field("size", pa.float64()),  # points
-        pa.field("bold", pa.bool_()),
-        pa.field("bbox", pa.list_(pa.float64())),  # [x0, y0, x1, y1], points, top-left origin
-        pa.field("fill_color", pa.string()),  # '#rrggbb' as drawn (opacity applied)
-        pa.field("background_color", pa.string()),  # '#rrggbb'; null when the span is off the page
-        pa.field("contrast_ratio", pa.float64()),  # WCAG 2.2, 1..21
-        pa.field("large_text", pa.bool_()),  # common.thresholds.is_large_text
-        pa.field("threshold", pa.float64()),  # LARGE_TEXT_RATIO for large text, else NORMAL_TEXT_RATIO
-        pa.field("passes", pa.bool_()),  # null for invisible spans
-        pa.field("char_count", pa.int32()),  # non-whitespace characters
-        pa.field("invisible", pa.bool_()),
-        # render_mode | transparent | off_page | clipped | no_visible_pixels; null when visible
-        pa.field("invisible_reason", pa.string()),
-    ]
-)
 
 DEFAULT_DPI = 72
 MAX_TEXT_CHARS = 200

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 
 from common import captions, geometry
@@ -39,26 +38,6 @@ from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
 from extractors.tables import StructIndex, render_crops
-
-FIGURES_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("figure_index", pa.int32(), nullable=False),  # 0-based, pages in order, top to bottom
-        pa.field("page", pa.int32()),  # 1-based + page_offset; null for a Figure element without content
-        pa.field("bbox", pa.list_(pa.float32())),  # PDF points, top-left origin
-        pa.field("kind", pa.string(), nullable=False),  # image | vector | figure_tag_only
-        pa.field("elem_id", pa.int32()),  # Figure element (or the element whose content it is)
-        pa.field("alt", pa.string()),
-        pa.field("actual_text", pa.string()),
-        pa.field("is_artifact", pa.bool_()),  # no struct element covers it; null when untagged
-        pa.field("caption", pa.string()),
-        pa.field("image_xref", pa.int32()),  # image object number; null for vector, inline images
-        pa.field("width_px", pa.int32()),
-        pa.field("height_px", pa.int32()),
-        pa.field("small", pa.bool_(), nullable=False),  # under 2% of the page area
-        pa.field("crop_path", pa.string()),  # set by the caller from render_figure_crops
-    ]
-)
 
 MIN_PIXELS = 16
 SMALL_SHARE = 0.02

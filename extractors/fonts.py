@@ -21,59 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
-
-FONTS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("font_name", pa.string(), nullable=False),  # as in text_spans.font_name
-        pa.field("base_font", pa.string(), nullable=False),  # /BaseFont as written ("" if absent)
-        pa.field("font_type", pa.string(), nullable=False),  # /Subtype: Type1, TrueType, Type0, Type3 ...
-        pa.field("descendant_type", pa.string()),  # Type0 only: CIDFontType0 or CIDFontType2
-        pa.field("embedded", pa.bool_(), nullable=False),  # font program in the file (Type3: always)
-        pa.field("subset", pa.bool_(), nullable=False),  # ABCDEF+ prefix
-        pa.field("has_tounicode", pa.bool_(), nullable=False),
-        pa.field("encoding", pa.string()),
-        pa.field("xref", pa.int32(), nullable=False),  # font object number, unique per file
-        pa.field("pages", pa.list_(pa.int32()), nullable=False),  # pages whose resources use it
-        pa.field("char_count", pa.int64(), nullable=False),  # non-space characters drawn with it
-        pa.field("sizes", pa.list_(pa.float32()), nullable=False),  # distinct sizes, 0.5 pt steps
-        # Per page: visible glyphs drawn (whitespace-mapped ones left out), visible glyphs mapped to no
-        # text (whitespace only), and glyphs whose mapping the font itself contradicts.
-        pa.field("glyph_pages", pa.list_(pa.struct([
-            pa.field("page", pa.int32()), pa.field("glyphs", pa.int32()), pa.field("textless", pa.int32()),
-            pa.field("wrong", pa.int32())]))),
-        pa.field("textless_distinct", pa.int32()),  # distinct non-space glyphs whose mapping is whitespace
-        pa.field("mapping_conflict", pa.string()),  # how the font contradicts its Unicode mapping (None: it does not)
-    ]
-)
-
-TEXT_SPANS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),
-        pa.field("span_index", pa.int32(), nullable=False),  # order on the page, 0-based
-        pa.field("block", pa.int32(), nullable=False),  # MuPDF block and line numbers on the page
-        pa.field("line", pa.int32(), nullable=False),
-        pa.field("font_name", pa.string(), nullable=False),
-        pa.field("size", pa.float32(), nullable=False),  # points
-        pa.field("bold", pa.bool_(), nullable=False),
-        pa.field("italic", pa.bool_(), nullable=False),
-        pa.field("superscript", pa.bool_(), nullable=False),
-        pa.field("color", pa.string(), nullable=False),  # #rrggbb
-        pa.field("alpha", pa.float32(), nullable=False),  # 0 transparent .. 1 opaque
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("char_count", pa.int32(), nullable=False),
-        pa.field("bbox", pa.list_(pa.float32()), nullable=False),  # PDF points, top-left origin
-        pa.field("render_invisible", pa.bool_(), nullable=False),  # neither filled nor stroked, or alpha 0
-        pa.field("clipped", pa.bool_(), nullable=False),  # drawn outside the clip path
-        pa.field("unmapped_chars", pa.int32(), nullable=False),  # U+FFFD, private-use, BOM/noncharacters, controls
-    ]
-)
 
 # No TEXT_CID_FOR_UNKNOWN_UNICODE: characters without a Unicode mapping must show
 # up as U+FFFD so that they can be counted, not as arbitrary code points.

@@ -17,44 +17,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pikepdf
-import pyarrow as pa
 import pymupdf
 
 from common import geometry
 from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.tree import ObjGen, StructTree, source_annotation_index, source_struct_tree
-
-LINKS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based + page_offset
-        pa.field("annot_index", pa.int32(), nullable=False),  # position in the page's /Annots
-        pa.field("kind", pa.string(), nullable=False),  # uri|goto|named|launch|gotor|javascript|other|none
-        pa.field("target", pa.string()),  # URI, "page N", destination or action name
-        pa.field("target_page", pa.int32()),  # resolved page of an internal link (+ page_offset)
-        pa.field("rect", pa.list_(pa.float32())),  # PDF points, top-left origin
-        pa.field("anchor_text", pa.string(), nullable=False),  # words under the link ("" if none)
-        pa.field("dest_valid", pa.bool_()),  # internal links: destination resolves to a page
-        pa.field("uri_well_formed", pa.bool_()),  # uri links only
-        pa.field("struct_parent", pa.int32()),  # /StructParent
-        pa.field("has_link_element", pa.bool_(), nullable=False),  # a Link element refers to it
-        pa.field("element_id", pa.int32()),  # struct_elements.elem_id of the (Link) element claiming it
-        pa.field("element_type", pa.string()),  # its standard type (Link, Reference, ...)
-        pa.field("contents", pa.string()),  # /Contents, the annotation's alternate text
-    ]
-)
-
-ORPHAN_LINK_ELEMENTS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("elem_id", pa.int32(), nullable=False),  # as in struct_elements
-        pa.field("page", pa.int32()),
-        # no_annotation: no OBJR kid; annotation_missing: OBJR target is on no page's
-        # /Annots; not_a_link: OBJR target is an annotation of another subtype.
-        pa.field("reason", pa.string(), nullable=False),
-    ]
-)
 
 _NAMED_ACTIONS = frozenset({"NextPage", "PrevPage", "FirstPage", "LastPage"})
 _ACTION_KINDS = {

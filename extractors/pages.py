@@ -13,34 +13,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 from pymupdf import mupdf
 
 from common.progress import page_done
 from extractors.errors import reading
 from extractors.source import DEFAULT_MAX_PIXELS, PdfSource, pdf_source, save_png
-
-PAGES_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based + page_offset
-        pa.field("width_pt", pa.float32(), nullable=False),  # as displayed, after /Rotate
-        pa.field("height_pt", pa.float32(), nullable=False),
-        pa.field("rotation", pa.int32(), nullable=False),  # /Rotate: 0, 90, 180, 270
-        pa.field("dpi", pa.float32(), nullable=False),  # resolution actually used
-        pa.field("width_px", pa.int32(), nullable=False),
-        pa.field("height_px", pa.int32(), nullable=False),
-        pa.field("image_path", pa.string(), nullable=False),  # absolute path of the PNG
-        pa.field("has_text", pa.bool_(), nullable=False),  # any extractable non-space character
-        pa.field("char_count", pa.int32(), nullable=False),  # non-space characters
-        pa.field("image_count", pa.int32(), nullable=False),  # raster images drawn (placements)
-        # Tab order (PDF/UA-1 7.18.3): the page's /Tabs name without the slash (S, R, C, ...), null when absent;
-        # and the number of entries in its /Annots (links, widgets, ...).
-        pa.field("tabs", pa.string()),
-        pa.field("annotation_count", pa.int32()),
-    ]
-)
 
 MAX_SIDE_PX = 4000  # enormous pages (posters, maps) are rendered at a lower dpi, as are those over max_pixels
 _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP

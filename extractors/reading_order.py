@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 import pikepdf
-import pyarrow as pa
 import pymupdf
 
 from common import captions, geometry
@@ -41,34 +40,6 @@ from extractors.errors import reading
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.records import extract_struct_elements
 from extractors.structure.tree import source_struct_tree
-
-READING_ORDER_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based + page_offset
-        pa.field("block_index", pa.int32(), nullable=False),  # unit id on the page, 0-based, content order
-        pa.field("bbox", pa.list_(pa.float32()), nullable=False),  # PDF points, top-left origin
-        pa.field("text", pa.string(), nullable=False),  # first 200 characters
-        pa.field("struct_rank", pa.int32()),  # 0-based rank on the page in tag-tree order; null: not tagged
-        pa.field("content_rank", pa.int32(), nullable=False),  # rank in content-stream order
-        pa.field("visual_rank", pa.int32(), nullable=False),  # rank in geometric reading order
-        pa.field("column", pa.int32()),  # 0, 1, ... left to right; null: spans columns, header or footer
-        pa.field("role", pa.string(), nullable=False),  # see ROLES
-        pa.field("elem_id", pa.int32()),  # block-level struct element (struct_elements.elem_id)
-        pa.field("font_size", pa.float32(), nullable=False),  # dominant size of the unit's text, points
-        pa.field("mupdf_block", pa.int32(), nullable=False),  # MuPDF block number (text_spans.block)
-        # Footnote markers the unit cites: superscript digits or symbols, or digits glued to a
-        # word ("varied.1"); the full text is searched, not the 200 characters kept in `text`.
-        pa.field("marks", pa.list_(pa.string()), nullable=False),
-        # The order of the element's own marked-content sequences on this page (set on the element's
-        # first unit on the page, null elsewhere and where not measured; see _sequence_order):
-        # how many were placed, how many steps of the structure order go back up the page within one
-        # column, and how many steps cross from one column to another.
-        pa.field("mcid_sequences", pa.int32()),
-        pa.field("mcid_back_steps", pa.int32()),
-        pa.field("mcid_column_switches", pa.int32()),
-    ]
-)
 
 # "figure": text drawn inside a tagged Figure (axis labels, legends), which has no reading order of its own.
 ROLES = ("body", "header", "footer", "caption", "footnote", "title", "figure")

@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pymupdf
 import pymupdf.table
 
@@ -53,47 +52,6 @@ from extractors.errors import reading
 from extractors.pages import _folder_name
 from extractors.source import PdfSource, pdf_source, save_png
 from extractors.structure.records import extract_struct_elements, record_attributes
-
-_BBOX = pa.list_(pa.float32())
-
-TABLES_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("table_id", pa.int32(), nullable=False),  # Table elem_id; -1, -2, ... for untagged tables
-        pa.field("page", pa.int32()),  # 1-based + page_offset; null when the Table has no content
-        pa.field("bbox", _BBOX),  # PDF points, top-left origin
-        pa.field("rows", pa.int32(), nullable=False),
-        pa.field("cols", pa.int32(), nullable=False),
-        pa.field("header_rows", pa.int32()),  # leading rows made of TH only; null for untagged tables
-        pa.field("header_cols", pa.int32()),  # leading columns of TH below the header rows
-        pa.field("th_count", pa.int32()),
-        pa.field("td_count", pa.int32()),
-        pa.field("has_scope", pa.float32()),  # share of TH with Scope; null without TH
-        pa.field("has_headers_attr", pa.float32()),  # share of TD with a non-empty Headers; null without TD
-        pa.field("spans", pa.int32(), nullable=False),  # cells with RowSpan or ColSpan > 1
-        pa.field("tagged", pa.bool_(), nullable=False),
-        pa.field("source", pa.string(), nullable=False),  # tags | visual
-        pa.field("caption", pa.string()),
-        pa.field("issues", pa.list_(pa.string()), nullable=False),  # codes, see the module docstring
-    ]
-)
-
-TABLE_CELLS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("table_id", pa.int32(), nullable=False),
-        pa.field("row", pa.int32(), nullable=False),  # grid slot of the cell's top-left corner, 0-based
-        pa.field("col", pa.int32(), nullable=False),
-        pa.field("kind", pa.string()),  # TH | TD; null for cells of untagged tables
-        pa.field("scope", pa.string()),  # Scope attribute as written
-        pa.field("text", pa.string(), nullable=False),
-        pa.field("rowspan", pa.int32(), nullable=False),
-        pa.field("colspan", pa.int32(), nullable=False),
-        pa.field("headers", pa.list_(pa.string()), nullable=False),  # Headers attribute: IDs of header cells
-        pa.field("associated_headers", pa.list_(pa.string()), nullable=False),  # texts of the headers that apply
-        pa.field("elem_id", pa.int32()),
-    ]
-)
 
 MAX_CELL_TEXT = 500
 _CAPTION_DISTANCE = 60.0  # points between a table and a caption found by its text

@@ -10,12 +10,13 @@ from pydantic import Field
 
 from flows.benchmark import data_home, name_this_flow_run, resolve_path, run_name_from_parameters
 from flows.deployment_guard import check_run
-from tasks.audit import AUDIT, AUDIT_STAGES, AuditConfig
-from tasks.context import new_run_id
-from tasks.options import AuditOptions, AuditSettings, settings_of
+from tasks.audit.config import AuditConfig
+from tasks.audit.registry import AUDIT, AUDIT_STAGES
+from tasks.engine.context import new_run_id
+from tasks.engine.options import AuditOptions, AuditSettings, settings_of
 from tasks.prefect_tasks import run_stage
-from tasks.registry import ALL_TABLES
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 
 def _run_stages(cfg: AuditConfig, names: list[str], force: bool) -> list[dict[str, Any]]:
@@ -33,7 +34,7 @@ AuditStageName = Annotated[str, Field(description="the audit stage to re-execute
 def audit_flow(options: AuditOptions | None = None, progress: bool = False) -> list[dict[str, Any]]:
     """Run every audit stage of one run; stages with unchanged inputs are skipped.
 
-    options: the audit's options, declared once in `tasks.options.AuditOptions` (the CLI's `accessbench audit`
+    options: the audit's options, declared once in `tasks.engine.options.AuditOptions` (the CLI's `accessbench audit`
     options are generated from the same model). models: litellm ids to answer the questions; none: the
     responses file, else the shipped fixture responses. An empty run id starts a new run.
     """

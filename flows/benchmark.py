@@ -20,12 +20,13 @@ from pydantic import Field
 
 from flows.deployment_guard import check_run
 from judges.criteria import CRITERIA
-from tasks.context import RunConfig, check_runner, new_run_id
-from tasks.options import BenchmarkOptions, settings_of
+from tasks.benchmark.registry import BENCHMARK, STAGES
+from tasks.engine.context import RunConfig, check_runner, new_run_id
+from tasks.engine.options import BenchmarkOptions, settings_of
 from tasks.prefect_tasks import run_stage
-from tasks.registry import ALL_TABLES, BENCHMARK, STAGES
 from warehouse import catalog
 from warehouse.home import resolve_home
+from warehouse.tables import ALL_TABLES
 
 StageName = Annotated[str, Field(description="the stage to re-execute", json_schema_extra={"enum": list(STAGES)})]
 
@@ -102,7 +103,7 @@ def name_this_flow_run(run_id: str) -> None:
 def benchmark_flow(options: BenchmarkOptions | None = None, progress: bool = False) -> list[dict[str, Any]]:
     """Run every stage of one benchmark run; stages with unchanged inputs are skipped.
 
-    options: the run's options, declared once in `tasks.options.BenchmarkOptions` (the CLI's `accessbench
+    options: the run's options, declared once in `tasks.engine.options.BenchmarkOptions` (the CLI's `accessbench
     run` options are generated from the same model). dataset: a folder in the upstream layout (with
     data/dataset.json); pdfs: a folder of unlabelled PDFs; neither: the embedded synthetic benchmark.
     An empty run id (as a scheduled deployment passes) starts a new run; an existing one resumes it.
@@ -117,7 +118,7 @@ def benchmark_flow(options: BenchmarkOptions | None = None, progress: bool = Fal
     if options.criteria:
         cfg.criteria = list(options.criteria)
     else:  # the default: what the judges cover (their specs say, before any is built)
-        from tasks.judge import check_judge_specs
+        from tasks.benchmark.judge import check_judge_specs
 
         covered = check_judge_specs(cfg).values()
         cfg.criteria = [c for c in CRITERIA if any(c in judge for judge in covered)]

@@ -1,4 +1,4 @@
-"""`accessbench deploy`: register `prefect.yaml`'s deployments (and their work pool) with the Prefect server
+"""`accessbench deploy`: register `deployments/prefect.yaml`'s deployments (and their work pool) with the Prefect server
 in PREFECT_API_URL.
 
 Here, beside the local server's management (`flows/server.py`), because the CLI runs it: the deployments
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-PREFECT_YAML = PROJECT_ROOT / "prefect.yaml"
+PREFECT_YAML = PROJECT_ROOT / "deployments" / "prefect.yaml"
 WORK_POOL = "accessbench"  # the pool named in prefect.yaml
 WORK_POOL_TYPE = "process"  # the worker that docker/Dockerfile runs
 
@@ -34,13 +34,13 @@ def ensure_work_pool(name: str = WORK_POOL) -> None:
 
 
 def register(names: list[str] | None = None) -> None:
-    """`prefect deploy` for the named deployments (all when none), from the project root."""
+    """`prefect deploy` for the named deployments (all when none), from the project root (module entrypoints)."""
     if not PREFECT_YAML.is_file():
-        raise DeployError(f"no prefect.yaml in {PROJECT_ROOT}: deploy from a checkout of AccessBench (or the worker "
-                          "image, which ships it)")
+        raise DeployError(f"no {PREFECT_YAML}: reinstall AccessBench (the file ships with the `deployments` "
+                          "package)")
     ensure_work_pool()
     selection = [f"--name={name}" for name in names or []] or ["--all"]
-    result = subprocess.run([sys.executable, "-m", "prefect", "--no-prompt", "deploy", *selection],
-                            cwd=PROJECT_ROOT, env=os.environ, text=True, capture_output=True)
+    command = [sys.executable, "-m", "prefect", "--no-prompt", "deploy", "--prefect-file", str(PREFECT_YAML)]
+    result = subprocess.run([*command, *selection], cwd=PROJECT_ROOT, env=os.environ, text=True, capture_output=True)
     if result.returncode != 0:
         raise DeployError(f"prefect deploy failed:\n{(result.stdout + result.stderr)[-3000:]}")

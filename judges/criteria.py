@@ -71,7 +71,7 @@ class CriterionSpec:
     # Tag types cut last when a tag tree must be shortened for a prompt (judges.llm.render.FOCUS).
     focus_tags: frozenset[str] = field(default=frozenset(), kw_only=True)
     # The evidence through which a judge sees the structure tree, if the criterion evaluates the tree
-    # (tasks.aggregate: an untagged document's judgment there is about the missing tree).
+    # (tasks.benchmark.aggregate: an untagged document's judgment there is about the missing tree).
     tree_evidence: str | None = field(default=None, kw_only=True)
     # The ★ evidence that carries the PDF/UA-1 validator's failures folded into the criterion to the rules judge
     # (judges.conformance; withheld with the rest of the ★ evidence for a benchmark Cannot Tell item).

@@ -3,10 +3,10 @@
 `ModelConfig` holds every setting of a model call that is not the model id: the endpoint, the sampling settings a
 user may set (temperature, reply length), the time and retry limits, the caps on what a provider may send back,
 the response cache mode, and the one limit on how much of a reply is stored. A run resolves it once from its options
-(`tasks.options`: `StageSettings.model_calls()` for the PDF judges, `AuditSettings.respondent_calls()` and
+(`tasks.engine.options`: `StageSettings.model_calls()` for the PDF judges, `AuditSettings.respondent_calls()` and
 `judge_calls()` for the audit, and `accessbench fix --model` takes the defaults); `models.build.build_client` turns
 it and a model id into a `ModelClient`. The defaults of the call limits are declared here, once; the sampling
-defaults of each study are run options (`tasks.options`), and a purpose with a protocol of its own (the audit's
+defaults of each study are run options (`tasks.engine.options`), and a purpose with a protocol of its own (the audit's
 category judge, fix's drafts) keeps its own parameters unless the config sets them (`request`).
 """
 

@@ -1,16 +1,16 @@
-"""Prefect tasks: a thin wrapper around `tasks.runner.execute`, one task run per stage of either study."""
+"""Prefect tasks: a thin wrapper around `tasks.engine.runner.execute`, one task run per stage of either study."""
 
 from __future__ import annotations
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from tasks.audit import AUDIT
-from tasks.context import RunBase
-from tasks.fanout import DaskFanOut, current_fanout
-from tasks.pipeline import Pipeline
-from tasks.registry import BENCHMARK
-from tasks.runner import execute
+from tasks.audit.registry import AUDIT
+from tasks.benchmark.registry import BENCHMARK
+from tasks.engine.context import RunBase
+from tasks.engine.fanout import DaskFanOut, current_fanout
+from tasks.engine.pipeline import Pipeline
+from tasks.engine.runner import execute
 from warehouse.store import StageRun
 
 PIPELINES: dict[str, Pipeline] = {pipeline.name: pipeline for pipeline in (BENCHMARK, AUDIT)}

@@ -9,9 +9,9 @@ from pathlib import Path
 
 
 def run_synthetic(home: Path, run_id: str, criteria: Sequence[str], base_docs: int = 1) -> None:
-    from tasks.context import RunConfig
-    from tasks.options import BenchmarkOptions
-    from tasks.registry import BENCHMARK
+    from tasks.benchmark.registry import BENCHMARK
+    from tasks.engine.context import RunConfig
+    from tasks.engine.options import BenchmarkOptions
 
     settings = BenchmarkOptions(base_docs=base_docs, criteria=list(criteria)).settings()
     BENCHMARK.run(RunConfig(home=home, run_id=run_id, source="synthetic", source_path=None, criteria=list(criteria),

@@ -40,8 +40,9 @@ def test_a_forked_command_exits_prints_and_reads_its_environment_as_a_new_interp
 def test_nothing_that_reads_the_environment_at_import_is_preloaded() -> None:
     assert not [name for name in PRELOAD if name.split(".")[0] in {"prefect", "pymupdf", "onnxruntime", "litellm",
                                                                    "dask", "distributed", "fitz"}]
-    assert not [name for name in PRELOAD if name.split(".")[0] in {"flows", "tasks", "extractors", "judges", "models",
-                                                                   "warehouse", "corpus", "common"}]
+    assert not [name for name in PRELOAD if name.split(".")[0] in {"flows", "tasks", "extractors", "judges",
+                                                                   "models", "warehouse", "corpus", "common",
+                                                                   "repairs"}]
 
 
 @pytest.mark.parametrize("argv", [["run", "--runner", "dask"], ["run", "--runner=dask://h:1"]])

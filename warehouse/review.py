@@ -9,25 +9,9 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import pyarrow as pa
-
 from warehouse.schema import conform
 from warehouse.store import ArtifactStore, check_run_id, now
-
-RESOLUTIONS_SCHEMA = pa.schema(
-    [
-        pa.field("run_id", pa.string(), nullable=False),
-        pa.field("item_id", pa.string(), nullable=False),
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("criterion", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),
-        pa.field("label", pa.string(), nullable=False),
-        pa.field("note", pa.string()),
-        pa.field("reviewer", pa.string()),
-        pa.field("resolved_at", pa.timestamp("us", tz="UTC"), nullable=False),
-    ]
-)
-RESOLUTIONS_PATTERN = "review/run=*/resolutions/*.parquet"
+from warehouse.tables import RESOLUTIONS_SCHEMA
 
 
 def _folder(run_id: str) -> str:

@@ -11,8 +11,6 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from common.progress import page_done
 from extractors.errors import ExtractionError, open_pdf, reading
 from extractors.layout import fasterrcnn_backend, layoutparser_backend, pymupdf_backend  # noqa: F401 - registers
@@ -27,9 +25,10 @@ from extractors.layout.base import (
     get_backend,
     register_backend,
 )
-from extractors.layout.plan import LAYOUT_PAGES_SCHEMA, RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
+from extractors.layout.plan import RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
 from extractors.source import PdfSource
 from extractors.structure.records import extract_struct_elements
+from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
 __all__ = [
     "LAYOUT_PAGES_SCHEMA",
@@ -51,19 +50,6 @@ __all__ = [
     "get_backend",
     "register_backend",
 ]
-
-LAYOUT_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based, plus the file's page offset
-        pa.field("region_index", pa.int32(), nullable=False),  # the backend's order on the page
-        pa.field("kind", pa.string(), nullable=False),  # text | title | list | table | figure
-        pa.field("raw_kind", pa.string()),  # the backend's own class, e.g. 'section-header'
-        pa.field("bbox", pa.list_(pa.float64())),  # [x0, y0, x1, y1], points, top-left origin
-        pa.field("score", pa.float64()),  # null when the backend gives none (pymupdf)
-        pa.field("backend", pa.string(), nullable=False),
-    ]
-)
 
 
 def detect_layout(

@@ -24,22 +24,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import pyarrow as pa
-
 from common import geometry
 from extractors.figures import SMALL_SHARE, _vector_clusters
 from extractors.source import PdfSource
 from extractors.tables import _caption_count, _ruled
 
-LAYOUT_PAGES_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("page", pa.int32(), nullable=False),  # 1-based, plus the file's page offset
-        pa.field("ran", pa.bool_(), nullable=False),  # did the layout model run on this page
-        pa.field("reason", pa.string(), nullable=False),  # one of RUN_REASONS or SKIP_REASONS
-        pa.field("backend", pa.string(), nullable=False),
-    ]
-)
 RUN_REASONS = ("untagged_image", "untagged_graphics", "table_candidate", "every_page")
 SKIP_REASONS = ("covered_by_tags", "text_only")
 # The tag types whose boxes account for pictures and tables (a formula is often an image).

@@ -13,8 +13,8 @@ PyMuPDF's get_text() uses (text_spans and links use the same space).
 from __future__ import annotations
 
 from extractors.structure.content import STRUCT_BLOCK, STRUCTURE_TEXT_FLAGS
-from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements, record_attributes
-from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
+from extractors.structure.records import extract_struct_elements, record_attributes
+from extractors.structure.summary import struct_summary
 from extractors.structure.tree import (
     MAX_ELEMENTS,
     Box,
@@ -29,6 +29,7 @@ from extractors.structure.tree import (
     source_annotation_index,
     source_struct_tree,
 )
+from warehouse.tables import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA
 
 __all__ = [
     "MAX_ELEMENTS",

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from common import backends, geometry
 from common.registry import Registry, UnknownName
 from extractors.errors import open_pdf, reading
@@ -24,38 +22,6 @@ from extractors.structure.tree import (
     source_annotation_index,
     source_struct_tree,
 )
-
-_BBOX = pa.list_(pa.float32())
-
-STRUCT_ELEMENTS_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("elem_id", pa.int32(), nullable=False),  # preorder index, 0-based
-        pa.field("parent_id", pa.int32()),  # null for kids of StructTreeRoot
-        pa.field("depth", pa.int32(), nullable=False),
-        pa.field("order", pa.int32(), nullable=False),  # index among sibling elements
-        pa.field("raw_type", pa.string(), nullable=False),  # /S as written
-        pa.field("type", pa.string(), nullable=False),  # after RoleMap; raw if unknown
-        pa.field("standard", pa.bool_()),  # `type` is a standard structure type (PDF 1.7/2.0)
-        pa.field("page", pa.int32()),  # 1-based + page_offset
-        pa.field("alt", pa.string()),
-        pa.field("actual_text", pa.string()),
-        pa.field("lang", pa.string()),
-        pa.field("title", pa.string()),  # /T
-        pa.field("attributes", pa.string(), nullable=False),  # JSON object, /C then /A
-        pa.field("scope", pa.string()),  # Scope attribute: Row, Column, Both
-        pa.field("elem_key", pa.string()),  # /ID
-        pa.field("mcid_count", pa.int32(), nullable=False),
-        pa.field("mcids", pa.list_(pa.int32()), nullable=False),  # in /K order
-        pa.field("objr_count", pa.int32(), nullable=False),
-        pa.field("objr_annots", pa.list_(pa.int32()), nullable=False),  # index in page /Annots
-        pa.field("text", pa.string()),  # own marked content, whitespace-normalised
-        pa.field("bbox", _BBOX),  # own content on `page`; PDF points, top-left origin
-        pa.field("subtree_bbox", _BBOX),  # own content and descendants' on `page`
-        pa.field("obj_num", pa.int32()),  # object number; null for direct objects
-    ]
-)
-
 
 # Readers of the tag tree by name (`--tag-tree`): both give records of STRUCT_ELEMENTS_SCHEMA.
 TAG_TREE_BACKENDS: Registry[list[dict]] = Registry("tag-tree backend", backends.TAG_TREE_BACKENDS)
@@ -87,7 +53,6 @@ def extract_struct_elements(pdf: str | Path | PdfSource, *, doc_id: str, page_of
         with open_pdf(source.path) as doc:
             content = collect_content(doc, source.qpdf, tree.nodes)
         return _records(tree, content, source_annotation_index(source), doc_id, page_offset)
-
 
 
 def _records(tree: StructTree, content: dict[int, Content], annot_index: dict[ObjGen, tuple[int, int]],
@@ -179,7 +144,6 @@ def _numbered(page: int | None, page_offset: int) -> int | None:
 
 def _rounded(box: Box | None) -> Box | None:
     return None if box is None else [round(v, 2) for v in box]
-
 
 
 def record_attributes(record: dict) -> dict[str, Any]:

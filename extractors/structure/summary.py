@@ -8,32 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pikepdf
-import pyarrow as pa
 from pymupdf import mupdf
 
 from extractors.errors import ExtractionError
 from extractors.source import PdfSource, pdf_source
 from extractors.structure.tree import StructTree, pdf_text, source_struct_tree
-
-STRUCT_SUMMARY_SCHEMA = pa.schema(  # one row per PDF file; callers add doc_id
-    [
-        pa.field("tagged", pa.bool_(), nullable=False),  # StructTreeRoot with kids
-        pa.field("marked", pa.bool_()),  # /MarkInfo /Marked; null when absent
-        pa.field("has_rolemap", pa.bool_(), nullable=False),
-        pa.field("element_count", pa.int32(), nullable=False),
-        pa.field("truncated", pa.bool_(), nullable=False),  # stopped at MAX_ELEMENTS
-        pa.field("repeated_refs", pa.int32(), nullable=False),  # cycles or shared kids
-        pa.field("orphan_mcids", pa.int32()),  # page-content MCIDs the tree never cites
-        pa.field("lang", pa.string()),  # catalog /Lang
-        pa.field("has_title", pa.bool_(), nullable=False),  # Info or XMP title present
-        pa.field("display_doc_title", pa.bool_()),  # ViewerPreferences; null when absent
-        pa.field("pages", pa.int32()),
-        pa.field("pdfua_part", pa.int32()),  # XMP pdfuaid:part (the PDF/UA conformance claim); null when absent
-        pa.field("xmp_title", pa.bool_()),  # XMP dc:title present (PDF/UA-1 7.1 asks for it there, not in Info)
-        pa.field("accessibility_permitted", pa.bool_()),  # permission bit 10 (PDF/UA-1 7.16); True unencrypted
-        pa.field("error", pa.string()),  # "kind: message" when the file is unreadable
-    ]
-)
 
 _MCID_IN_CONTENT = re.compile(rb"/MCID\s+(\d+)")
 

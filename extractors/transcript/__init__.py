@@ -28,12 +28,12 @@ from extractors.transcript.base import (
     MAX_ENTRIES_PER_PAGE,
     MAX_TEXT,
     TRANSCRIBERS,
-    TRANSCRIPT_SCHEMA,
     TRUNCATED,
     Transcriber,
     TranscriptError,
 )
 from extractors.transcript.emulated import transcribe
+from warehouse.tables import TRANSCRIPT_SCHEMA
 
 __all__ = [
     "AWS_INSTALL",

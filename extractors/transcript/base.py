@@ -5,25 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-import pyarrow as pa
-
 from common import backends
 from common.registry import Registry
-
-TRANSCRIPT_SCHEMA = pa.schema(
-    [
-        pa.field("doc_id", pa.string(), nullable=False),
-        pa.field("seq", pa.int32(), nullable=False),  # 0-based, the order things are spoken in
-        pa.field("page", pa.int32()),  # 1-based + page_offset; null for recorded speech
-        pa.field("announcement", pa.string(), nullable=False),  # what the reader says
-        # heading, paragraph, caption, note, list, list_item, table, header_cell, cell, link, figure,
-        # formula, form, text (untagged or unstructured words), speech (recorded audio), truncated
-        pa.field("role", pa.string(), nullable=False),
-        pa.field("element", pa.int32()),  # struct_elements.elem_id; null when untagged
-        pa.field("level", pa.int32()),  # heading level; null otherwise
-        pa.field("text", pa.string()),  # the raw text behind the announcement, at most MAX_TEXT chars
-    ]
-)
 
 MAX_ENTRIES_PER_PAGE = 400
 MAX_TEXT = 300
@@ -42,7 +25,6 @@ class TranscriptError(RuntimeError):
     def __init__(self, message: str, *, transient: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
-
 
 
 _SOFT_HYPHEN = re.compile(r"\s*\xad\s*")

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     from flows.cli.options import add_options
-    from tasks.options import BenchmarkOptions, CommandOptions, Execution, StageSettings
+    from tasks.engine.options import BenchmarkOptions, CommandOptions, Execution, StageSettings
 
     run = sub.add_parser("run", help="run the benchmark flow (default corpus: the embedded synthetic benchmark)")
     add_options(run.add_mutually_exclusive_group(), BenchmarkOptions, ("dataset", "pdfs"))
@@ -306,11 +306,11 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.options import describe_errors, given
     from flows.cli.preflight import input_refusal
     from judges.criteria import CRITERIA
-    from tasks.context import RunConfig, new_run_id
-    from tasks.judge import check_judge_specs
-    from tasks.options import BenchmarkOptions, CommandOptions
+    from tasks.benchmark.judge import check_judge_specs
+    from tasks.engine.context import RunConfig, new_run_id
+    from tasks.engine.options import BenchmarkOptions, CommandOptions
 
-    try:  # every range, choice and runner address, as declared once in tasks.options
+    try:  # every range, choice and runner address, as declared once in tasks.engine.options
         options = BenchmarkOptions.model_validate(given(args, BenchmarkOptions))
     except ValidationError as exc:
         return _error(describe_errors(exc, BenchmarkOptions))
@@ -353,8 +353,8 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
                       "--port PORT, then dask worker tcp://HOST:PORT), or run on this machine with --runner dask",
                       EXIT_FAILED)
     cfg.criteria = criteria
-    from tasks.registry import BENCHMARK
-    from tasks.runner import ConfigError
+    from tasks.benchmark.registry import BENCHMARK
+    from tasks.engine.runner import ConfigError
 
     if command.dry_run:  # before the stages' checks: a dry run prices a run whose keys are not set yet
         from flows.cli.dry_run import print_dry_run
@@ -393,11 +393,11 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
     _prepare_prefect(home, args.verbose)
     _start_prefect_server()
     if getattr(cfg, "runner", "local") == "dask":
-        from tasks.cluster import prestart
+        from tasks.engine.cluster import prestart
 
         prestart(cfg.runner, cfg.workers, home / "dask")  # its workers start while Prefect is imported
     from flows.benchmark import benchmark_flow, flow_parameters, rerun_flow
-    from tasks.runner import StageFailed
+    from tasks.engine.runner import StageFailed
 
     try:
         results = (benchmark_flow(**flow_parameters(cfg)) if kind == "benchmark"
@@ -451,8 +451,8 @@ def cmd_runs(home: Path, args: argparse.Namespace) -> int:
 
 
 def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
-    from tasks.context import RunConfig
-    from tasks.registry import STAGES
+    from tasks.benchmark.registry import STAGES
+    from tasks.engine.context import RunConfig
     from warehouse.store import ArtifactStore
 
     run = ArtifactStore(home).get_run(args.run)
@@ -471,11 +471,8 @@ def cmd_rerun(home: Path, args: argparse.Namespace) -> int:
 def cmd_sql(home: Path, args: argparse.Namespace) -> int:
     import duckdb
 
-    from flows.server import cache_dir
-    from tasks.table_index import all_tables
     from warehouse.catalog import QueryLimitError, ReadOnlyError, query
-
-    ALL_TABLES = all_tables(cache_dir())  # noqa: N806 - the registry's tables, read without importing the stages
+    from warehouse.tables import ALL_TABLES  # declared apart from the stages: a query imports none of them
 
     if args.timeout <= 0 or args.memory_mb < 16:
         return _error("--timeout must be > 0 and --memory-mb at least 16")

@@ -19,7 +19,7 @@ FIXTURE_NOTE = (
 
 def add_parser(sub: Any) -> None:
     from flows.cli.options import add_options
-    from tasks.options import AuditOptions
+    from tasks.engine.options import AuditOptions
 
     audit = sub.add_parser("audit", help="disability-inclusivity audit: which disabilities do model answers cover?")
     add_options(audit, AuditOptions)
@@ -32,9 +32,10 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import error as _error
     from flows.cli.options import describe_errors, given
     from models.client import CredentialsMissing
-    from tasks.audit import AuditConfig, category_judge_problems
-    from tasks.context import new_run_id
-    from tasks.options import AuditOptions
+    from tasks.audit.category_judgments import category_judge_problems
+    from tasks.audit.config import AuditConfig
+    from tasks.engine.context import new_run_id
+    from tasks.engine.options import AuditOptions
     from warehouse.store import ArtifactStore
 
     run_id = getattr(args, "run_id", None)  # options the user did not give are absent (the model has defaults)
@@ -47,7 +48,7 @@ def run_audit(home: Path, args: argparse.Namespace) -> int:
             return _error(problem)
         print(f"resuming audit run {cfg.run_id} with its recorded settings", file=sys.stderr)
         return _run(home, args, cfg)
-    try:  # every range and choice, as declared once in tasks.options
+    try:  # every range and choice, as declared once in tasks.engine.options
         options = AuditOptions.model_validate(given(args, AuditOptions))
     except ValidationError as exc:
         return _error(describe_errors(exc, AuditOptions))
@@ -85,8 +86,9 @@ def _before_any_call(cfg: Any) -> str | None:
     a questions file that neither a model nor imported answers will answer."""
     from judges.inclusivity.questions import load_questions
     from judges.inclusivity.validation import load_validation
-    from tasks.audit import AUDIT, fixture_gap
-    from tasks.runner import ConfigError
+    from tasks.audit.registry import AUDIT
+    from tasks.audit.responses import fixture_gap
+    from tasks.engine.runner import ConfigError
 
     try:
         AUDIT.check(cfg)
@@ -109,7 +111,8 @@ def _before_any_call(cfg: Any) -> str | None:
 def rerun_audit(home: Path, args: argparse.Namespace, run: dict[str, Any]) -> int:
     """`accessbench rerun --run ID --stage STAGE [--downstream]` for an audit run."""
     from flows.cli.console import error as _error
-    from tasks.audit import AUDIT_STAGES, AuditConfig
+    from tasks.audit.config import AuditConfig
+    from tasks.audit.registry import AUDIT_STAGES
 
     if args.stage not in AUDIT_STAGES:
         return _error(f"unknown audit stage {args.stage!r}; stages: {', '.join(AUDIT_STAGES)}")
@@ -128,7 +131,7 @@ def _run(home: Path, args: argparse.Namespace, cfg: Any, stage: str | None = Non
     _prepare_prefect(home, args.verbose)
     from flows.audit import audit_flow, audit_flow_parameters, audit_rerun_flow
     from flows.report.audit import render_audit_report
-    from tasks.runner import StageFailed
+    from tasks.engine.runner import StageFailed
 
     try:
         results = (audit_rerun_flow(run_id=cfg.run_id, stage=stage, downstream=downstream, home=str(home),

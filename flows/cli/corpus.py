@@ -58,10 +58,11 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _sample(home: Path, args: argparse.Namespace) -> int:
-    from corpus.sampling import SAMPLES_SCHEMA, load_metadata, sample, write_sample_manifest
-    from corpus.screening import SCREENING_SCHEMA, screen_folder
-    from tasks.context import new_run_id
+    from corpus.sampling import load_metadata, sample, write_sample_manifest
+    from corpus.screening import screen_folder
+    from tasks.engine.context import new_run_id
     from warehouse.store import ArtifactStore
+    from warehouse.tables import SAMPLES_SCHEMA, SCREENING_SCHEMA
 
     folder = Path(args.pdfs).resolve()  # relative to where the user stands, once
     if not folder.is_dir():
@@ -93,6 +94,6 @@ def _sample(home: Path, args: argparse.Namespace) -> int:
 
 
 def _with_run(schema: Any) -> Any:
-    from tasks.common import with_run_id
+    from warehouse.tables import with_run_id
 
     return with_run_id(schema)

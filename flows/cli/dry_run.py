@@ -26,7 +26,7 @@ PRICED = {"llm": "", "hybrid": "at most (the LLM tier runs only on semantic sub-
 
 def _rows(cfg: Any) -> list[dict[str, Any]]:
     from corpus.manifest import FileLimits, load_dataset, load_pdf_folder
-    from tasks.corpus import source_root
+    from tasks.benchmark.corpus import source_root
 
     root = source_root(cfg)  # the synthetic benchmark is generated once into the data home, as a run would
     limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages,

@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
                      help="repair signed files too: their signatures no longer hold in the copy and Reader usage "
                           "rights (/Perms /UR3) are removed from it (default: signed files are left as they are)")
     from flows.cli.options import add_options
-    from tasks.options import StageSettings
+    from tasks.engine.options import StageSettings
 
     add_options(fix, StageSettings, LIMIT_OPTIONS)  # the limits of `run`, the same flags and defaults
 
@@ -69,7 +69,7 @@ def run_fix(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import EXIT_FAILED, EXIT_NOT_FOUND
     from flows.cli.console import error as _error
     from judges.criteria import CRITERIA
-    from tasks.fix import FixError, check_output, run_documents, unique_outputs
+    from repairs.fix import FixError, check_output, run_documents, unique_outputs
     from warehouse.paths import DiskFull
     from warehouse.store import ArtifactStore
 
@@ -130,9 +130,9 @@ def _fix(home: Path, pairs: list[tuple[Path, Path]], original_run: str | None, a
          scratch: bool, inputs: tuple[Path, ...]) -> int:
     from flows.cli.console import EXIT_FAILED
     from flows.report.fix import write_fix_report
-    from tasks.fix import draft_model, drafts, fix_files, remaining, rule_counts
-    from tasks.fix_guards import FixLimits
-    from tasks.options import StageSettings
+    from repairs.fix import draft_model, drafts, fix_files, remaining, rule_counts
+    from repairs.guards import FixLimits
+    from tasks.engine.options import StageSettings
 
     limits = FixLimits.of(StageSettings(**{n: getattr(args, n) for n in LIMIT_OPTIONS if hasattr(args, n)}))
     model = draft_model(home, args.model) if args.model else None

@@ -18,7 +18,7 @@ def screening_exit(home: Path, run_ids: list[str], fail_on: str, *, nothing_chec
     if fail_on == "never" and not nothing_checked_fails:
         return EXIT_OK
     from flows.report.data import collect
-    from tasks.screening import NOT_CHECKED, trips
+    from tasks.benchmark.screening import NOT_CHECKED, trips
 
     screenings = collect(home, run_ids).get("screening") or []
     files = [f for s in screenings for f in s["files"]]

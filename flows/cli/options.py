@@ -1,4 +1,4 @@
-"""Command-line options generated from an options model (`tasks.options`), and its errors as one line each.
+"""Command-line options generated from an options model (`tasks.engine.options`), and its errors as one line each.
 
 Each field becomes one option: `--the-field-name` (or the flag its `Cli` metadata names), its help from
 the field's description with the default, its choices from the field's enum. Every option defaults to
@@ -17,7 +17,7 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from tasks.options import Cli, cli_meta
+from tasks.engine.options import Cli, cli_meta
 
 
 def flag_of(model: type[BaseModel], name: str) -> str:

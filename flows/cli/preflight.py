@@ -31,9 +31,9 @@ def check_run(args: argparse.Namespace) -> Refusal | None:
     from pydantic import ValidationError
 
     from flows.cli.options import describe_errors, given
-    from tasks.options import BenchmarkOptions
+    from tasks.engine.options import BenchmarkOptions
 
-    try:  # every range and choice, as declared once in tasks.options (criteria names included)
+    try:  # every range and choice, as declared once in tasks.engine.options (criteria names included)
         options = BenchmarkOptions.model_validate(given(args, BenchmarkOptions))
     except ValidationError as exc:
         return Refusal(describe_errors(exc, BenchmarkOptions))
@@ -99,7 +99,7 @@ def check_audit(args: argparse.Namespace) -> Refusal | None:
     from pydantic import ValidationError
 
     from flows.cli.options import describe_errors, given
-    from tasks.options import AuditOptions
+    from tasks.engine.options import AuditOptions
 
     try:
         options = AuditOptions.model_validate(given(args, AuditOptions))

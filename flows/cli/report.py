@@ -21,7 +21,7 @@ def add_parser(sub: Any) -> None:
                              "one run's per-file results: junit (JUnit XML), sarif (SARIF 2.1.0) or ci-json")
     report.add_argument("--out", help="write the report to this file instead of standard output")
     from flows.cli.options import add_options
-    from tasks.options import CommandOptions
+    from tasks.engine.options import CommandOptions
 
     add_options(report, CommandOptions, ("fail_on",))
 
@@ -75,7 +75,7 @@ def run_report(home: Path, args: argparse.Namespace) -> int:
     from flows.cli.console import EXIT_NOT_FOUND
     from flows.cli.console import error as _error
     from flows.cli.options import describe_errors, given
-    from tasks.options import CommandOptions
+    from tasks.engine.options import CommandOptions
     from warehouse.store import ArtifactStore
 
     try:

@@ -41,7 +41,7 @@ def _find(store: ArtifactStore, item: str) -> dict[str, Any] | None:
 
 def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
     """A review item as a reviewer needs it: the file and page, the evidence, what each tier said."""
-    from tasks.common import document_files
+    from tasks.engine.common import document_files
     from warehouse.review import latest_resolutions
 
     run_id, doc_id, page = row["run_id"], row["doc_id"], row["page"]
@@ -298,9 +298,9 @@ def run_review(home: Path, args: argparse.Namespace) -> int:
                            "criterion": row["criterion"], "page": row["page"], "label": label.value,
                            "note": args.note, "reviewer": args.reviewer})
     # The stages load only here: every other command builds this parser without importing them.
-    from tasks.context import RunConfig
-    from tasks.registry import STAGES
-    from tasks.runner import execute
+    from tasks.benchmark.registry import STAGES
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
 
     run = store.get_run(row["run_id"])
     cfg = RunConfig.from_record(json.loads(run["config"]) if run else {"run_id": row["run_id"]}, home=home,

@@ -25,9 +25,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run_runs(home: Path, args: argparse.Namespace) -> int:
-    from tasks.stage_order import AUDIT_STAGE_NAMES as AUDIT_STAGES
-    from tasks.stage_order import BENCHMARK_STAGE_NAMES as STAGES
     from warehouse.store import ArtifactStore
+    from warehouse.tables import AUDIT_STAGE_NAMES as AUDIT_STAGES
+    from warehouse.tables import BENCHMARK_STAGE_NAMES as STAGES
 
     store = ArtifactStore(home)
     runs = store.runs()

@@ -107,7 +107,8 @@ def cmd_deploy(home: Path, args: argparse.Namespace) -> int:
         return _error(str(exc), EXIT_FAILED)
     api = os.environ["PREFECT_API_URL"]
     where = shlex.quote(str(home))  # the data home in use: the worker's runs write there
-    print(f"registered {', '.join(args.name) if args.name else 'every deployment in prefect.yaml'} with {api}.\n"
+    which = ", ".join(args.name) if args.name else "every deployment in deployments/prefect.yaml"
+    print(f"registered {which} with {api}.\n"
           f"Start a worker where the data lives: accessbench --home {where} worker (on this machine), or "
           f"ACCESSBENCH_HOME={where} PREFECT_API_URL={api} PREFECT_API_AUTH_STRING=\"$(cat "
           f"{shlex.quote(str(_auth_file(home)))})\" prefect worker start --pool {WORK_POOL}\n"

@@ -21,9 +21,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from flows.report.warehouse import report_tables
 from judges.inclusivity.categories import CATEGORY_NAMES
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 CITATION = "Dash et al. 2025 (published)"
 PUBLISHED = "published"
@@ -91,7 +91,7 @@ def _f(value: float | None, digits: int = 3, sign: bool = False) -> str:
 
 
 def render_audit_report(home: Path, run_id: str, brief: bool = False) -> str:
-    con = catalog.connect(home, report_tables())
+    con = catalog.connect(home, ALL_TABLES)
     shaded = sys.stdout.isatty()  # heatmap shading in a terminal; plain numbers in pipes and files
     out = Console(file=io.StringIO(), width=160, force_terminal=shaded, color_system="256" if shaded else None)
     try:

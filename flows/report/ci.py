@@ -63,10 +63,10 @@ class Case:
 def collect_cases(home: Path, run_id: str) -> list[Case]:
     """Every file × criterion × judge of a run, from its tables; in file, criterion, judge order."""
     from judges.criteria import CRITERIA
-    from tasks.common import document_files
-    from tasks.failures import WARNING_KINDS
-    from tasks.stage_order import BENCHMARK_STAGE_NAMES
+    from tasks.engine.common import document_files
+    from tasks.engine.failures import WARNING_KINDS
     from warehouse.store import ArtifactStore
+    from warehouse.tables import BENCHMARK_STAGE_NAMES
 
     store = ArtifactStore(home)
     documents = store.read_rows("corpus", run_id, "documents")

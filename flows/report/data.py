@@ -19,15 +19,15 @@ from typing import Any
 from corpus import item_set as item_sets
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
-from flows.report.warehouse import report_tables
 from judges.conformance import NOT_CHECKED as PDFUA_NOT_CHECKED
 from judges.conformance import checkpoint_view
 from judges.criteria import SPECS
 from judges.labels import Label
-from tasks.failures import WARNING_KINDS
-from tasks.screening import NOT_CHECKED, VERDICT_ORDER, conformance_of, file_key, verdict_of
+from tasks.benchmark.screening import NOT_CHECKED, VERDICT_ORDER, conformance_of, file_key, verdict_of
+from tasks.engine.failures import WARNING_KINDS
 from warehouse import catalog
 from warehouse.store import ArtifactStore
+from warehouse.tables import ALL_TABLES
 
 MAX_REGIONS = 30  # outlined finding kinds per page image; the rest are counted, not drawn
 MAX_PAGE_IMAGES = 3  # failed pages shown as images per file, each showing a finding kind not shown yet
@@ -78,7 +78,7 @@ def collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
 
 
 def _collect(home: Path, run_ids: list[str]) -> dict[str, Any]:
-    con = catalog.connect(home, report_tables())
+    con = catalog.connect(home, ALL_TABLES)
     try:
         p = {"runs": run_ids}
         runs = _rows(con, "SELECT run_id, created, source, source_path, judge, status FROM runs "
@@ -389,7 +389,7 @@ def _remediation(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
 
 def _screening(con: Any, run_id: str) -> dict[str, Any]:
     """One entry per screened file (a run holds one document per file and criterion), most urgent first, with
-its overall verdict (`tasks.screening`: fails, passes, could not be checked) and the verdict's reason."""
+its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be checked) and the verdict's reason."""
     p = {"run": run_id}
     docs = _rows(con, "SELECT doc_id, any_value(files) AS files, any_value(root) AS root, max(pages) AS pages "
                       "FROM documents WHERE run_id = $run GROUP BY doc_id", p)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from flows.report.html import CSS, SORT_JS, _e, _rowhead, _table
 from judges.rules.catalog import catalog
-from tasks.fix import FileFix, drafts, remaining, rule_counts
-from tasks.remedies import MODEL_REMEDIES
+from repairs.fix import FileFix, drafts, remaining, rule_counts
+from repairs.remedies import MODEL_REMEDIES
 
 
 def _labels(values: Iterable[str | None]) -> str:

@@ -384,7 +384,7 @@ def file_warnings(found: dict[str, Any]) -> list[str]:
 def fix_first(found: dict[str, Any]) -> list[dict[str, Any]]:
     """What to fix first in one file: an untagged file is tagged before anything (with how); then its error
     findings, those met by the most readers first (on the most pages; ties in criterion order)."""
-    from tasks.screening import UNTAGGED
+    from tasks.benchmark.screening import UNTAGGED
 
     steps: list[dict[str, Any]] = []
     if UNTAGGED in (found.get("reason") or ""):

@@ -14,11 +14,11 @@ from rich.text import Text
 from common.text import visible
 from flows.report import paper_numbers as paper
 from flows.report import tables as tables
-from flows.report.warehouse import report_tables
 from judges.criteria import labels_for
 from judges.labels import Label
-from tasks.screening import FAILS, NOT_CHECKED, PASSES
+from tasks.benchmark.screening import FAILS, NOT_CHECKED, PASSES
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 SHORT = {"passed": "P", "failed": "F", "not_present": "NP", "cannot_tell": "CT"}
 
@@ -39,7 +39,7 @@ def render_report(home: Path, run_id: str, brief: bool = False) -> str:
     from flows.report.data import collect
 
     data = collect(home, [run_id])  # the numbers and verdicts md, json and html show (read once per run state)
-    con = catalog.connect(home, report_tables())
+    con = catalog.connect(home, ALL_TABLES)
     out = Console(file=io.StringIO(), width=140 if brief else 260)
     item_set = (data.get("item_sets") or {}).get(run_id) or "item set not recorded"
     for line in tables.headline(data):
@@ -213,7 +213,7 @@ def _confusion(con: Any, out: Console, run_id: str) -> None:
 def error_files(home: Path, run_id: str) -> int:
     """How many files (not file × criterion documents) of the run have error rows; rows without a document
     (a stage-wide error) count as one."""
-    con = catalog.connect(home, report_tables())
+    con = catalog.connect(home, ALL_TABLES)
     try:
         row = con.execute("""
             SELECT count(DISTINCT coalesce(array_to_string(d.files, ' + '), e.doc_id, '')) FROM errors e

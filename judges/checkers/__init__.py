@@ -10,7 +10,7 @@ location and a message. Two small things make a checker a judge, each in its own
   criterion and sub-criterion, which severities fail, which outcomes mean the element is absent.
 
 The judge (`judges.checkers.judge`) turns one document's run into the four labels; the judge stage
-(`tasks.judge`) runs each checker once per document, on a copy of the file under a neutral name, so
+(`tasks.benchmark.judge`) runs each checker once per document, on a copy of the file under a neutral name, so
 that nothing of the path reaches the checker or the stored rows.
 """
 

@@ -20,7 +20,7 @@ _CLIENT_STAGE_ADVICE = ("rerun the judge stage later (answered pages are cached)
 def call_error(exc: ModelCallError, stage: str) -> tuple[str, str, bool]:
     """(error kind, message, transient) of a failed model call in audit stage `stage`.
 
-    Transient failures get the kinds `tasks.failures` retries on resume: `rate_limit` (HTTP 429),
+    Transient failures get the kinds `tasks.engine.failures` retries on resume: `rate_limit` (HTTP 429),
     `timeout`, or `connection` (a refused or lost connection, a 5xx); terminal ones are `model_call`.
     The message's advice names `stage`.
     """

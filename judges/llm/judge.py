@@ -72,7 +72,7 @@ class LLMJudge:
     def __init__(self, client: ModelClient, *, vision: str | bool | None = "auto", evidence: str = "paper",
                  structured: bool | None = None, images: ImageStore | None = None) -> None:
         """The sampling settings sent are the client's config's (`ModelConfig.request`: the run's --temperature
-        and --max-tokens, resolved once in `tasks.options`)."""
+        and --max-tokens, resolved once in `tasks.engine.options`)."""
         if evidence not in EVIDENCE_MODES:
             raise ValueError(f"unknown evidence mode {evidence!r}; choose one of {', '.join(EVIDENCE_MODES)}")
         self.client = client
@@ -230,7 +230,7 @@ def _accounting(calls: list[ModelResponse], phash: str, config: ModelConfig) -> 
 
 
 # The judge's own options; how the model is called is one typed `ModelConfig` (option `calls`, resolved once per run
-# by `tasks.options.StageSettings.model_calls`). A caller without a run may give the config's fields instead.
+# by `tasks.engine.options.StageSettings.model_calls`). A caller without a run may give the config's fields instead.
 OPTIONS = ("home", "vision", "evidence", "structured", "calls")
 
 

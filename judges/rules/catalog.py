@@ -13,7 +13,7 @@ Each check is declared once, in `judges/rules/catalog/<criterion>.toml`:
                                #   judge asks its LLM `question` about it and fails it if confirmed
     message = "heading level jumps from H{previous} to H{level}"
     remediation = "retag it as H{expected} so levels never skip"
-    remedy = "heading_levels"  # optional: the mechanical repair `accessbench fix` applies (tasks/remedies.py)
+    remedy = "heading_levels"  # optional: the mechanical repair `accessbench fix` applies (repairs/remedies.py)
     benchmark_severity = ""    # optional: the severity on a labelled benchmark item, where it differs from the one
                                #   a screened file gets (`severity`); "off" drops the finding there
 
@@ -63,7 +63,7 @@ class Rule:
     wcag: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
     question: str = ""
-    remedy: str = ""  # the registered remedy that repairs a finding of this rule (tasks/remedies.py), if any
+    remedy: str = ""  # the registered remedy that repairs a finding of this rule (repairs/remedies.py), if any
     # A PDF/UA-1 validator rule folded into a criterion (judges.conformance.py): its id, and its severity on
     # a labelled benchmark item ("" = the same as `severity`; "off" = no finding there).
     conformance: str = ""

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from judges.llm.scripted_server import Reply, ScriptedServer, error
-from tasks.audit import AUDIT_STAGE_LIST, AUDIT_STAGES, AuditConfig
-from tasks.registry import ALL_TABLES
-from tasks.runner import execute
+from tasks.audit.config import AuditConfig
+from tasks.audit.registry import AUDIT_STAGE_LIST, AUDIT_STAGES
+from tasks.engine.runner import execute
 from tests.audit.conftest import answer_responder
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.heavy  # whole audits of 140 answers (not in make test-fast)
 
@@ -157,7 +158,7 @@ def test_an_unavailable_judge_is_an_error_row_not_a_failed_run(home: Path, serve
 
 def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedServer, home: Path, tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    import tasks.audit
+    import tasks.audit.responses
 
     server.responder = answer_responder
     questions = tmp_path / "q.json"
@@ -165,7 +166,7 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
     cfg = config(home, server, models=MODELS, variants=["base"], questions_path=str(questions),
                  audit_judges=["lexicon"])
     execute(cfg, AUDIT_STAGES["questions"])
-    real = tasks.audit.ask_many
+    real = tasks.audit.responses.ask_many
     asked: list[str] = []
 
     def killed_on_the_second_model(client: Any, prompts: Any, params: Any, *rest: Any, **options: Any) -> Any:
@@ -174,7 +175,7 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
             raise KeyboardInterrupt  # the process is stopped between two models
         return real(client, prompts, params, *rest, **options)
 
-    monkeypatch.setattr(tasks.audit, "ask_many", killed_on_the_second_model)
+    monkeypatch.setattr(tasks.audit.responses, "ask_many", killed_on_the_second_model)
     with pytest.raises(KeyboardInterrupt):
         execute(cfg, AUDIT_STAGES["responses"])
     assert server.calls == 1
@@ -184,7 +185,7 @@ def test_a_killed_responses_stage_resumes_without_asking_again(server: ScriptedS
         resumed.append(client.model)
         return real(client, prompts, params, *rest, **options)
 
-    monkeypatch.setattr(tasks.audit, "ask_many", tracked)
+    monkeypatch.setattr(tasks.audit.responses, "ask_many", tracked)
     state = execute(cfg, AUDIT_STAGES["responses"])
     assert state.status == "completed" and state.row_count == 2 + 2  # two responses and the two calls behind them
     assert resumed == ["openai/test-model-b"]  # the first model's part was persisted, not asked again

@@ -18,13 +18,15 @@ import pytest
 
 from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.llm.scripted_server import Reply, ScriptedServer, error
-from tasks.audit import AUDIT_STAGES, JUDGMENTS_SCHEMA, AuditConfig
-from tasks.registry import ALL_TABLES
-from tasks.runner import StageFailed, execute
+from tasks.audit.config import AuditConfig
+from tasks.audit.registry import AUDIT_STAGES
+from tasks.engine.runner import StageFailed, execute
 from tests.audit.conftest import answer_responder
 from tests.flows.test_cli import cli, sql
 from warehouse import catalog
 from warehouse.store import ArtifactStore, StageStatus
+from warehouse.tables import ALL_TABLES
+from warehouse.tables import CATEGORY_JUDGMENTS_SCHEMA as JUDGMENTS_SCHEMA
 
 pytestmark = pytest.mark.heavy  # whole audit stages against failing servers (not in make test-fast)
 
@@ -179,7 +181,7 @@ def test_a_refused_api_base_fails_quickly_with_retryable_rows_naming_the_respons
 # -- audit runs are listed with their own judges ----------------------------------------------------------
 
 def test_an_audit_run_is_recorded_with_the_audits_judges(home: Path) -> None:
-    from tasks.pipeline import record_run
+    from tasks.engine.pipeline import record_run
 
     cfg = AuditConfig(home=home, run_id="judged", audit_judges=["lexicon", "llm:openai/judge-model"],
                       progress=False)

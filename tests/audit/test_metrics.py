@@ -11,10 +11,10 @@ import pytest
 
 from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.inclusivity.validation import coverage_prf, weighted_kappa
-from tasks.audit import JUDGMENTS_SCHEMA
-from tasks.registry import ALL_TABLES
 from warehouse import catalog
 from warehouse.store import ArtifactStore
+from warehouse.tables import ALL_TABLES
+from warehouse.tables import CATEGORY_JUDGMENTS_SCHEMA as JUDGMENTS_SCHEMA
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics", reason="pip install 'accessbench[dev]' (scikit-learn)")
 

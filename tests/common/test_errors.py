@@ -7,7 +7,7 @@ import typing
 
 from common.errors import KINDS, WARNING_KINDS, TerminalError, TransientError, kind_of
 from extractors.errors import ExtractionError, ExtractionKind
-from tasks.failures import classify
+from tasks.engine.failures import classify
 
 
 def test_extraction_errors_are_terminal_and_carry_the_taxonomys_advice() -> None:

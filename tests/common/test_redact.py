@@ -41,7 +41,7 @@ def test_s3_messages_use_the_same_marker(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_there_is_one_redaction_function() -> None:
     found = {str(path.relative_to(REPO)) for top in ("common", "warehouse", "judges", "extractors", "corpus",
-                                                    "tasks", "flows", "deployments")
+                                                    "tasks", "repairs", "flows", "deployments")
              for path in (REPO / top).rglob("*.py")
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, ast.FunctionDef) and node.name == "redact"}

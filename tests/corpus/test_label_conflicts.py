@@ -10,9 +10,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import STAGES
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGES
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 
 
 def _pdf(text: str) -> bytes:

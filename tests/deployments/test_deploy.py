@@ -49,7 +49,7 @@ def test_scheduled_nightly_run_fires_and_readme_runs_complete_on_a_worker_that_s
         return api(*args, home=home, **kwargs)  # with the home's auth string
 
     deployed = cli(home, "deploy")
-    url = deployed.stdout.split("registered every deployment in prefect.yaml with ")[1].split(".\n")[0]
+    url = deployed.stdout.split("registered every deployment in deployments/prefect.yaml with ")[1].split(".\n")[0]
     # The worker commands it suggests name this data home, not an example path.
     assert f"accessbench --home {home} worker" in deployed.stdout
     assert f"ACCESSBENCH_HOME={home} PREFECT_API_URL={url} " in deployed.stdout

@@ -1,4 +1,5 @@
-"""prefect.yaml: three deployments, their schedules, and parameters the flows accept and the worker resolves."""
+"""deployments/prefect.yaml: three deployments, their schedules, and parameters the flows accept and the worker
+resolves."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ def test_build_context_holds_what_the_dockerfile_copies_and_never_the_virtualenv
                 if line.strip() and not line.startswith("#")]
     copied = [src for line in DOCKERFILE.read_text().splitlines() if line.startswith("COPY ")
               for src in line.split()[1:-1]]
-    assert "flows" in copied and "prefect.yaml" in copied
+    assert "flows" in copied and "deployments" in copied and (REPO / "deployments" / "prefect.yaml").is_file()
     for src in copied:
         assert not _ignored(src, patterns), f"{src} is copied but excluded by .dockerignore"
         assert (REPO / src).exists()

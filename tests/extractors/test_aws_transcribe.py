@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from extractors.transcript import TRANSCRIPT_SCHEMA, TranscriptError, transcribe_audio
+from extractors.transcript import TranscriptError, transcribe_audio
 from tests.extractors.conftest import assert_fits
+from warehouse.tables import TRANSCRIPT_SCHEMA
 
 boto3 = pytest.importorskip("boto3", reason="the aws-transcribe backend needs boto3: pip install 'accessbench[aws]'")
 from botocore.response import StreamingBody  # noqa: E402  (only importable with boto3)

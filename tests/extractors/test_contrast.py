@@ -12,17 +12,11 @@ import pytest
 import typst
 from PIL import Image
 
-from extractors.contrast import (
-    CONTRAST_SCHEMA,
-    contrast_ratio,
-    contrast_summary,
-    extract_contrast,
-    is_large_text,
-    relative_luminance,
-)
+from extractors.contrast import contrast_ratio, contrast_summary, extract_contrast, is_large_text, relative_luminance
 from extractors.errors import ExtractionError
 from tests.conftest import SHARED_BENCHMARK
 from warehouse.schema import conform
+from warehouse.tables import CONTRAST_SCHEMA
 
 BENCHMARK = SHARED_BENCHMARK / "data" / "processed"
 

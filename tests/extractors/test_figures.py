@@ -20,9 +20,10 @@ from corpus.mutations import NotApplicable
 from corpus.mutations import alt_text as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
-from extractors.figures import FIGURES_SCHEMA, extract_figures, render_figure_crops
+from extractors.figures import extract_figures, render_figure_crops
 from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, compile_typst
+from warehouse.tables import FIGURES_SCHEMA
 
 FIGURES = """#set document(title: "Figures")
 #set text(lang: "en", size: 10pt)

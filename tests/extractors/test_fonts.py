@@ -10,8 +10,9 @@ import pikepdf
 import pymupdf
 import pytest
 
-from extractors.fonts import FONTS_SCHEMA, TEXT_SPANS_SCHEMA, extract_fonts, extract_text_spans
+from extractors.fonts import extract_fonts, extract_text_spans
 from tests.extractors.conftest import assert_fits, mutate
+from warehouse.tables import FONTS_SCHEMA, TEXT_SPANS_SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,6 @@ from PIL import Image
 
 from extractors.errors import ExtractionError
 from extractors.layout import (
-    LAYOUT_PAGES_SCHEMA,
-    LAYOUT_SCHEMA,
     PUBLAYNET_KINDS,
     LayoutBackendError,
     available_backends,
@@ -27,8 +25,9 @@ from extractors.layout import (
     pymupdf_backend,
 )
 from extractors.layout.layoutparser_backend import model_files
-from tasks.layout import layout_document
+from tasks.benchmark.layout import layout_document
 from warehouse.schema import conform
+from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
 HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
 HAS_LAYOUTPARSER = importlib.util.find_spec("layoutparser") is not None

@@ -7,15 +7,10 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from extractors.links import (
-    LINKS_SCHEMA,
-    ORPHAN_LINK_ELEMENTS_SCHEMA,
-    extract_links,
-    extract_orphan_link_elements,
-    uri_well_formed,
-)
+from extractors.links import extract_links, extract_orphan_link_elements, uri_well_formed
 from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, mutate, struct_elements_of
+from warehouse.tables import LINKS_SCHEMA, ORPHAN_LINK_ELEMENTS_SCHEMA
 
 
 def _link_annots(pdf: pikepdf.Pdf) -> list[pikepdf.Object]:

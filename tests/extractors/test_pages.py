@@ -8,8 +8,9 @@ import pymupdf
 import pytest
 from PIL import Image
 
-from extractors.pages import MAX_SIDE_PX, PAGES_SCHEMA, render_pages
+from extractors.pages import MAX_SIDE_PX, render_pages
 from tests.extractors.conftest import assert_fits
+from warehouse.tables import PAGES_SCHEMA
 
 
 def test_renders_every_page(tagged_pdf: Path, tmp_path: Path) -> None:

@@ -21,9 +21,10 @@ from extractors.pdfix_backend import (
     get_tag_tree_backend,
     load_pdfix,
 )
-from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
+from extractors.structure.records import extract_struct_elements
 from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
+from warehouse.tables import STRUCT_ELEMENTS_SCHEMA
 
 PROCESSED = SHARED_BENCHMARK / "data" / "processed"
 # Fields both backends read straight from the tree; PDFix pages, text and boxes are its own.
@@ -169,7 +170,7 @@ def test_agrees_with_the_default_backend_on_the_dev_benchmark() -> None:
 def test_the_extract_stage_reads_the_tag_tree_with_the_chosen_backend(tagged_pdf: Path, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`--tag-tree pdfix` hands the file to the pdfix reader (stood in for here: pdfix-sdk may be missing)."""
-    from tasks.extract import extract_file
+    from tasks.benchmark.extract import extract_file
 
     seen: list[Path] = []
 

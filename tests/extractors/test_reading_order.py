@@ -18,10 +18,11 @@ import pytest
 from corpus.mutations import reading_order as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
-from extractors.reading_order import READING_ORDER_SCHEMA, extract_reading_order, order_agreement
+from extractors.reading_order import extract_reading_order, order_agreement
 from extractors.structure.records import extract_struct_elements
 from tests.extractors.conftest import assert_fits, compile_typst
 from tests.extractors.conftest import first_mutated as mutated
+from warehouse.tables import READING_ORDER_SCHEMA
 
 TWO_COLUMNS = """#set document(title: "Two columns")
 #set text(lang: "en", size: 10pt)

@@ -21,12 +21,13 @@ import pytest
 from extractors import PAGES_SCHEMA, STRUCT_SUMMARY_SCHEMA, ExtractionError, render_pages, struct_summary
 from extractors.reading_order import order_agreement
 from extractors.source import pdf_source
-from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables
+from extractors.tables import extract_tables
 from extractors.transcript.emulated import transcribe
-from tasks.extract import extract_file
-from tasks.registry import STAGES
+from tasks.benchmark.extract import extract_file
+from tasks.benchmark.registry import STAGES
 from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits
+from warehouse.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 
 pytestmark = pytest.mark.benchmark_data
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from extractors.structure.records import STRUCT_ELEMENTS_SCHEMA, extract_struct_elements
-from extractors.structure.summary import STRUCT_SUMMARY_SCHEMA, struct_summary
+from extractors.structure.records import extract_struct_elements
+from extractors.structure.summary import struct_summary
 from extractors.structure.tree import read_struct_tree, resolve_role
 from tests.extractors.conftest import assert_fits, first_element, mutate
+from warehouse.tables import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,10 @@ from PIL import Image
 from corpus.mutations import tables as mutations
 from corpus.synthetic import build_synthetic_benchmark
 from extractors.errors import ExtractionError
-from extractors.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA, extract_tables, render_table_crops
+from extractors.tables import extract_tables, render_table_crops
 from tests.extractors.conftest import assert_fits, compile_typst, struct_elements_of
 from tests.extractors.conftest import first_mutated as mutated
+from warehouse.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 
 SPANNING_TABLE = """#set document(title: "Tables")
 #set text(lang: "en", size: 10pt)

@@ -16,16 +16,10 @@ import pytest
 from extractors.errors import ExtractionError
 from extractors.links import extract_links
 from extractors.structure.records import extract_struct_elements
-from extractors.transcript import (
-    TRANSCRIPT_SCHEMA,
-    TRUNCATED,
-    TranscriptError,
-    get_transcriber,
-    transcribe,
-    transcribe_audio,
-)
+from extractors.transcript import TRUNCATED, TranscriptError, get_transcriber, transcribe, transcribe_audio
 from extractors.transcript import emulated as transcript_module
 from tests.extractors.conftest import assert_fits, compile_typst, first_element, mutate, red_png
+from warehouse.tables import TRANSCRIPT_SCHEMA
 
 REPORT_SOURCE = """#set document(title: "Transcript fixture")
 #set text(lang: "en", size: 11pt)

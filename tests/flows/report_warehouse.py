@@ -14,16 +14,19 @@ from pathlib import Path
 
 import pymupdf
 
-from corpus.manifest import DOCUMENTS_SCHEMA
 from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.remediation_quality import score_judgment
-from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.audit import CATEGORY_JUDGMENTS
-from tasks.extract import TABLES, TEXT_SPANS
-from tasks.judge import JUDGMENTS_SCHEMA
-from tasks.metrics import REMEDIATION_SCORES_SCHEMA
-from tasks.render import PAGES
 from warehouse.store import ArtifactStore
+from warehouse.tables import (
+    CATEGORY_JUDGMENTS,
+    DOC_LABELS_SCHEMA,
+    DOCUMENTS_SCHEMA,
+    JUDGMENTS_SCHEMA,
+    PAGES,
+    REMEDIATION_SCORES_SCHEMA,
+    TABLES,
+    TEXT_SPANS,
+)
 
 BENCH, SCREEN, AUDIT = "bench", "screen", "audit"
 EVIL_FILE = 'evil <img src=x onerror=alert(1)>.pdf'

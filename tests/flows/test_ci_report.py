@@ -22,9 +22,9 @@ CRITERIA = ["table_structure", "functional_hyperlinks"]
 def screened(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Path) -> tuple[Path, Path]:
     """A --pdfs run (rules judge) over four files: a failing and a passing table, an untagged one, and a file
     that is not a PDF at all."""
-    from tasks.context import RunConfig
-    from tasks.registry import STAGE_LIST
-    from tasks.runner import execute
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
 
     folder = tmp_path_factory.mktemp("pdfs")
     processed = synthetic_dataset / "data" / "processed"

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 from flows.cli.app import main
-from tasks.registry import ALL_TABLES
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 
 def test_synth_then_sample_writes_manifests_and_tables(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

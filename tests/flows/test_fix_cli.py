@@ -16,7 +16,7 @@ import pytest
 from flows.cli.app import main
 from judges.llm.scripted_server import ScriptedServer
 from models.client import ModelResponse
-from tasks.fix import judge_folder, linked_run
+from repairs.fix import judge_folder, linked_run
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose, remove_sources
 from tests.llm.conftest import _server, server  # noqa: F401 - the scripted OpenAI-compatible server
@@ -171,7 +171,7 @@ def _figure_without_alt(folder: Path) -> Path:
 
 def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    import tasks.fix
+    import repairs.fix
 
     folder = _figure_without_alt(tmp_path / "in").parent
     model = FakeModel()
@@ -181,7 +181,7 @@ def test_model_drafts_are_listed_for_review(tmp_path: Path, monkeypatch: pytest.
         seen.append(spec)
         return model
 
-    monkeypatch.setattr(tasks.fix, "draft_model", fake_draft_model)
+    monkeypatch.setattr(repairs.fix, "draft_model", fake_draft_model)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-sent")  # the usage check asks for it; the model is faked
     report = _json(capsys, main(["--home", str(tmp_path / "home"), "fix", str(folder / "fig.pdf"), "--out",
                                  str(tmp_path / "fig.fixed.pdf"), "--model", "llm:openai/some-model",
@@ -246,7 +246,7 @@ def test_a_file_the_run_refused_is_not_repaired(pdfs: Path, tmp_path: Path, caps
     folder.mkdir()
     _bomb(pdfs / "skip.pdf", folder / "bomb.pdf")
     (folder / "skip3.pdf").write_bytes((pdfs / "skip3.pdf").read_bytes())
-    from tasks.fix_guards import FixLimits
+    from repairs.guards import FixLimits
 
     judge_folder(home, "strict", folder, limits=FixLimits(max_stream_mb=1))  # the run refused bomb.pdf: a limit row
     code = main(["--home", str(home), "fix", "--run", "strict", "--out", str(tmp_path / "fixed"), "--format", "json"])
@@ -284,8 +284,8 @@ def test_out_inside_the_screened_folder_never_replaces_an_input(pdfs: Path, tmp_
 
 
 def test_a_declared_language_the_text_contradicts_is_reported_by_the_run(tmp_path: Path) -> None:
-    from tasks.registry import ALL_TABLES
     from warehouse import catalog as warehouse
+    from warehouse.tables import ALL_TABLES
 
     folder = tmp_path / "pdfs"
     folder.mkdir()
@@ -311,15 +311,15 @@ def test_a_model_draft_is_in_the_call_log(tmp_path: Path, monkeypatch: pytest.Mo
                                           capsys: pytest.CaptureFixture[str]) -> None:
     """`fix --model` drafts through the one model builder, and each call is an `llm_calls` row of the re-judge run
     (issue 57): what was sent (the caption), what came back, the model and the purpose."""
-    import tasks.fix
+    import repairs.fix
     from judges.llm.scripted_server import chat
     from models.config import ModelConfig
 
     figure = _figure_without_alt(tmp_path / "in")
     server.responder = lambda body: chat(DRAFTED, prompt_tokens=30, completion_tokens=12)
-    real = tasks.fix.draft_model
+    real = repairs.fix.draft_model
     # The provider is the scripted server on 127.0.0.1 (fix takes the model layer's defaults otherwise).
-    monkeypatch.setattr(tasks.fix, "draft_model", lambda home, spec: real(
+    monkeypatch.setattr(repairs.fix, "draft_model", lambda home, spec: real(
         home, spec, ModelConfig(api_base=server.api_base, backoff_base_s=0.01)))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-stored")
     home = tmp_path / "home"

@@ -1,6 +1,6 @@
 """Every setting the CLI records reaches the flow it starts: `run` hands the benchmark flow its options
 through `flow_parameters`, and a setting the flow had no parameter for was silently dropped
-(`--disable-rule` and `--timeout` were). The options are declared once (`tasks.options`): the flow's one
+(`--disable-rule` and `--timeout` were). The options are declared once (`tasks.engine.options`): the flow's one
 `options` parameter and the CLI's `run` options are both made from that model."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from flows.benchmark import benchmark_flow, flow_parameters
-from tasks.context import RunConfig
-from tasks.options import BenchmarkOptions
+from tasks.engine.context import RunConfig
+from tasks.engine.options import BenchmarkOptions
 
 # Settings that reach the flow another way (the data home and the source as home/dataset/pdfs) or that
 # the flow derives itself.

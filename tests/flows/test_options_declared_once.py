@@ -1,4 +1,4 @@
-"""The run options are declared once, in `tasks.options`: the CLI's `run` options, the flow's form and the
+"""The run options are declared once, in `tasks.engine.options`: the CLI's `run` options, the flow's form and the
 resolved run all come from that model, so a setting, default, choice or limit cannot drift between them."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from common import backends
 from flows.cli.app import EXIT_USAGE, build_parser, main
 from flows.cli.options import flag_of
 from judges.criteria import CRITERIA
-from tasks.context import RunConfig
-from tasks.options import AuditOptions, AuditSettings, BenchmarkOptions, Execution, StageSettings
+from tasks.engine.context import RunConfig
+from tasks.engine.options import AuditOptions, AuditSettings, BenchmarkOptions, Execution, StageSettings
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -85,8 +85,8 @@ def _audit_parser() -> argparse.ArgumentParser:
 
 
 def test_the_audit_has_its_own_settings_and_none_of_the_benchmarks() -> None:
-    from tasks.audit import AuditConfig
-    from tasks.context import RunBase
+    from tasks.audit.config import AuditConfig
+    from tasks.engine.context import RunBase
 
     own = set(AuditConfig.model_fields) - set(RunBase.model_fields)
     assert not own & (set(StageSettings.model_fields) - set(AuditSettings.model_fields))
@@ -116,7 +116,7 @@ def test_a_bad_audit_option_is_one_line_naming_it(argv: list[str], words: str, t
 
 def test_the_audit_flow_rebuilds_the_run_it_was_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import flows.audit as audit
-    from tasks.audit import AuditConfig
+    from tasks.audit.config import AuditConfig
 
     cfg = AuditConfig(home=tmp_path, run_id="a1", models=["openai/m"], variants=["aware"], repeats=2,
                       question_limit=3, audit_judges=["lexicon"])

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus.manifest import DOCUMENTS_SCHEMA
 from flows.report.paper_numbers import PAPER_MODELS
 from flows.report.text import render_report
-from tasks.aggregate import DOC_LABELS_SCHEMA
 from warehouse.store import ArtifactStore
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA
 
 RUN = "r1"
 # (doc, criterion, expected, judged): alt text 2/4 right (1 of them Cannot Tell, judged wrong),

@@ -11,18 +11,23 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from corpus.manifest import DOCUMENTS_SCHEMA
 from flows.cli.report import build
 from flows.report.audit import model_name, published
 from flows.report.paper_numbers import PAPER_MODELS
 from flows.report.text import render_report
-from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.extract import TEXT_SPANS
-from tasks.judge import CHECKER_RUNS_SCHEMA, JUDGMENTS_SCHEMA, LLM_CALLS_SCHEMA, REVIEW_QUEUE_SCHEMA
-from tasks.render import PAGES
 from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 from warehouse.store import ArtifactStore
+from warehouse.tables import (
+    CHECKER_RUNS_SCHEMA,
+    DOC_LABELS_SCHEMA,
+    DOCUMENTS_SCHEMA,
+    JUDGMENTS_SCHEMA,
+    LLM_CALLS_SCHEMA,
+    PAGES,
+    REVIEW_QUEUE_SCHEMA,
+    TEXT_SPANS,
+)
 
 pytestmark = pytest.mark.heavy  # whole reports built over a warehouse, 16 screened files (not in make test-fast)
 

@@ -13,14 +13,12 @@ from pathlib import Path
 import pytest
 
 from common.stats import mcnemar_exact, wilson
-from corpus.item_set import ITEM_SET_SCHEMA, SYNTHETIC, label_of
-from corpus.manifest import DOCUMENTS_SCHEMA
+from corpus.item_set import SYNTHETIC, label_of
 from flows.cli.report import build
 from flows.report.paper_numbers import ITEM_SET as PUBLISHED_ITEM_SET
 from flows.report.text import render_report
-from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.judge import JUDGMENTS_SCHEMA
 from warehouse.store import ArtifactStore
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, ITEM_SET_SCHEMA, JUDGMENTS_SCHEMA
 
 RUN = "synth"
 # 10 alt-text items: rules right on all 10, the model right on the first 3 only (7 discordant pairs).

@@ -24,8 +24,8 @@ HOLDER = """
 import sys
 from pathlib import Path
 
-from tasks.context import RunConfig
-from tasks.pipeline import record_run
+from tasks.engine.context import RunConfig
+from tasks.engine.pipeline import record_run
 from warehouse.store import StageStatus, run_lock, stage_lock
 
 home = Path(sys.argv[1])
@@ -73,8 +73,8 @@ def test_a_refused_second_process_leaves_the_live_run_alone(
 def test_the_flow_itself_refuses_a_run_held_by_another_process(tmp_path: Path) -> None:
     """The guard where the status is written, for a second process that got past the command's own check."""
     from flows.benchmark import _run_stages
-    from tasks.context import RunConfig
-    from tasks.pipeline import record_run
+    from tasks.engine.context import RunConfig
+    from tasks.engine.pipeline import record_run
     from warehouse.store import RunBusy, StageStatus, run_lock
 
     cfg = RunConfig(home=tmp_path, run_id="big1", base_docs=1, criteria=["alt_text_quality"], progress=False)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from flows.cli.app import main
-from tasks.audit import AUDIT_STAGES
-from tasks.registry import STAGES
+from tasks.audit.registry import AUDIT_STAGES
+from tasks.benchmark.registry import STAGES
 from warehouse.store import ArtifactStore, StageRun
 
 BENCH, AUDIT = "20261203T144547-b581", "20261203T150000-a1b2"

@@ -8,13 +8,11 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from corpus.manifest import DOCUMENTS_SCHEMA
 from flows.cli.report import build
 from flows.report.text import render_report
-from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.judge import JUDGMENTS_SCHEMA
-from tasks.screening import shorten
+from tasks.benchmark.screening import shorten
 from warehouse.store import ArtifactStore
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, JUDGMENTS_SCHEMA
 
 RUN = "s"
 LANG_RULE = "semantic_tagging.structural_hierarchy.lang_missing_advisory"

@@ -160,9 +160,9 @@ def hybrid_home(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Pat
     import os
 
     from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
-    from tasks.context import RunConfig
-    from tasks.registry import STAGE_LIST
-    from tasks.runner import execute
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
 
     server = ScriptedServer().start()
     server.responder = lambda body: chat(judgment_json("failed", {"descriptiveness": "failed"}, [

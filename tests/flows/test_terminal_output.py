@@ -68,8 +68,9 @@ def test_checking_a_run_imports_no_prefect() -> None:
     imports to check the run before it prepares them must not import Prefect (else every run starts a
     throwaway server and logs at INFO)."""
     code = ("import sys\nimport flows.cli.app\nflows.cli.app.build_parser()\n"
-            "from tasks.registry import BENCHMARK, STAGES\nfrom tasks.judge import check_judge_specs\n"
-            "from tasks.audit import AUDIT_STAGES\nfrom warehouse.store import check_run_free\n"
+            "from tasks.benchmark.registry import BENCHMARK, STAGES\n"
+            "from tasks.benchmark.judge import check_judge_specs\n"
+            "from tasks.audit.registry import AUDIT_STAGES\nfrom warehouse.store import check_run_free\n"
             "from flows.report.data import reusing_collected\nprint('prefect' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False", out.stderr
@@ -121,9 +122,9 @@ class _Recorder:
 @pytest.mark.heavy
 def test_progress_counts_pages_not_documents_called_pages(tmp_path: Path, synthetic_dataset: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from tasks import runner
-    from tasks.context import RunConfig
-    from tasks.registry import STAGES
+    from tasks.benchmark.registry import STAGES
+    from tasks.engine import runner
+    from tasks.engine.context import RunConfig
 
     monkeypatch.setattr(runner, "_progress", _Recorder)
     _Recorder.bars = []
@@ -146,7 +147,7 @@ def test_progress_counts_pages_not_documents_called_pages(tmp_path: Path, synthe
 def test_the_bar_names_its_unit(monkeypatch: pytest.MonkeyPatch) -> None:
     from rich.console import Console
 
-    from tasks import runner
+    from tasks.engine import runner
 
     out = io.StringIO()
     monkeypatch.setattr(runner, "console", Console(file=out, force_terminal=True, width=100))

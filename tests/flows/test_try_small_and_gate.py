@@ -10,16 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from corpus.manifest import DOCUMENTS_SCHEMA
 from flows.cli.app import EXIT_USAGE, main
 from flows.cli.console import EXIT_FAILED, EXIT_GATE, EXIT_OK
 from flows.cli.gate import screening_exit
-from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.judge import JUDGMENTS_SCHEMA
-from tasks.runner import ERRORS_SCHEMA
 from tests.flows.report_warehouse import SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 from warehouse.store import ArtifactStore
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, ERRORS_SCHEMA, JUDGMENTS_SCHEMA
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -15,7 +15,8 @@ import pytest
 from benchmarks.cli_latency import cases
 from flows.cli.preflight import input_refusal
 
-HEAVY = ("prefect", "pymupdf", "pyarrow", "litellm", "duckdb", "tasks.registry", "tasks.runner", "extractors")
+HEAVY = ("prefect", "pymupdf", "pyarrow", "litellm", "duckdb", "tasks.benchmark.registry", "tasks.engine.runner",
+         "extractors")
 REPO = Path(__file__).resolve().parents[2]
 
 PROBE = """

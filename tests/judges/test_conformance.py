@@ -30,9 +30,9 @@ from judges.evidence import PageBundle, paper_view
 from judges.labels import Label
 from judges.rules import RulesJudge, apply_catalog
 from judges.rules.catalog import catalog
-from tasks.registry import ALL_TABLES
 from tests.judges.twins import judge_pdfs
 from warehouse import catalog as warehouse
+from warehouse.tables import ALL_TABLES
 
 SOURCE = """#set document(title: "Case")
 #set text(lang: "en", size: 10pt)
@@ -403,7 +403,7 @@ def test_every_finding_is_a_row_of_the_findings_table(screened: Any) -> None:
 def test_a_findings_row_weighs_its_rule_as_judged_there() -> None:
     import json
 
-    from tasks.judge import findings_rows
+    from tasks.benchmark.judge import findings_rows
 
     issue = {"sub_criterion": "descriptiveness", "location": "Page 1", "problem": "p", "remediation": "r",
              "rule_id": "alt_text_quality.descriptiveness.too_terse"}

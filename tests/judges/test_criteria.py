@@ -14,10 +14,11 @@ from judges.criteria import CRITERIA, SPEC, SPECS
 from judges.llm.prompts import TEMPLATES, system_prompt
 from judges.llm.render import FOCUS
 from judges.rules import RULES
-from tasks.aggregate import TAG_TREE_EVIDENCE
+from tasks.benchmark.aggregate import TAG_TREE_EVIDENCE
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("judges", "flows", "tasks", "corpus", "extractors", "warehouse", "common", "deployments", "benchmarks")
+PACKAGES = ("judges", "flows", "tasks", "corpus", "extractors", "warehouse", "common", "deployments", "benchmarks",
+            "repairs")
 # Per-criterion tables that cannot live in the spec, and why. Their keys must still be the spec's.
 ALLOWED_COPIES = {
     # The synthetic benchmark's mutations are PDF edits in corpus/, a layer above judges.

@@ -20,12 +20,13 @@ import pytest
 from corpus.mutations import alt_text, fonts, links, reading_order, tables, tagging
 from corpus.synthetic import VariantSource
 from corpus.typst_docs import make_base_doc
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from tests.extractors.conftest import struct_elements_of
 from tests.judges.test_real_world_rules import _cmap_to_feff
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.slow
 

@@ -11,11 +11,12 @@ from typing import Any
 import pikepdf
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from tests.extractors.conftest import compile_typst, red_png, struct_elements_of
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.slow
 

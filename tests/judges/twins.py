@@ -13,11 +13,12 @@ from typing import Any
 
 import pikepdf
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from tests.extractors.conftest import compile_typst
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 PREAMBLE = ('#set document(title: "Case")\n#set text(lang: "en", size: 10pt)\n'
             "#set page(width: 420pt, height: 595pt)\n")

@@ -51,7 +51,7 @@ def make_judge(server: ScriptedServer, home: Path) -> Callable[..., Any]:
     """An LLM judge on the scripted server, its model config resolved from run settings as a run resolves it
     (`StageSettings.model_calls`); fast backoff so retry tests stay quick."""
     from judges.base import get_judge
-    from tasks.options import StageSettings
+    from tasks.engine.options import StageSettings
 
     def make(model: str = MODEL, **options: Any) -> Any:
         shown = {k: options.pop(k) for k in ("vision", "evidence", "structured") if k in options}

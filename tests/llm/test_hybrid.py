@@ -12,10 +12,11 @@ from judges.evidence import PageBundle
 from judges.hybrid import combine
 from judges.labels import Label
 from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 BUNDLE = PageBundle("functional_hyperlinks", 1, {})
 

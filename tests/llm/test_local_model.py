@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from models import local
-from tasks.audit import AUDIT_STAGE_LIST, AuditConfig
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.audit.config import AuditConfig
+from tasks.audit.registry import AUDIT_STAGE_LIST
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = [pytest.mark.slow, pytest.mark.local_model]
 REQUIRED = os.environ.get("ACCESSBENCH_LOCAL_MODEL_TESTS") == "required"

@@ -16,11 +16,12 @@ import pytest
 
 from judges.criteria import CRITERIA, SPEC
 from judges.llm.scripted_server import Reply, ScriptedServer, chat, judgment_json
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import StageFailed, execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import StageFailed, execute
 from tests.llm.conftest import SECRET
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.slow
 MODELS = ("openai/test-model", "openai/test-model-b")

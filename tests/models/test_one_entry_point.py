@@ -11,7 +11,7 @@ import pikepdf
 import pytest
 import typst
 
-import tasks.options
+import tasks.engine.options
 from judges.base import get_judge
 from judges.inclusivity.base import JudgeItem, get_category_judge
 from judges.inclusivity.respond import ask
@@ -19,13 +19,15 @@ from judges.llm.scripted_server import ScriptedServer, chat, judgment_json
 from models.build import build_client
 from models.client import ModelClient
 from models.config import STORED_REPLY_CHARS, ModelConfig
-from tasks.audit import AuditConfig, category_judge_problems, check_models
-from tasks.context import RunConfig
-from tasks.fix import draft_model
-from tasks.judge import check_judge_specs, make_judges
-from tasks.registry import STAGE_LIST
-from tasks.remedies import ALT_SYSTEM, Context, Outcome, _model_reply
-from tasks.runner import StageStatus, execute
+from repairs.fix import draft_model
+from repairs.remedies import ALT_SYSTEM, Context, Outcome, _model_reply
+from tasks.audit.category_judgments import category_judge_problems
+from tasks.audit.config import AuditConfig
+from tasks.audit.responses import check_models
+from tasks.benchmark.judge import check_judge_specs, make_judges
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import StageStatus, execute
 from tests.audit.conftest import answer_responder
 from tests.llm.conftest import (  # noqa: F401 - the scripted server and a dummy key are fixtures
     _dummy_key,
@@ -39,7 +41,7 @@ MODEL = "openai/test-model"
 
 @pytest.fixture
 def resolved(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Every ModelConfig the run options resolve (tasks.options), as its fields."""
+    """Every ModelConfig the run options resolve (tasks.engine.options), as its fields."""
     seen: list[dict[str, Any]] = []
 
     class Counted(ModelConfig):
@@ -47,7 +49,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
             super().__init__(**data)
             seen.append(self.model_dump())
 
-    monkeypatch.setattr(tasks.options, "ModelConfig", Counted)
+    monkeypatch.setattr(tasks.engine.options, "ModelConfig", Counted)
     return seen
 
 

@@ -19,8 +19,8 @@ import pytest
 from benchmarks.hostile_files import BOMBS, write_bomb, zero_bomb
 from corpus.manifest import FileLimits, load_pdf_folder
 from extractors.streams import StreamLimitError, StreamLimits, check_streams, decoded_size
-from tasks.failures import Failure, classify, guarded
-from tasks.isolation import DocumentTimeout, WorkerMemoryLimit, run_isolated, shared_workers
+from tasks.engine.failures import Failure, classify, guarded
+from tasks.engine.isolation import DocumentTimeout, WorkerMemoryLimit, run_isolated, shared_workers
 from tests.security.workload import allocate, vm_data_mib
 
 REPO = Path(__file__).resolve().parents[2]
@@ -174,7 +174,7 @@ def test_a_nested_form_that_is_drawn_a_few_times_is_fine(tmp_path: Path) -> None
 
 
 def test_a_worker_over_its_memory_ceiling_gives_a_limit_row_and_the_others_finish() -> None:
-    with shared_workers(2, preload=["tasks.render"], memory_mb=512):
+    with shared_workers(2, preload=["tasks.benchmark.render"], memory_mb=512):
         started = dict(run_isolated(vm_data_mib, [0, 1], workers=2, timeout_s=60))
         results = dict(run_isolated(partial(guarded, allocate), [0.01, 3.0, 0.01], workers=2, timeout_s=60))
         again = dict(run_isolated(allocate, [3.0, 0.1], workers=2, timeout_s=60))

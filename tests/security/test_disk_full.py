@@ -47,7 +47,7 @@ def test_other_os_errors_stay_what_they_are(tmp_path: Path, monkeypatch: pytest.
 def test_the_cli_says_one_line_and_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     import flows.cli.app as cli
-    from tasks.runner import StageFailed
+    from tasks.engine.runner import StageFailed
 
     def command(home: Path, args: object) -> int:
         try:
@@ -67,7 +67,7 @@ def test_no_worker_or_fork_server_outlives_a_disk_full_exit(tmp_path: Path) -> N
     script = textwrap.dedent("""
         import multiprocessing.forkserver as fs, os, sys
         from pathlib import Path
-        from tasks.isolation import run_isolated, shared_workers
+        from tasks.engine.isolation import run_isolated, shared_workers
         from tests.security.workload import vm_data_mib
         from warehouse.paths import DiskFull
         with shared_workers(2, preload=[]) as pool:
@@ -100,7 +100,7 @@ def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_datase
     """The disk fills while the extract stage writes its tables: the run is recorded failed (the small
     status write still fits), and once space is back the same run id resumes from the stages it finished."""
     import flows.benchmark
-    from tasks.context import RunConfig
+    from tasks.engine.context import RunConfig
     from tasks.prefect_tasks import run_stage
 
     monkeypatch.setattr(flows.benchmark, "run_stage", run_stage.fn)  # the stage bodies without a Prefect server

@@ -11,11 +11,12 @@ import pymupdf
 import pytest
 
 from corpus.manifest import InputChanged, load_pdf_folder, verify_files
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGES
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGES
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from warehouse import catalog
 from warehouse.home import HomeLinkError, check_home_links
+from warehouse.tables import ALL_TABLES
 
 
 def make_pdf(path: Path, text: str = "Hello") -> Path:

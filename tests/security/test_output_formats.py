@@ -28,9 +28,9 @@ NOT_UTF8 = os.fsdecode(b"latin-\xe9t\xe9.pdf")  # bytes the file system allows b
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory, synthetic_dataset: Path) -> Path:
-    from tasks.context import RunConfig
-    from tasks.registry import STAGE_LIST
-    from tasks.runner import execute
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
 
     folder = tmp_path_factory.mktemp("pdfs")
     source = synthetic_dataset / "data" / "processed" / "table_structure" / "failed" / "SYN0001.pdf"

@@ -14,9 +14,9 @@ import pytest
 
 from common.text import visible
 from flows.cli.app import format_rows, main
-from tasks.registry import ALL_TABLES
 from tests.load import allowance
 from warehouse.catalog import QueryLimitError, query
+from warehouse.tables import ALL_TABLES
 
 REPO = Path(__file__).resolve().parents[2]
 ENDLESS = "select sum(a.range * b.range) from range(1000000) a, range(1000000) b"  # 10^12 rows: hours

@@ -9,10 +9,11 @@ import pikepdf
 import pymupdf
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 CRITERIA = ["semantic_tagging", "functional_hyperlinks"]
 
@@ -91,7 +92,7 @@ def test_every_kind_of_bad_pdf_becomes_a_row(tmp_path: Path, synthetic_dataset: 
 
 
 def test_error_rows_say_the_kind_once() -> None:
-    from tasks.common import error_row
+    from tasks.engine.common import error_row
 
     row = error_row("r", "extract", {"doc_id": "d"}, "corrupt", "corrupt: qpdf cannot parse it; re-export it")
     assert row["kind"] == "corrupt" and row["message"] == "qpdf cannot parse it; re-export it"

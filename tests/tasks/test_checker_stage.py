@@ -14,7 +14,7 @@ import pytest
 from judges.checkers import CheckerRun, Finding
 from judges.checkers.judge import CheckerJudge
 from judges.checkers.mapping import mapping_of
-from tasks.judge import checker_document
+from tasks.benchmark.judge import checker_document
 
 
 class Recording:
@@ -87,10 +87,11 @@ def test_a_cannot_tell_item_is_not_checked_where_the_checker_reads_its_withheld_
 @pytest.mark.heavy
 def test_a_run_labels_every_item_for_every_checker_and_stores_no_path(tmp_path: Path,
                                                                       synthetic_dataset: Path) -> None:
-    from tasks.context import RunConfig
-    from tasks.registry import ALL_TABLES, STAGE_LIST
-    from tasks.runner import execute
+    from tasks.benchmark.registry import STAGE_LIST
+    from tasks.engine.context import RunConfig
+    from tasks.engine.runner import execute
     from warehouse import catalog
+    from warehouse.tables import ALL_TABLES
 
     home = tmp_path / "home"
     cfg = RunConfig(home=home, run_id="chk", source="dataset", source_path=str(synthetic_dataset),

@@ -12,13 +12,14 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST, STAGES
-from tasks.runner import StageFailed, execute
+from tasks.benchmark.registry import STAGE_LIST, STAGES
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import StageFailed, execute
 from tests.cli_process import run_cli
 from tests.tasks.render_race import render_repeatedly
 from warehouse import catalog
 from warehouse.store import StageBusy, stage_lock
+from warehouse.tables import ALL_TABLES
 
 
 @pytest.mark.heavy

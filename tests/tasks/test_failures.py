@@ -20,16 +20,16 @@ from extractors.transcript import TranscriptError
 from judges.base import JUDGES, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
-from tasks import extract as extract_module
-from tasks import render as render_module
-from tasks.context import RunConfig
-from tasks.failures import Failure, PartialFailure, classify, guarded, kind_of
-from tasks.inputs import JUDGE_INPUTS_SCHEMA
-from tasks.isolation import DocumentTimeout
-from tasks.registry import ALL_TABLES, STAGES
-from tasks.runner import ConfigError, StageFailed, execute
+from tasks.benchmark import extract as extract_module
+from tasks.benchmark import render as render_module
+from tasks.benchmark.registry import STAGES
+from tasks.engine.context import RunConfig
+from tasks.engine.failures import Failure, PartialFailure, classify, guarded, kind_of
+from tasks.engine.isolation import DocumentTimeout
+from tasks.engine.runner import ConfigError, StageFailed, execute
 from warehouse import catalog
 from warehouse.store import StageRun, now
+from warehouse.tables import ALL_TABLES, JUDGE_INPUTS_SCHEMA
 
 # -- error kinds -------------------------------------------------------------------------------
 
@@ -218,7 +218,7 @@ def test_documents_status_is_ok_partial_or_failed_and_leaves_reuse_alone(
 def test_a_stage_refuses_a_bad_config_before_any_work(tmp_path: Path) -> None:
     from pydantic import ValidationError
 
-    with pytest.raises(ValidationError, match="dpi"):  # a range is the settings model's (tasks.options)
+    with pytest.raises(ValidationError, match="dpi"):  # a range is the settings model's (tasks.engine.options)
         RunConfig(home=tmp_path, run_id="r", dpi=5, progress=False)
     cfg = RunConfig(home=tmp_path, run_id="r", progress=False, layout_backend="fasterrcnn")
     with pytest.raises(StageFailed, match="needs weights"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tasks.context import check_runner
+from tasks.engine.context import check_runner
 from tests.flows.prefect_server import REPO, api, cli, processes_of
 from tests.inprocess import run_synthetic
 
@@ -109,8 +109,8 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
     """What a Dask worker runs for one batch: each document in the worker's kept child process."""
     import time
 
-    from tasks.fanout import batch_payload, batch_results, process_batch
-    from tasks.isolation import DocumentTimeout
+    from tasks.engine.fanout import batch_payload, batch_results, process_batch
+    from tasks.engine.isolation import DocumentTimeout
     from tests.tasks.test_isolation import slow_or_fast  # a light module for the child to import
 
     def batch(items: list[int], timeout_s: float | None) -> list[object]:
@@ -125,7 +125,7 @@ def test_a_dask_batch_enforces_the_document_time_limit_and_goes_on() -> None:
 
 
 def test_each_worker_gets_one_batch_until_batches_grow_too_large() -> None:
-    from tasks.fanout import MAX_BATCH, batch_sizes
+    from tasks.engine.fanout import MAX_BATCH, batch_sizes
 
     assert batch_sizes(20, 2) == [10, 10]  # one task run per worker: the fewest task-run overheads
     assert batch_sizes(20, 1) == [20]
@@ -143,10 +143,10 @@ def _square(n: int) -> int:
 
 @pytest.mark.slow
 def test_a_flow_starts_its_own_cluster_or_takes_over_the_one_the_cli_started(tmp_path: Path) -> None:
-    """`accessbench run` starts the LocalCluster ahead of the flow (tasks/cluster.py); a flow started
+    """`accessbench run` starts the LocalCluster ahead of the flow (tasks/engine/cluster.py); a flow started
     otherwise (a deployment's run) starts its own. Both give the same results, and none outlives its run."""
-    from tasks import cluster
-    from tasks.fanout import fanout_for
+    from tasks.engine import cluster
+    from tasks.engine.fanout import fanout_for
 
     own, started = tmp_path / "own", tmp_path / "started"
     with fanout_for("dask", 1, own) as fanout:

@@ -21,9 +21,8 @@ from extractors.structure import extract_struct_elements
 from judges.language import detect_language
 from judges.rules.catalog import catalog
 from models.client import ModelResponse
-from tasks.fix import Finding, FixError, check_output, drafts, fix_files, linked_run, remaining, repair, rule_counts
-from tasks.registry import ALL_TABLES
-from tasks.remedies import (
+from repairs.fix import Finding, FixError, check_output, drafts, fix_files, linked_run, remaining, repair, rule_counts
+from repairs.remedies import (
     DRAFT_MARK,
     REMEDIES,
     UNPROMPTED_REMEDIES,
@@ -36,6 +35,7 @@ from tasks.remedies import (
 from tests.extractors.conftest import compile_typst, red_png, struct_elements_of
 from tests.judges.twins import PREAMBLE, prose, remove_sources
 from warehouse import catalog as warehouse
+from warehouse.tables import ALL_TABLES
 
 ARTICLE = (PREAMBLE + "= Introduction\n" + prose(3) + "\n\n== Background of the work\n" + prose(3, 1) + "\n\n"
            + "= Methods\n" + prose(3, 2) + "\n\n= Results\n" + prose(2, 3) + "\n")
@@ -347,7 +347,7 @@ def test_the_fixed_file_is_safe(name: str, fixed: dict[str, Any]) -> None:
 
 def test_every_declared_remedy_exists_and_every_remedy_answers_a_rule() -> None:
     declared = {r.remedy for r in catalog().values() if r.remedy}
-    assert declared - set(REMEDIES) == set(), "a catalog rule names a remedy tasks/remedies.py does not register"
+    assert declared - set(REMEDIES) == set(), "a catalog rule names a remedy repairs/remedies.py does not register"
     assert set(REMEDIES) - declared == set(UNPROMPTED_REMEDIES), "a registered remedy answers no catalog rule"
     assert declared & set(UNPROMPTED_REMEDIES) == set()
 
@@ -461,7 +461,7 @@ def test_th_scope_follows_the_geometry(tmp_path: Path) -> None:
 
 
 def test_a_rule_of_a_criterion_not_judged_before_counts_as_not_judged_not_as_damage(tmp_path: Path) -> None:
-    from tasks.fix import FileFix
+    from repairs.fix import FileFix
 
     link = Finding("functional_hyperlinks", "functional_hyperlinks.functionality.dest_missing", "p1", "dead link")
     lang = Finding("semantic_tagging", "semantic_tagging.structural_hierarchy.lang_missing", "doc", "no /Lang")

@@ -20,10 +20,10 @@ from pikepdf import Array, Dictionary, Name
 
 from judges.evidence import text_language
 from judges.rules.document import document_checks
-from tasks.fix import FileFix, Finding, FixError, RepairJob, check_output, repair, repair_bounded, unique_outputs
-from tasks.fix_guards import FixLimits, Refused, active_content, inspect_source, verify_copy
-from tasks.isolation import WorkerPool
-from tasks.remedies import REMEDIES, Context, xmp_title
+from repairs.fix import FileFix, Finding, FixError, RepairJob, check_output, repair, repair_bounded, unique_outputs
+from repairs.guards import FixLimits, Refused, active_content, inspect_source, verify_copy
+from repairs.remedies import REMEDIES, Context, xmp_title
+from tasks.engine.isolation import WorkerPool
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose
 
@@ -342,7 +342,7 @@ def test_a_remedy_that_changes_the_text_is_rolled_back_and_the_others_kept(tmp_p
                         lambda pdf: [p.obj.__delitem__("/Tabs") for p in pdf.pages if "/Tabs" in p.obj])
 
     def tab_order_gone_wrong(ctx: Context) -> object:
-        from tasks.remedies import Outcome
+        from repairs.remedies import Outcome
 
         page = ctx.pdf.pages[0]
         page.obj.Contents = ctx.pdf.make_stream(b"")  # a bug that blanks the page
@@ -368,7 +368,7 @@ def test_a_copy_that_would_balloon_is_a_limit_and_nothing_is_written(tmp_path: P
         pdf.save(tmp_path / "small.pdf")
 
     def document_lang_gone_wrong(ctx: Context) -> object:
-        from tasks.remedies import Outcome
+        from repairs.remedies import Outcome
 
         ctx.pdf.Root.Lang = pikepdf.String("en")
         ctx.pdf.Root.Ballast = ctx.pdf.make_stream(np.random.default_rng(0).bytes(4 * 2**20))  # incompressible

@@ -19,13 +19,14 @@ from corpus.unreadable import unreadable_reason, without_file_note
 from flows.cli.report import build
 from flows.report.text import error_files, render_report
 from judges.labels import Label, aggregate_labels
-from tasks.aggregate import untagged_items
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, STAGE_LIST
-from tasks.runner import execute
-from tasks.screening import error_reason
+from tasks.benchmark.aggregate import untagged_items
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.benchmark.screening import error_reason
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from tests.extractors.conftest import compile_typst
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.heavy  # whole screening runs (not in make test-fast)
 
@@ -201,7 +202,7 @@ def test_the_run_summary_counts_files_with_errors(home: Path) -> None:
 
 
 def test_a_verdict_says_which_criteria_it_could_not_check() -> None:
-    from tasks.screening import verdict_of
+    from tasks.benchmark.screening import verdict_of
 
     labels = {"semantic_tagging": ["passed"], "color_contrast": ["unjudged"], "table_structure": []}
     assert verdict_of(labels, []) == ("passes", "not checked: color_contrast, table_structure")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tasks.isolation import DocumentTimeout, in_a_worker, run_isolated, shared_workers
+from tasks.engine.isolation import DocumentTimeout, in_a_worker, run_isolated, shared_workers
 
 pytestmark = pytest.mark.heavy  # worker pools and their time limits (not in make test-fast)
 
@@ -47,13 +47,13 @@ def worker_has_imported(name: str) -> bool:
 
 
 def test_one_pool_serves_every_stage_of_a_run_and_is_gone_after_it() -> None:
-    with shared_workers(2, preload=["tasks.render"]) as pool:
+    with shared_workers(2, preload=["tasks.benchmark.render"]) as pool:
         first = set(dict(run_isolated(worker_pid, [0, 1, 2, 3], workers=2, timeout_s=60)).values())
         second = set(dict(run_isolated(worker_pid, [0, 1, 2, 3], workers=2, timeout_s=60)).values())
         processes = list(pool.get()._pool)  # type: ignore[attr-defined]
         pids = {process.pid for process in processes}
         assert first | second <= pids and os.getpid() not in pids  # the same worker processes, not this one
-        assert in_a_worker(worker_has_imported, "tasks.render")  # preloaded by every worker
+        assert in_a_worker(worker_has_imported, "tasks.benchmark.render")  # preloaded by every worker
         assert in_a_worker(worker_pid, 0) in pids
     for process in processes:
         process.join(timeout=10)
@@ -63,7 +63,7 @@ def test_one_pool_serves_every_stage_of_a_run_and_is_gone_after_it() -> None:
 def test_a_run_with_nothing_to_process_starts_no_worker() -> None:
     """A rerun whose per-document stages are all reused pays for no fork server and no worker."""
     before = set(mp.active_children())
-    with shared_workers(2, preload=["tasks.render"]) as pool:
+    with shared_workers(2, preload=["tasks.benchmark.render"]) as pool:
         deadline = time.monotonic() + 3  # a pool started in the background would have workers by then
         while time.monotonic() < deadline:
             assert not pool.started and set(mp.active_children()) == before

@@ -13,10 +13,10 @@ import flows.benchmark
 from judges.base import JUDGES, JudgeSpec
 from judges.llm.scripted_server import ScriptedServer
 from models.client import ModelClient
-from tasks.context import RunConfig
-from tasks.judge import check_judge_specs
+from tasks.benchmark.judge import check_judge_specs
+from tasks.benchmark.registry import BENCHMARK
+from tasks.engine.context import RunConfig
 from tasks.prefect_tasks import run_stage
-from tasks.registry import BENCHMARK
 from tests.llm.conftest import _dummy_key, _server, server  # noqa: F401 - the scripted OpenAI-compatible server
 
 pytestmark = pytest.mark.heavy  # whole runs (not in make test-fast)
@@ -99,7 +99,9 @@ def test_the_checks_use_the_spec_and_keep_their_messages(monkeypatch: pytest.Mon
 def test_an_audit_builds_each_category_judge_once(server: ScriptedServer, tmp_path: Path,  # noqa: F811
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from judges.inclusivity.base import CATEGORY_JUDGES
-    from tasks.audit import AUDIT, AuditConfig, category_judge_problems
+    from tasks.audit.category_judgments import category_judge_problems
+    from tasks.audit.config import AuditConfig
+    from tasks.audit.registry import AUDIT
     from tests.audit.conftest import answer_responder
 
     built: Counter[str] = Counter()

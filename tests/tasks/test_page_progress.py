@@ -18,12 +18,12 @@ from common.progress import PageTally, counting, in_shares, page_done
 from extractors.layout import layout_file
 from extractors.pages import render_pages
 from extractors.transcript.emulated import transcribe
-from tasks import render as render_module
-from tasks import runner
-from tasks.context import RunConfig
-from tasks.extract import extract_file
-from tasks.registry import STAGES
-from tasks.runner import execute
+from tasks.benchmark import render as render_module
+from tasks.benchmark.extract import extract_file
+from tasks.benchmark.registry import STAGES
+from tasks.engine import runner
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 
 
 def make_pdf(path: Path, pages: int) -> Path:

@@ -1,4 +1,4 @@
-"""The one pipeline driver (tasks.pipeline) that both studies use: order, upstream and downstream, checks
+"""The one pipeline driver (tasks.engine.pipeline) that both studies use: order, upstream and downstream, checks
 before the first stage, run, rerun, resume and reuse, and the stage statuses it stores."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from tasks.audit import AUDIT, AuditConfig
-from tasks.context import RunConfig
-from tasks.pipeline import Pipeline
-from tasks.registry import BENCHMARK
-from tasks.runner import Stage, StageFailed, StageIO
+from tasks.audit.config import AuditConfig
+from tasks.audit.registry import AUDIT
+from tasks.benchmark.registry import BENCHMARK
+from tasks.engine.context import RunConfig
+from tasks.engine.pipeline import Pipeline
+from tasks.engine.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
 from warehouse.store import ArtifactStore, StageStatus
 

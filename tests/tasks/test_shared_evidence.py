@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-import tasks.inputs as inputs
-from tasks.context import RunConfig
-from tasks.registry import STAGE_LIST
-from tasks.runner import execute
+import tasks.benchmark.inputs as inputs
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import execute
 from tests.tasks.test_honest_screening import make_folder
 
 pytestmark = pytest.mark.heavy  # a screening run up to the inputs stage

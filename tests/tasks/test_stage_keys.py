@@ -1,4 +1,4 @@
-"""Stage keys are derived from one declaration (tasks.options.STAGE_HASH), never listed by hand: a setting that
+"""Stage keys are derived from one declaration (tasks.engine.options.STAGE_HASH), never listed by hand: a setting that
 changes what a stage computes enters its input hash, and a run with another such setting never reuses another
 run's outputs (issue 57: `--disable-rule` in a home holding another run reused that run's judgments)."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import typst
 
-from tasks.context import RunConfig
-from tasks.options import STAGE_HASH, StageSettings, stage_keys
-from tasks.registry import STAGE_LIST
-from tasks.runner import StageStatus, execute
+from tasks.benchmark.registry import STAGE_LIST
+from tasks.engine.context import RunConfig
+from tasks.engine.options import STAGE_HASH, StageSettings, stage_keys
+from tasks.engine.runner import StageStatus, execute
 
 SOURCE = """#set document(title: "Case")
 #set text(lang: "en", size: 10pt)
@@ -25,7 +25,7 @@ A screen reader follows the structure tree, so the tree has to follow the page.
 
 def test_every_setting_declares_the_stages_whose_hash_it_enters() -> None:
     assert set(STAGE_HASH) == set(StageSettings.model_fields), (
-        "declare each StageSettings field in tasks.options.STAGE_HASH (its stages, or () for execution only)")
+        "declare each StageSettings field in tasks.engine.options.STAGE_HASH (its stages, or () for execution only)")
     names = {stage.name for stage in STAGE_LIST}
     for setting, stages in STAGE_HASH.items():
         assert set(stages) <= names, setting

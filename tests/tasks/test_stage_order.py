@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tasks.audit import AUDIT_STAGE_LIST
-from tasks.registry import STAGE_LIST
-from tasks.stage_order import AUDIT_STAGE_NAMES, BENCHMARK_STAGE_NAMES, in_order
+from tasks.audit.registry import AUDIT_STAGE_LIST
+from tasks.benchmark.registry import STAGE_LIST
+from warehouse.tables import AUDIT_STAGE_NAMES, BENCHMARK_STAGE_NAMES, in_order
 
 
 def test_both_pipelines_run_their_stages_in_the_declared_order() -> None:
@@ -35,7 +35,8 @@ def test_an_order_that_misses_adds_or_repeats_a_stage_is_refused() -> None:
 
 
 # What `runs` has no use for: stages, extractors, judges beyond the CLI's declarations, Prefect, PyMuPDF, model clients.
-HEAVY = ("tasks.registry", "tasks.audit", "tasks.runner", "tasks.pipeline", "tasks.extract", "corpus", "extractors",
+HEAVY = ("tasks.benchmark.registry", "tasks.audit", "tasks.engine.runner", "tasks.engine.pipeline",
+         "tasks.benchmark.extract", "corpus", "extractors",
          "models.client", "models.transport", "models.build", "models.local",  # models.config is light
          "judges.rules", "judges.llm", "prefect", "pymupdf", "litellm", "httpx")
 

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tasks.context import RunConfig
-from tasks.registry import ALL_TABLES, BENCHMARK, STAGE_LIST, STAGES
-from tasks.runner import StageFailed, execute
+from tasks.benchmark.registry import BENCHMARK, STAGE_LIST, STAGES
+from tasks.engine.context import RunConfig
+from tasks.engine.runner import StageFailed, execute
 from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.heavy  # whole benchmark runs (not in make test-fast)
 

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 from flows.cli.app import EXIT_USAGE, main
-from tasks.context import RunConfig, new_run_id
+from tasks.engine.context import RunConfig, new_run_id
 from warehouse.store import ArtifactStore, UnsafePathError, check_run_id
 
 SCHEMA = pa.schema([pa.field("run_id", pa.string(), nullable=False)])

@@ -246,7 +246,8 @@ def test_cli_home_url_gets_a_local_home_of_its_own(tmp_path: Path, aws: str, mon
 def test_review_decisions_are_stored_and_queried_on_s3(tmp_path: Path, aws: str) -> None:
     from datetime import UTC, datetime
 
-    from warehouse.review import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA, add_resolution, latest_resolutions
+    from warehouse.review import add_resolution, latest_resolutions
+    from warehouse.tables import RESOLUTIONS_PATTERN, RESOLUTIONS_SCHEMA
 
     home, bucket = _s3_home(tmp_path, aws)
     store = ArtifactStore(home)

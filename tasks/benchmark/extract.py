@@ -1,0 +1,239 @@
+"""Extract stage: tag tree, links, fonts, text spans with colour contrast, per document."""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from common import geometry
+from common.progress import in_shares
+from extractors.conformance import extract_conformance
+from extractors.contrast import extract_contrast
+from extractors.figures import extract_figures, render_figure_crops
+from extractors.fonts import extract_fonts, extract_text_spans
+from extractors.links import (
+    extract_links,
+    extract_orphan_link_elements,
+)
+from extractors.pdfix_backend import INSTALL as PDFIX_INSTALL
+from extractors.reading_order import extract_reading_order
+from extractors.source import PdfSource, pdf_source
+from extractors.structure.records import (
+    TAG_TREE_BACKENDS,
+    extract_struct_elements,
+    get_tag_tree_backend,
+)
+from extractors.structure.summary import struct_summary
+from extractors.tables import extract_tables, render_table_crops
+from judges.conformance import conformance_rows
+from tasks.engine.common import add_run_id, content_key, document_files, error_row, good_documents
+from tasks.engine.context import RunConfig
+from tasks.engine.failures import PartialFailure
+from tasks.engine.options import stage_keys
+from tasks.engine.runner import Stage, StageIO
+from warehouse.tables import (
+    CONFORMANCE,
+    CONTRAST_COLUMNS,
+    DOC_STRUCTURE,
+    FIGURES,
+    FONTS,
+    LINKS,
+    ORPHAN_LINK_ELEMENTS,
+    READING_ORDER,
+    STRUCT_ELEMENTS,
+    TABLE_CELLS,
+    TABLES,
+    TEXT_SPANS,
+)
+
+EXTRACT_TABLES = (STRUCT_ELEMENTS, LINKS, ORPHAN_LINK_ELEMENTS, FONTS, TEXT_SPANS, DOC_STRUCTURE, READING_ORDER,
+                  TABLES, TABLE_CELLS, FIGURES, CONFORMANCE)
+# Columns holding struct element ids, offset so ids stay unique across a document's files.
+_ID_COLUMNS = {
+    "struct_elements": ("elem_id", "parent_id"),
+    "links": ("element_id",),
+    "orphan_link_elements": ("elem_id",),
+    "reading_order": ("elem_id",),
+    "tables": ("table_id",),  # negative ids mark untagged tables and are left alone
+    "table_cells": ("table_id", "elem_id"),
+    "figures": ("elem_id",),
+}
+
+
+def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Attach each span's measured contrast: the measurement of the same text on the same page
+    whose box overlaps the span's most (at least half of the smaller box).
+
+    The two extractions read text with different settings (contrast also sees text off the
+    page), so a span may start with a space in one and not the other: boxes are compared by
+    overlap, not by exact position.
+    """
+    measured: dict[tuple[int, str], list[dict[str, Any]]] = {}
+    for row in contrast:
+        if row.get("bbox"):
+            measured.setdefault((row["page"], row["text"].strip()), []).append(row)
+    out = []
+    for span in spans:
+        text = span["text"].strip()
+        best, match = 0.0, None
+        for row in measured.get((span["page"], text), ()) if text else ():
+            overlap = geometry.overlap_of_smaller(span["bbox"], row["bbox"])
+            if overlap > best:  # ties keep the earlier measurement
+                best, match = overlap, row
+                if overlap >= 1.0:  # no later one can overlap more: stop (a page repeats "," hundreds of times)
+                    break
+        if best < 0.5:
+            match = None
+        out.append({**span, **{c: (match or {}).get(c) for c in CONTRAST_COLUMNS}})
+    return out
+
+
+def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path,
+                 crop_dpi: int, regions: list[dict[str, Any]], tag_tree: str = "pikepdf"
+                 ) -> dict[str, list[dict[str, Any]]]:
+    """Every evidence table of one PDF file (pages numbered from `page_offset` + 1).
+
+    All extractors share one :class:`PdfSource`: the file is parsed once and each page
+    interpreted once, whatever number of extractors read it.
+    """
+    with pdf_source(pdf) as source:
+        return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions, tag_tree)
+
+
+_PASSES = 10  # the `done(...)` passes of `_extract_file`, crops of figures and tables counted as one
+
+
+def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
+                  regions: list[dict[str, Any]], tag_tree: str = "pikepdf") -> dict[str, list[dict[str, Any]]]:
+    at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
+    # Each extractor is one pass over the file's pages: the progress bar counts a share of them per pass.
+    done = in_shares(source.page_count, _PASSES)
+    # The default reader shares the parsed file; another (pdfix) reads the file itself.
+    elements = done(extract_struct_elements(source, **at) if tag_tree == "pikepdf"
+                    else get_tag_tree_backend(tag_tree)(source.path, **at))
+    tables, cells = done(extract_tables(source, **at, elements=elements, regions=regions))
+    figures = done(extract_figures(source, **at, elements=elements))
+    # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
+    judged = [f for f in figures if not f.get("small")]
+    for record, crop in zip(judged, render_figure_crops(source, judged, crops, crop_dpi, page_offset=page_offset),
+                            strict=True):
+        record["crop_path"] = crop
+    table_crops = done(render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset))
+    rows = {
+        "struct_elements": elements,
+        "links": done(extract_links(source, **at)),
+        "orphan_link_elements": done(extract_orphan_link_elements(source, **at)),
+        "fonts": done(extract_fonts(source, **at)),
+        # text_spans never holds off-page text: measure the very spans it holds.
+        "text_spans": with_contrast(done(extract_text_spans(source, **at)),
+                                    done(extract_contrast(source, **at, off_page=False))),
+        "reading_order": done(extract_reading_order(source, **at, elements=elements)),
+        "tables": [{**t, "crop_path": c} for t, c in zip(tables, table_crops, strict=True)],
+        "table_cells": cells,
+        "figures": figures,
+    }
+    for table, columns in _ID_COLUMNS.items():
+        for row in rows[table]:
+            for column in columns:
+                if row.get(column) is not None and row[column] >= 0:
+                    row[column] += id_offset
+    return rows
+
+
+REPAIRED = ("the file is damaged (broken cross-reference table, truncation or bad offsets) and was read from "
+            "MuPDF's repair; its labels describe the repaired file: re-export or fix it (qpdf --check shows it)")
+
+
+def file_conformance(source: PdfSource, doc_id: str, file_index: int, page_offset: int,
+                     rows: dict[str, list[dict[str, Any]]], limits: tuple[float, float]) -> list[dict[str, Any]]:
+    """The `conformance` rows of one file: the validator's failures, and every other declared rule passed where
+    the file has what it checks (its tag types and features) and not applicable where it has not."""
+    max_file_mb, max_stream_mb = limits
+    failures, features, error = extract_conformance(str(source.path), source.qpdf, max_file_mb=max_file_mb,
+                                                    max_stream_mb=max_stream_mb, page_offset=page_offset)
+    present = features | {t for e in rows["struct_elements"] for t in (e.get("type"), e.get("raw_type")) if t}
+    if rows["fonts"]:
+        present.add("@fonts")
+    return conformance_rows(doc_id, file_index, failures, error, present)
+
+
+def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, tag_tree: str,
+                     limits: tuple[float, float], item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """All extract-stage rows for one document (possibly several files, pages numbered on).
+
+    A file that breaks raises PartialFailure with the rows of the files before it (the runner keeps
+    them beside the error row, and the document's status is `partial`).
+    """
+    out: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in EXTRACT_TABLES}
+    errors: list[dict[str, Any]] = []
+    page_offset = 0
+    doc, regions = item["doc"], item["regions"]
+    doc_id = doc["doc_id"]
+    crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
+    for index, path in enumerate(document_files(doc, verify=True)):
+        try:
+            with PdfSource(path, max_pixels=max_pixels) as source:
+                summary = struct_summary(source)
+                out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
+                if summary.get("error"):  # already "kind: what happened; what to do" — kept as it is
+                    kind = str(summary["error"]).partition(": ")[0] or "corrupt"
+                    errors.append(error_row(run_id, "extract", doc, kind, str(summary["error"])))
+                    break
+                if source.doc.is_repaired:
+                    # Not an error: the labels stand, but they come from MuPDF's reconstruction.
+                    errors.append(error_row(run_id, "extract", doc, "repaired", REPAIRED))
+                pages = int(summary.get("pages") or 0)
+                mine = [{k: v for k, v in r.items() if k != "run_id"} for r in regions
+                        if page_offset < r["page"] <= page_offset + pages]
+                rows = extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi, mine,
+                                    tag_tree)
+                rows["conformance"] = file_conformance(source, doc_id, index, page_offset, rows, limits)
+                errors += [error_row(run_id, "extract", doc, "conformance", r["message"])
+                           for r in rows["conformance"] if r["status"] == "not_checked"]
+                for table, found in rows.items():
+                    out[table] += found
+            page_offset += pages
+        except Exception as exc:
+            kept = {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
+            raise PartialFailure(kept, exc) from exc
+    return {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
+
+
+def extract_body(io: StageIO) -> dict[str, Any]:
+    cfg = io.cfg
+    regions: dict[str, list[dict[str, Any]]] = {}
+    for row in io.read("layout", "layout_regions"):
+        regions.setdefault(row["doc_id"], []).append(row)
+    items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
+                            "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
+    work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
+                   int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend, (cfg.max_file_mb, cfg.max_stream_mb))
+    from tasks.benchmark.render import pages_of
+
+    return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"],
+                      weight=lambda item: pages_of(item["doc"]), unit="pages")
+
+
+def check_extract(cfg: RunConfig) -> None:
+    if cfg.tag_tree_backend not in TAG_TREE_BACKENDS.declared:
+        get_tag_tree_backend(cfg.tag_tree_backend)  # raises, naming the choices
+    if cfg.tag_tree_backend == "pdfix" and importlib.util.find_spec("pdfixsdk") is None:
+        raise ValueError(f"--tag-tree pdfix needs pdfix-sdk: {PDFIX_INSTALL}")
+    if cfg.crop_dpi < 10:
+        raise ValueError(f"crop_dpi {cfg.crop_dpi}: figure and table crops need at least 10 dpi")
+    if cfg.max_page_megapixels < 0.01:
+        raise ValueError(f"max_page_megapixels {cfg.max_page_megapixels}: use at least 0.01")
+
+
+EXTRACT = Stage(
+    name="extract",
+    upstream=("corpus", "layout"),
+    config_keys=stage_keys("extract", "crop_dpi"),
+    tables=EXTRACT_TABLES,
+    body=extract_body,
+    code=("extractors", "common"),
+    validate=check_extract,
+    per_document=True,
+)

@@ -1,0 +1,356 @@
+"""Judge stage: every judge × repeat × page bundle → `judgments`, and every model call → `llm_calls`.
+
+Several judges (e.g. the paper's five models) judge the same extracted evidence in one run. Before
+any call, each LLM judge checks that its provider's credentials are in the environment; after the
+calls, a judge whose share of failed pages exceeds `max_error_rate` fails the stage (its rows are
+kept for inspection, and every failed page is counted wrong, never dropped).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections import defaultdict
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pyarrow as pa
+
+from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
+from judges.checkers import CheckerRun
+from judges.checkers.judge import MESSAGE_LIMIT, CheckerJudge
+from judges.evidence import PageBundle
+from judges.rules.catalog import catalog
+from tasks.engine.common import content_key, document_files, good_documents
+from tasks.engine.failures import Incomplete, classify
+from tasks.engine.options import stage_keys
+from tasks.engine.runner import Stage, StageFailed, StageIO
+from warehouse.tables import (
+    CHECKER_FINDINGS,
+    CHECKER_RUNS,
+    FINDINGS,
+    JUDGMENTS,
+    LLM_CALLS,
+    REVIEW_QUEUE,
+)
+
+
+def call_id(run_id: str, judge: str, model: str | None, doc_id: str, criterion: str, page: int, repeat: int,
+            attempt: int) -> str:
+    key = "\0".join(str(p) for p in (run_id, judge, model, doc_id, criterion, page, repeat, attempt))
+    return "c" + hashlib.sha1(key.encode()).hexdigest()[:12]
+
+
+def review_item_id(run_id: str, doc_id: str, criterion: str, page: int) -> str:
+    return "r" + hashlib.sha1(f"{run_id}\0{doc_id}\0{criterion}\0{page}".encode()).hexdigest()[:10]
+
+
+def findings_rows(judgments: list[dict[str, Any]], screened: set[str]) -> list[dict[str, Any]]:
+    """One `findings` row per issue of every judgment. A catalog rule's severity is the one it has where the
+    document was judged: a screened file (`screened`: doc ids without an expected label) or a benchmark item."""
+    rules = catalog()
+    out = []
+    for row in judgments:
+        try:
+            issues = json.loads(row.get("issues") or "[]")
+        except ValueError:
+            continue
+        for issue in issues if isinstance(issues, list) else []:
+            if not isinstance(issue, dict):
+                continue
+            rule = rules.get(str(issue.get("rule_id") or ""))
+            out.append({k: row[k] for k in ("run_id", "judge", "model", "repeat", "doc_id", "criterion", "page")}
+                       | {"rule_id": rule.id if rule else None,
+                          "severity": rule.severity_in(row["doc_id"] in screened) if rule else "error",
+                          **{k: issue.get(k) for k in ("sub_criterion", "location", "problem", "remediation")}})
+    return out
+
+
+def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One queue item per page that any repeat flagged for review."""
+    items: dict[str, dict[str, Any]] = {}
+    for row in judgments:
+        if not row.get("review"):
+            continue
+        item_id = review_item_id(run_id, row["doc_id"], row["criterion"], row["page"])
+        if item_id in items:
+            items[item_id]["repeats"] += 1
+            continue
+        items[item_id] = {"run_id": run_id, "item_id": item_id, "judge": row["judge"], "doc_id": row["doc_id"],
+                          "criterion": row["criterion"], "page": row["page"], "label": row.get("label"),
+                          "tier_labels": row.get("tier_labels"), "reason": row["review"], "repeats": 1,
+                          "issues": row.get("issues")}
+    return list(items.values())
+
+
+def judge_unit(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]
+               ) -> dict[str, list[dict[str, Any]]] | Incomplete:
+    """`judge_rows`, as Incomplete when a page failed transiently (throttled, timed out): the rows are
+    kept and counted, and a resumed run judges the unit again (answered calls come from the cache)."""
+    rows, transient = _judge(run_id, judge, items)
+    return Incomplete(rows) if transient else rows
+
+
+def judge_isolated(run_id: str, unit: tuple[Judge, list[tuple[dict[str, Any], int]]]
+                   ) -> dict[str, list[dict[str, Any]]] | Incomplete:
+    """`judge_unit` of one (judge, pages) unit, as a picklable function for worker processes."""
+    return judge_unit(run_id, unit[0], unit[1])
+
+
+def judge_rows(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]]) -> dict[str, list[dict[str, Any]]]:
+    """Judge (judge_inputs row, repeat) pairs; concurrently when the judge offers `judge_many`.
+
+    Returns `judgments` rows and the `llm_calls` rows behind them.
+    """
+    return _judge(run_id, judge, items)[0]
+
+
+def _judge(run_id: str, judge: Judge, items: list[tuple[dict[str, Any], int]],
+           checker_run: CheckerRun | None = None) -> tuple[dict[str, list[dict[str, Any]]], bool]:
+    bundles = [(PageBundle(row["criterion"], row["page"], json.loads(row["evidence"]), row.get("image_path"),
+                           doc_ref=row["doc_id"], checker_run=checker_run), repeat)
+               for row, repeat in items]
+    many = getattr(judge, "judge_many", None)
+    if many is not None:
+        results: list[PageJudgment | Exception] = list(many(bundles))
+    else:
+        results = []
+        for bundle, repeat in bundles:
+            try:
+                results.append(judge.judge_page(bundle, repeat))
+            except Exception as exc:  # noqa: BLE001 - an error row; the report counts them
+                results.append(exc)
+    out: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    transient = False
+    for (row, repeat), result in zip(items, results, strict=True):
+        keys = _keys(run_id, judge, repeat, row)
+        if isinstance(result, Exception):
+            transient = transient or classify(result).transient
+            out.append({**keys, "error": f"{type(result).__name__}: {result}"})
+            continue
+        transient = transient or (result.error is not None and result.transient)
+        for record in result.calls:
+            calls.append({**record, "run_id": run_id, "judge": judge.name, "model": judge.model,
+                          "doc_id": row["doc_id"], "criterion": row["criterion"], "page": row["page"],
+                          "repeat": repeat, "prompt_version": judge.prompt_version,
+                          "call_id": call_id(run_id, judge.name, judge.model, row["doc_id"], row["criterion"],
+                                             row["page"], repeat, record["attempt"])})
+        out.append({
+            **keys,
+            "label": result.label.value if result.error is None else None,
+            "sub_criteria": json.dumps(result.sub_criteria, sort_keys=True),
+            "issues": result.issues_json(),
+            "remediation": result.remediation or None,
+            "summary": result.summary,
+            "raw_response": result.raw_response,
+            "prompt_hash": result.prompt_hash,
+            "flags": json.dumps(result.flags, sort_keys=True) if result.flags else None,
+            "review": result.review,
+            "tier_labels": json.dumps(result.tier_labels, sort_keys=True) if result.tier_labels else None,
+            "tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
+            "cost_usd": result.cost_usd, "latency_s": result.latency_s,
+            "normalised": json.dumps(sorted(result.normalised)) if result.normalised else None,
+            "error": result.error,
+        })
+    return {"judgments": out, "llm_calls": calls}, transient
+
+
+def _keys(run_id: str, judge: Judge, repeat: int, row: dict[str, Any]) -> dict[str, Any]:
+    return {"run_id": run_id, "judge": judge.name, "model": judge.model, "repeat": repeat,
+            "doc_id": row["doc_id"], "criterion": row["criterion"], "page": row["page"],
+            "prompt_version": judge.prompt_version, "params": json.dumps(judge.params(), sort_keys=True)}
+
+
+def checker_document(run_id: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A checker judge on one document: the checker runs once on its files (copies under neutral names, so
+    nothing of the path reaches the checker or the rows), then labels each page. The protocol: for a Cannot
+    Tell item whose ★ evidence the checker reads, the checker is not run and the pages are Cannot Tell."""
+    judge: CheckerJudge = item["judge"]
+    rows, doc = item["rows"], item["doc"]
+    criterion = rows[0]["criterion"]
+    keys = {"run_id": run_id, "judge": judge.name, "model": judge.model, "doc_id": doc["doc_id"]}
+    state = {**keys, "criterion": criterion, "checker": judge.checker.name, "version": judge.version}
+    if any(row.get("withheld") for row in rows) and judge.needs(criterion):
+        withheld = sorted({name for row in rows for name in row.get("withheld") or []})
+        judged, _ = _judge(run_id, judge, [(row, 0) for row in rows], None)
+        return {**judged, "checker_findings": [], "checker_runs": [{
+            **state, "ran": False, "files": 0, "findings": 0, "failing": 0,
+            "reason": f"the protocol withholds {', '.join(withheld)} (a Cannot Tell item)"}]}
+    paths = document_files(doc, verify=True)
+    with tempfile.TemporaryDirectory(prefix="accessbench-checker-") as folder:
+        files, offset = [], 0
+        for index, path in enumerate(paths, start=1):
+            copy = Path(folder) / f"document-{index}.pdf"
+            shutil.copyfile(path, copy)
+            files.append((str(copy), offset))
+            try:
+                with pikepdf.open(copy) as pdf:
+                    offset += len(pdf.pages)
+            except pikepdf.PdfError:
+                pass  # the checker says what it makes of the file; its pages count from the last offset
+        run = _scrubbed(judge.run(files), folder)
+    judged, _ = _judge(run_id, judge, [(row, 0) for row in rows], run)
+    findings = []
+    for finding in run.findings:
+        target = judge.mapping.target(finding.rule)
+        findings.append({**keys, "rule_id": finding.rule, "severity": finding.severity, "page": finding.page,
+                         "location": finding.location or None, "message": finding.message[:MESSAGE_LIMIT],
+                         "count": finding.count, "criterion": target.criterion if target else None,
+                         "sub_criterion": target.sub_criterion if target else None,
+                         "fails": finding.severity in judge.mapping.fail})
+    failing = sum(1 for f in findings if f["fails"] and f["criterion"] == criterion)
+    return {**judged, "checker_findings": findings, "checker_runs": [{
+        **state, "ran": True, "error": run.error, "files": len(paths), "seconds": run.seconds,
+        "findings": len(findings), "failing": failing}]}
+
+
+def _scrubbed(run: CheckerRun, folder: str) -> CheckerRun:
+    """The run without the temporary folder's path in any message or location."""
+    def clean(text: str) -> str:
+        return text.replace(folder + os.sep, "").replace(folder, "")
+
+    run.findings = [replace(f, message=clean(f.message), location=clean(f.location)) for f in run.findings]
+    run.error = clean(run.error) if run.error else run.error
+    return run
+
+
+BATCH_PAGES = 64  # pages per resumable unit when a judge runs calls concurrently
+
+
+def judge_specs(cfg: Any) -> list[JudgeSpec]:
+    """The run's judges, resolved once from their `--judge` text; an unknown judge, or one given twice, raises
+    ValueError."""
+    specs = [JudgeSpec.parse(text) for text in cfg.judges]
+    if len({str(spec) for spec in specs}) < len(specs):
+        raise ValueError(f"two judges of this run would be recorded alike ({cfg.judge_label}); give each "
+                         "judge once")
+    return specs
+
+
+def check_judge_specs(cfg: Any) -> dict[str, tuple[str, ...]]:
+    """Each judge's spec, options and provider credentials checked (ValueError saying what to change) without
+    building it or calling a model, once per run config (`RunBase.checked_once`): judge → the criteria it covers."""
+    def check() -> dict[str, tuple[str, ...]]:
+        options = cfg.judge_options()
+        return {str(spec): spec.check(options) for spec in judge_specs(cfg)}
+
+    return dict(cfg.checked_once("judges", check))
+
+
+def make_judges(cfg: Any) -> list[tuple[str, Judge]]:
+    """Every judge of the run, built once from its spec (the stage body's); the specs were checked before the
+    run (`check_judge_specs`). A spec its factory refuses raises ValueError."""
+    judges = [(str(spec), spec.build(cfg.judge_options())) for spec in judge_specs(cfg)]
+    keys = [(judge.name, judge.model) for _, judge in judges]
+    if len(set(keys)) < len(keys):
+        raise ValueError(f"two judges of this run would be recorded alike ({cfg.judge_label}); give each "
+                         "judge once")
+    return judges
+
+
+def judge_body(io: StageIO) -> dict[str, Any]:
+    cfg = io.cfg
+    try:
+        judges = make_judges(cfg)
+    except (ValueError, ImportError) as exc:
+        raise StageFailed(str(exc)) from exc
+    by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in io.read("inputs", "judge_inputs"):
+        by_doc[row["doc_id"]].append(row)
+    units: list[tuple[str, tuple[Judge, list[tuple[dict[str, Any], int]]]]] = []
+    documents = {d["doc_id"]: d for d in good_documents(io)}
+    parts = []
+    for spec, judge in judges:
+        if isinstance(judge, CheckerJudge):
+            # Once per document; byte-identical documents of one criterion and protocol are checked once.
+            checked: list[tuple[str, dict[str, Any]]] = []
+            for doc_id, rows in by_doc.items():
+                if doc_id not in documents:
+                    continue
+                same = f"{content_key(documents[doc_id])}|{rows[0]['criterion']}|{any(r.get('withheld') for r in rows)}"
+                checked.append((f"{spec}|{doc_id}", {"doc_id": doc_id, "judge": judge, "rows": rows,
+                                                      "doc": documents[doc_id], "same": same}))
+            parts.append(io.per_key(checked, partial(checker_document, cfg.run_id), f"judge ({spec})", isolated=True,
+                                    same=lambda item: str(item["same"]), weight=lambda item: len(item["rows"]),
+                                    unit="page judgments"))
+            continue
+        repeats = 1 if is_deterministic(judge) else cfg.repeats
+        batch: list[tuple[dict[str, Any], int]] = []
+        batch_docs: list[str] = []
+        for doc_id, rows in by_doc.items():
+            if not judge.supports(rows[0]["criterion"]):
+                io.error(doc_id, "unsupported", f"judge {spec!r} does not cover {rows[0]['criterion']}; "
+                         "choose another judge or leave this criterion out with --criteria")
+                continue
+            batch += [(row, repeat) for repeat in range(repeats) for row in rows]
+            batch_docs.append(doc_id)
+            # Concurrent judges get batches across documents; others resume document by document.
+            if not hasattr(judge, "judge_many") or len(batch) >= BATCH_PAGES:
+                units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
+                batch, batch_docs = [], []
+        if batch:
+            units.append((f"{spec}|" + "+".join(batch_docs), (judge, batch)))
+    # A deterministic judge is per-document work like extraction: worker processes (or the Dask
+    # cluster) with the per-document time limit. Model judges stay in this process, where their
+    # concurrency, rate limits and response cache are shared.
+    for spec, judge in judges:
+        if isinstance(judge, CheckerJudge):
+            continue  # its documents are done above
+        mine = [unit for unit in units if unit[1][0] is judge]
+        if is_deterministic(judge):
+            parts.append(io.per_key(mine, partial(judge_isolated, cfg.run_id), f"judge ({spec})", isolated=True,
+                                    weight=lambda unit: len(unit[1]), unit="page judgments"))
+        else:
+            parts.append(io.per_key(mine, lambda unit: judge_unit(cfg.run_id, unit[0], unit[1]), f"judge ({spec})",
+                                    weight=lambda unit: len(unit[1]), unit="page judgments"))
+    tables = {name: pa.concat_tables([part[name] for part in parts]) for name in parts[0]} if parts else {}
+    judgments = tables["judgments"].to_pylist() if tables else []
+    io.failure = _error_rate_failure(judgments, [spec for spec, _ in judges], [j for _, j in judges],
+                                     cfg.max_error_rate)
+    screened = {d["doc_id"] for d in io.read("corpus", "documents") if d.get("expected_label") is None}
+    return {**tables, "review_queue": review_queue(cfg.run_id, judgments),
+            "findings": findings_rows(judgments, screened)}
+
+
+def _error_rate_failure(judgments: list[dict[str, Any]], specs: list[str], judges: list[Judge],
+                        limit: float) -> str | None:
+    """A message when any judge's share of failed pages is above `limit`, else None."""
+    problems = []
+    for spec, judge in zip(specs, judges, strict=True):
+        rows = [r for r in judgments if r["judge"] == judge.name and r["model"] == judge.model]
+        failed = [r for r in rows if r.get("error")]
+        if rows and len(failed) / len(rows) > limit:
+            example = (failed[0]["error"] or "")[:300]
+            problems.append(f"{spec}: {len(failed)} of {len(rows)} page judgments failed "
+                            f"({len(failed) / len(rows):.0%} > --max-error-rate {limit:.0%}); first: {example}")
+    if not problems:
+        return None
+    return ("; ".join(problems) + ". The rows are kept (accessbench sql \"select error, count(*) from judgments "
+            "group by all\"); fix the cause, then accessbench rerun --run <ID> --stage judge --downstream "
+            "(answered calls come from the cache)")
+
+
+def check_judge(cfg: Any) -> None:
+    """Bad judge specs and missing credentials stop the run before any call (out-of-range settings never make
+    a RunConfig: their limits are declared in tasks.engine.options)."""
+    check_judge_specs(cfg)  # no judge is built: the stage body builds each once
+
+
+JUDGE = Stage(
+    name="judge",
+    upstream=("inputs",),
+    config_keys=stage_keys("judge"),
+    # --cache off (or write): fresh model calls, never another run's outputs.
+    fresh=lambda cfg: getattr(cfg, "cache", "on") in ("off", "write"),
+    tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS, CHECKER_FINDINGS, CHECKER_RUNS),
+    body=judge_body,
+    code=("judges", "models", "common"),
+    validate=check_judge,
+)

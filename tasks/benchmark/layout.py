@@ -1,0 +1,74 @@
+"""Layout stage: text/title/list/table/figure regions per page from the configured backend.
+
+The model runs only on pages where its regions can change a result (an image, graphics or a
+table candidate the tags do not cover; see :mod:`extractors.layout.plan`); ``layout_pages``
+records for every page whether it ran and why.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from extractors.layout import check_backend, get_backend, layout_file
+from judges.criteria import SPECS
+from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.engine.context import RunConfig
+from tasks.engine.isolation import in_a_worker
+from tasks.engine.options import stage_keys
+from tasks.engine.runner import Stage, StageIO
+from warehouse.tables import LAYOUT_PAGES, LAYOUT_REGIONS
+
+# Regions feed table evidence (table regions, the search for drawn tables the tags miss); other
+# criteria never read them, and the model costs ~0.4 s a page, so only these documents are laid out.
+LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
+
+
+def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[str, Any]
+                    ) -> dict[str, list[dict[str, Any]]]:
+    """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row)."""
+    rows: list[dict[str, Any]] = []
+    pages: list[dict[str, Any]] = []
+    for path in document_files(doc, verify=True):
+        found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
+                                     page_offset=len(pages))
+        rows += found
+        pages += decided
+    return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
+
+
+def load_backend(name: str, weights: str | None) -> None:
+    """Load the backend (kept by this process for its documents); raises LayoutBackendError."""
+    get_backend(name, weights)
+
+
+def layout_body(io: StageIO) -> dict[str, Any]:
+    cfg = io.cfg
+    docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
+    if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
+        in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
+    work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
+    from tasks.benchmark.render import pages_of
+
+    return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
+                      isolated=True, same=content_key, weight=pages_of, unit="pages")
+
+
+def check_layout(cfg: RunConfig) -> None:
+    """A misconfigured backend (unknown name, missing package or weights) stops the run up front.
+
+    Without loading the model here: the stage loads it in a worker, where the documents use it.
+    """
+    check_backend(cfg.layout_backend, cfg.layout_weights)
+
+
+LAYOUT = Stage(
+    name="layout",
+    upstream=("corpus",),
+    config_keys=stage_keys("layout"),
+    tables=(LAYOUT_REGIONS, LAYOUT_PAGES),
+    body=layout_body,
+    code=("extractors", "common"),
+    validate=check_layout,
+    per_document=True,
+)
