@@ -27,7 +27,7 @@ from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
 from judges.checkers import CheckerRun
 from judges.checkers.judge import MESSAGE_LIMIT, CheckerJudge
 from judges.evidence import PageBundle
-from judges.rules.catalog import catalog
+from judges.rules.catalog import box, catalog
 from tasks.common import content_key, document_files, good_documents
 from tasks.failures import Incomplete, classify
 from tasks.options import stage_keys
@@ -44,6 +44,7 @@ JUDGED_PAGE = (
         pa.field("criterion", pa.string(), nullable=False),
         pa.field("page", pa.int32(), nullable=False),
 )
+JUDGED_PAGE_KEYS = tuple(f.name for f in JUDGED_PAGE)
 
 JUDGMENTS_SCHEMA = pa.schema(
     [
@@ -91,10 +92,14 @@ REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
 FINDINGS_SCHEMA = pa.schema(
     [
         *JUDGED_PAGE,
+        pa.field("seq", pa.int32(), nullable=False),  # its place among the judgment's findings (from 0)
         pa.field("rule_id", pa.string()),  # the rules catalog's id; null for a model's finding
         pa.field("severity", pa.string(), nullable=False),  # error | warning | candidate, as the rule weighed here
         pa.field("sub_criterion", pa.string()),
         pa.field("location", pa.string()),
+        # [x0, y0, x1, y1], PDF points from the page's top left: what the finding is about (a figure, a table, a
+        # run of text, a reading-order block), where the rule's evidence gives a box; null otherwise.
+        pa.field("bbox", pa.list_(pa.float64())),
         pa.field("problem", pa.string()),
         pa.field("remediation", pa.string()),
     ]
@@ -195,15 +200,20 @@ def findings_rows(judgments: list[dict[str, Any]], screened: set[str]) -> list[d
             issues = json.loads(row.get("issues") or "[]")
         except ValueError:
             continue
-        for issue in issues if isinstance(issues, list) else []:
-            if not isinstance(issue, dict):
-                continue
+        found = [issue for issue in (issues if isinstance(issues, list) else []) if isinstance(issue, dict)]
+        for seq, issue in enumerate(found):
             rule = rules.get(str(issue.get("rule_id") or ""))
-            out.append({k: row[k] for k in ("run_id", "judge", "model", "repeat", "doc_id", "criterion", "page")}
-                       | {"rule_id": rule.id if rule else None,
+            out.append({k: row[k] for k in JUDGED_PAGE_KEYS}
+                       | {"seq": seq, "rule_id": rule.id if rule else None,
                           "severity": rule.severity_in(row["doc_id"] in screened) if rule else "error",
-                          **{k: issue.get(k) for k in ("sub_criterion", "location", "problem", "remediation")}})
+                          "bbox": box(issue.get("bbox")),
+                          **{k: _text(issue.get(k)) for k in ("sub_criterion", "location", "problem", "remediation")}})
     return out
+
+
+def _text(value: Any) -> str | None:
+    """A finding's text field as a string (a model may answer with a number or a list), None when absent."""
+    return None if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
 def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -499,5 +509,6 @@ JUDGE = Stage(
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS, CHECKER_FINDINGS, CHECKER_RUNS),
     body=judge_body,
     code=("judges", "common"),
+    version="2",  # 2: findings carry their place (seq) and box (bbox)
     validate=check_judge,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 import pyarrow as pa
@@ -10,7 +11,7 @@ from judges.labels import Label
 from judges.remediation_quality import score_judgment
 from tasks.aggregate import AGGREGATE
 from tasks.corpus import CORPUS
-from tasks.judge import JUDGE
+from tasks.judge import JUDGE, JUDGED_PAGE_KEYS
 from tasks.runner import ERRORS_SCHEMA, Stage, StageIO
 from tasks.tables import tables_of
 from warehouse import catalog
@@ -67,10 +68,13 @@ ORDER BY ALL
 def metrics_body(io: StageIO) -> dict[str, Any]:
     # the metric views read the upstream stages' tables only (warehouse.metrics.METRIC_INPUTS)
     rows = catalog.rows(io.cfg.home, tables_of((CORPUS, JUDGE, AGGREGATE)), SNAPSHOT, {"run": io.cfg.run_id})
+    findings: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for f in io.read("judge", "findings"):
+        findings[tuple(f[k] for k in JUDGED_PAGE_KEYS)].append(f)
     scores = [
         {"run_id": io.cfg.run_id, "judge": j["judge"], "model": j["model"], "repeat": j["repeat"],
          "doc_id": j["doc_id"], "criterion": j["criterion"], "page": j["page"],
-         **score_judgment(j["issues"], j["remediation"])}
+         **score_judgment(findings.get(tuple(j[k] for k in JUDGED_PAGE_KEYS), []), j["remediation"])}
         for j in io.read("judge", "judgments") if j["label"] == Label.FAILED
     ]
     return {"run_metrics": rows, "remediation_scores": scores}

@@ -12,8 +12,8 @@ from corpus.manifest import DOCUMENTS_SCHEMA
 from flows.cli.report import build
 from flows.report.text import render_report
 from tasks.aggregate import DOC_LABELS_SCHEMA
-from tasks.judge import JUDGMENTS_SCHEMA
 from tasks.screening import shorten
+from tests.flows.report_warehouse import write_judgments
 from warehouse.store import ArtifactStore
 
 RUN = "s"
@@ -52,7 +52,7 @@ def _home(home: Path) -> Path:
                           "remediation": "fix it", "rule_id": rule} for p, problem, rule in issues if p == page]
                 rows.append({"run_id": RUN, "judge": "rules", "model": None, "repeat": 0, "doc_id": docs[(f, c)],
                              "criterion": c, "page": page, "label": label, "issues": json.dumps(found)})
-    store.write_table("judge", RUN, "judgments", rows, JUDGMENTS_SCHEMA)
+    write_judgments(store, RUN, rows, screened=True)
     return home
 
 
