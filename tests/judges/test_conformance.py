@@ -31,7 +31,7 @@ from judges.labels import Label
 from judges.rules import RulesJudge, apply_catalog
 from judges.rules.catalog import catalog
 from tasks.registry import ALL_TABLES
-from tests.judges.twins import judge_pdfs
+from tests.judges.twins import judge_pdfs_pipeline
 from warehouse import catalog as warehouse
 
 SOURCE = """#set document(title: "Case")
@@ -212,7 +212,7 @@ def screened(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[tuple[str, 
         with pikepdf.open(base) as pdf:
             edit(pdf)
             pdf.save(pdfs / f"{name}.pdf")
-    return judge_pdfs(pdfs, root / "home", CRITERIA), root / "home"
+    return judge_pdfs_pipeline(pdfs, root / "home", CRITERIA), root / "home"
 
 
 def _screening(home: Path) -> dict[str, dict[str, Any]]:
