@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from common import geometry
 from common.list_labels import GLYPH_STYLES, NUMBERED_STYLES, is_bullet, label_styles
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
@@ -164,9 +165,10 @@ def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], b
         at = f"{where}, heading “{_label(element)}”"
         if previous is not None and level > previous + 1:
             issues.append(finding("semantic_tagging.heading_nesting.level_skip", at, previous=previous, level=level,
-                                  expected=previous + 1))
+                                  expected=previous + 1, bbox=element.get("bbox")))
         elif previous is None and level > 1:
-            issues.append(finding("semantic_tagging.heading_nesting.first_not_h1", at, level=level))
+            issues.append(finding("semantic_tagging.heading_nesting.first_not_h1", at, level=level,
+                                  bbox=element.get("bbox")))
         previous = level
     # One scheme of headings: H (structured by nesting) or H1-H6 (numbered), never both; PDF/UA-1 7.4.4.
     counts = tags.get("type_counts") or {}
@@ -233,7 +235,7 @@ def _split_headings(headings: list[dict[str, Any]], page_elements: list[dict[str
             issues.append(finding("semantic_tagging.heading_nesting.split_heading",
                                   f"{where}, headings “{_label(first)}” and “{_label(second)}”",
                                   first=_clip(first.get("text")), second=_clip(second.get("text")),
-                                  kind=first["type"]))
+                                  kind=first["type"], bbox=geometry.union(a, b)))
     return issues
 
 
@@ -254,7 +256,8 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
         if container:
             issues.append(finding("semantic_tagging.proper_tag_usage.heading_as_table_header",
                                   f"{where}, heading “{_label(element)}”", kind=element["type"],
-                                  text=_clip(element.get("text")), container=container))
+                                  text=_clip(element.get("text")), container=container,
+                                  bbox=element.get("bbox")))
             continue
         # A sentence at body size and weight announced as a heading.
         text = " ".join((element.get("text") or "").split())
@@ -265,13 +268,15 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
         if long and words >= PARAGRAPH_WORDS and body_style:
             issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_heading",
                                   f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
-                                  text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size))
+                                  text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size,
+                                  bbox=element.get("bbox")))
         elif text and (body_style or long or (text.endswith((".", "!", "?")) and words >= CANDIDATE_SENTENCE_WORDS)):
             # Looks like running text in some way, not clearly: a reader of meaning decides (hybrid judge).
             issues.append(finding("semantic_tagging.proper_tag_usage.heading_text_candidate",
                                   f"{where}, {element['type']} “{_clip(text)}”",
                                   facts=_facts(element, page_elements, by_id, body), kind=element["type"],
-                                  text=_clip(text, 60), size=size or "?", body=body or "?"))
+                                  text=_clip(text, 60), size=size or "?", body=body or "?",
+                                  bbox=element.get("bbox")))
     return issues
 
 
@@ -487,7 +492,8 @@ def _paragraph_figures(page_elements: list[dict[str, Any]], body: float | None, 
         if len(words) >= FIGURE_TEXT_WORDS and len(wordy) >= 0.85 * len(words) and RUNNING_TEXT.search(text) \
                 and abs(float(element["size"]) - body) <= 0.1 * body and not MATH.search(text):
             issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_figure",
-                                  f"{where}, Figure “{_clip(text)}”", text=_clip(text, 60)))
+                                  f"{where}, Figure “{_clip(text)}”", text=_clip(text, 60),
+                                  bbox=element.get("bbox")))
     return issues[:3]
 
 
@@ -506,7 +512,8 @@ def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where:
         if one_line and running and not DESCRIBING.search(alt) and not MATH.search(alt) \
                 and sum(c.isalpha() for c in alt) >= 0.7 * len(alt.replace(" ", "")):
             issues.append(finding("semantic_tagging.proper_tag_usage.figure_as_text",
-                                  f"{where}, Figure “{_clip(alt)}”", text=_clip(alt, 60), words=words))
+                                  f"{where}, Figure “{_clip(alt)}”", text=_clip(alt, 60), words=words,
+                                  bbox=element["bbox"]))
     return issues
 
 
