@@ -336,6 +336,10 @@ READING_ORDER_SCHEMA = pa.schema(
         pa.field("mcid_sequences", pa.int32()),
         pa.field("mcid_back_steps", pa.int32()),
         pa.field("mcid_column_switches", pa.int32()),
+        # Text no element covers on a tagged page: true where it is drawn inside an /Artifact marked-content
+        # sequence of the page's content (a running header, leader dots, or prose hidden from the reader),
+        # false where it is in no marked content at all; null for tagged units and untagged documents.
+        pa.field("artifact", pa.bool_()),
     ]
 )
 

@@ -87,13 +87,40 @@ BLOCK_TYPES = {"P", "Span", "Div", "NonStruct", "Part", "Sect", "Art"}
 NOT_BODY = {"Table", "TR", "TH", "TD", "THead", "TBody", "TFoot", "Annot", "Link", "Form", "Figure", "Formula",
             "Note", "L", "LI", "Lbl", "LBody", "TOC", "TOCI", "Caption", "Reference", "BibEntry", "Index"}
 HEADED_CHARS = 20  # a heading heads something: the page needs other text of at least this length
+HEAD_GAP = 3.0  # the text a heading heads starts within this many of the heading's type sizes below it
+
+
+def _heads_text(element: dict[str, Any], page_elements: list[dict[str, Any]],
+                by_id: dict[int, dict[str, Any]]) -> bool:
+    """Does ``element`` sit where a heading sits: a block of its own (not a word inside a paragraph), with the
+    text read next starting just below it, under it, in smaller or lighter type? A stamp or watermark laid
+    beside or over the text is not. Without the boxes to tell, it is not claimed. (Overlap with other
+    elements' boxes says nothing: a paragraph that flows across columns has a box over half the page.)"""
+    parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    if parent is not None and parent["type"] not in GROUPING:
+        return False  # inline: a bold or large word inside a paragraph, a list item, a cell
+    box, size = element.get("bbox"), float(element.get("size") or 0)
+    if not box or not size:
+        return False
+    after = sorted((e for e in page_elements if e.get("text") and e.get("bbox") and e["id"] > element["id"]
+                    and not _descends(e, element["id"], by_id)), key=lambda e: e["id"])
+    if not after:
+        return False  # nothing read after it: it heads nothing
+    following = after[0]
+    o = following["bbox"]
+    below = -0.3 * size <= o[1] - box[3] <= HEAD_GAP * size
+    under = min(box[2], o[2]) > max(box[0], o[0])
+    lighter = (following.get("size") or size) < size * 0.95 or \
+        (following.get("bold") or 0) < (element.get("bold") or 0) - 0.3
+    return below and under and lighter
 
 
 def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
                     body: float | None) -> list[dict[str, Any]]:
-    """Running-text blocks that look like headings, on a page where they have something to head."""
+    """Running-text blocks that look like headings and sit where headings sit, on a page where they have
+    something to head."""
     found = [e for e in page_elements if e["type"] in BLOCK_TYPES and not _inside(e, by_id, NOT_BODY)
-             and looks_like_heading(e, body)]
+             and looks_like_heading(e, body) and _heads_text(e, page_elements, by_id)]
     ids = {e["id"] for e in found}
     rest = sum(len(e.get("text") or "") for e in page_elements if e["id"] not in ids)
     return found if rest >= HEADED_CHARS else []
@@ -517,6 +544,37 @@ def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where:
     return issues
 
 
+# Prose hidden as an artifact (PDF/UA-1 7.1: artifacts are content that is not real content): a block of at
+# least PROSE_WORDS words, mostly letters (leader dots and page numbers are not), at PROSE_SIZE × body size
+# or more, outside the running header and footer bands. Fewer words than PROSE_SENTENCE_WORDS must end
+# like a sentence: a short artifacted label ("Draft", "Confidential") is decoration a reader may miss.
+PROSE_WORDS = 8
+PROSE_SENTENCE_WORDS = 12
+PROSE_LETTERS = 0.6
+PROSE_SIZE = 0.8
+RUNNING_ROLES = {"header", "footer", "figure"}
+
+
+def _artifacted_prose(blocks: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    prose = []
+    for block in blocks:
+        text, words = str(block.get("text") or ""), int(block.get("words") or 0)
+        if block.get("role") in RUNNING_ROLES or words < PROSE_WORDS:
+            continue
+        if (block.get("letters") or 0) < PROSE_LETTERS * (block.get("chars") or len(text) or 1):
+            continue
+        if body and (block.get("size") or 0) < PROSE_SIZE * body:
+            continue
+        if words < PROSE_SENTENCE_WORDS and not text.rstrip("…").endswith(SENTENCE_END):
+            continue
+        prose.append(block)
+    if not prose:
+        return []
+    return [finding("semantic_tagging.artifacts.prose_artifact", f"{where}, “{_clip(prose[0].get('text'))}”",
+                    count=len(prose), words=sum(int(b.get("words") or 0) for b in prose),
+                    text=_clip(prose[0].get("text"), 60))]
+
+
 def judge_tagging(bundle: PageBundle) -> PageJudgment:
     tags = bundle.evidence.get("tag_structure")
     if tags is None:
@@ -586,6 +644,8 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     issues += _paragraph_figures(page_elements, body, where)
     issues += _inconsistent_headings(tags, page_elements, by_id, body, where)
     issues += _misplaced_captions(page_elements, by_id, body, where)
+    artifacts = tags.get("artifact_text") or []
+    issues += _artifacted_prose(artifacts, body, where)
 
     headings = [e for e in page_elements if is_heading_type(e["type"])]
     document = document_checks(tags, where)  # Lang, title, PDF/UA claim, permissions: the first page only
@@ -596,7 +656,8 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
         return PageJudgment(Label.PASSED, subs, [], f"{where}: no tagged content on this page to misuse")
     issues += document
     subs = {s: PASSED for s in SUBS}
-    subs["artifacts"] = NA  # artifact marking is judged from content, which the tag tree alone does not show
+    # Artifact marking is judged from the page's artifacted text (prose must not be hidden); with none, NA.
+    subs["artifacts"] = PASSED if artifacts else NA
     for issue in issues:
         subs[issue.sub_criterion] = FAILED
     return verdict(bundle, subs, issues,
