@@ -117,13 +117,13 @@ def _rows(home: Path, run_id: str) -> dict[tuple[str, str], dict[str, Any]]:
 
     _, rows = catalog.query(home, ALL_TABLES, f"""
         select json_extract_string(d.metadata, '$.path'), l.criterion, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id and j.doc_id = l.doc_id
-                and j.criterion = l.criterion and j.judge = l.judge)
+               (select list(f.rule_id order by f.repeat, f.page, f.seq) from findings f
+                where f.run_id = l.run_id and f.doc_id = l.doc_id and f.criterion = l.criterion
+                and f.judge = l.judge and f.rule_id is not null)
         from doc_labels l join documents d using (run_id, doc_id) where l.run_id = '{run_id}'""")
     out = {}
-    for file, criterion, label, issues in rows:
-        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[(Path(file).stem, criterion)] = {"label": label, "issues": found}
+    for file, criterion, label, rule_ids in rows:
+        out[(Path(file).stem, criterion)] = {"label": label, "issues": [{"rule_id": r} for r in rule_ids or []]}
     return out
 
 

@@ -136,6 +136,7 @@ def extract_reading_order(pdf: str | Path | PdfSource, *, doc_id: str, page_offs
     if elements is None:
         elements = extract_struct_elements(pdf, doc_id=doc_id, page_offset=page_offset)
     index = _ElementIndex(elements, page_offset)
+    tagged = bool(elements)
     with pdf_source(pdf) as source, reading(source, "text"):
         pages = [_read_page(source, number, index) for number in range(source.page_count)]
         sequences = _element_sequences(source, index, len(elements))
@@ -146,7 +147,8 @@ def extract_reading_order(pdf: str | Path | PdfSource, *, doc_id: str, page_offs
             _assign_roles(page, body_size, repeated)
             _visual_order(page)
             order = _sequence_order(source, page, sequences.get(page.number) or {})
-            records.extend(_page_records(page, doc_id, page_offset, order))
+            artifacts = _artifact_units(source, page) if tagged else None
+            records.extend(_page_records(page, doc_id, page_offset, order, artifacts))
     return records
 
 
@@ -540,7 +542,8 @@ def _split(units: list[_Unit], axis: int) -> list[list[_Unit]]:
 
 
 def _page_records(page: _Page, doc_id: str, page_offset: int,
-                  order: dict[int, tuple[int, int, int]] | None = None) -> list[dict]:
+                  order: dict[int, tuple[int, int, int]] | None = None,
+                  artifacts: set[int] | None = None) -> list[dict]:
     tagged = [u for u in page.units if u.elem is not None]
     struct_rank = {id(u): r for r, u in enumerate(sorted(tagged, key=lambda u: (u.elem, u.index)))}
     first: dict[int, _Unit] = {}
@@ -565,6 +568,7 @@ def _page_records(page: _Page, doc_id: str, page_offset: int,
             "marks": unit.marks,
             **dict(zip(("mcid_sequences", "mcid_back_steps", "mcid_column_switches"),
                        measured.get(id(unit), (None, None, None)), strict=True)),
+            "artifact": None if artifacts is None or unit.elem is not None else unit.index in artifacts,
         }
         for unit in page.units
     ]
@@ -668,6 +672,24 @@ def _sequence_order(source: PdfSource, page: _Page, elements: dict[int, list[int
     return out
 
 
+def _artifact_units(source: PdfSource, page: _Page) -> set[int] | None:
+    """The block_index of the page's units no element covers whose text starts inside an /Artifact
+    marked-content sequence (None: the content stream could not be followed)."""
+    loose = [u for u in page.units if u.elem is None]
+    if not loose:
+        return set()
+    points: list[tuple[float, float]] = []
+    try:
+        _mcid_anchors(source.qpdf.pages[page.number], page.height, artifacts=points)
+    except Exception:  # noqa: BLE001 - an unparsable content stream: nothing measured, nothing claimed
+        return None
+    return {u.index for u in loose if any(_holds(u.bbox, x, y) for x, y in points)}
+
+
+def _holds(box: Box, x: float, y: float, slack: float = 2.0) -> bool:
+    return box[0] - slack <= x <= box[2] + slack and box[1] - slack <= y <= box[3] + slack
+
+
 def _one_line(anchor: _Anchor, previous: _Anchor) -> bool:
     return not (_above(anchor, previous) or _above(previous, anchor))
 
@@ -687,8 +709,10 @@ def _column_at(x: float, columns: list[tuple[float, float]]) -> int | None:
     return None
 
 
-def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
-    """MCID → where its text starts and where its last text run starts (top-left origin, page space).
+def _mcid_anchors(page: pikepdf.Page, height: float,
+                  artifacts: list[tuple[float, float]] | None = None) -> dict[int, _Anchor]:
+    """MCID → where its text starts and where its last text run starts (top-left origin, page space);
+    with ``artifacts``, the start of every text run drawn inside an /Artifact sequence is added to it.
 
     Follows q/Q/cm and the text state (Tm, Td, TD, T*, TL, Tf) through the page's own content; glyph
     advances are not measured (a run's start is enough to tell lines and columns apart). The page box's
@@ -702,6 +726,7 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
     leading = size = 0.0
     # Per open marked-content sequence, the MCID its text belongs to: its own, else the enclosing one's.
     marked: list[int | None] = []
+    hidden: list[bool] = []  # per open sequence: is it, or one around it, an /Artifact?
     anchors: dict[int, _Anchor] = {}
     properties = (page.obj.get("/Resources") or pikepdf.Dictionary()).get("/Properties")
     for instruction in pikepdf.parse_content_stream(page, _ANCHOR_OPERATORS):
@@ -710,12 +735,15 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
             if op != "Tj" and op != "TJ":  # ' and " move to the next line, then show
                 tm = tlm = _multiply((1.0, 0.0, 0.0, 1.0, 0.0, -leading), tlm)
             current = marked[-1] if marked else None
-            if current is None:
+            if current is None and not (artifacts is not None and hidden and hidden[-1]):
                 continue
             a, b, c, d, e, f = _multiply(tm, ctm)
             if abs(b) > 0.01 * abs(a) + 1e-6 or abs(c) > 0.01 * abs(d) + 1e-6:
                 continue  # rotated or skewed text: no lines to compare
             x, y = e - left, top - f
+            if current is None:
+                artifacts.append((x, y))  # type: ignore[union-attr]  # checked above
+                continue
             scaled = abs(size * d) or 1.0
             held = anchors.get(current)
             if held is None:
@@ -754,8 +782,10 @@ def _mcid_anchors(page: pikepdf.Page, height: float) -> dict[int, _Anchor]:
                 if isinstance(props, pikepdf.Dictionary) and isinstance(props.get("/MCID"), int):
                     mcid = int(props["/MCID"])
             marked.append(mcid if mcid is not None else marked[-1] if marked else None)
+            hidden.append((bool(operands) and str(operands[0]) == "/Artifact") or bool(hidden and hidden[-1]))
         elif op == "EMC" and marked:
             marked.pop()
+            hidden.pop()
     return anchors
 
 

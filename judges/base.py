@@ -20,6 +20,9 @@ class Issue:
     problem: str
     remediation: str
     rule_id: str = ""  # the rules catalog's id of the check that found it (judges/rules/catalog); "" for a model's
+    # Where on the page, when the evidence says: [x0, y0, x1, y1] in PDF points from the top left (the figure,
+    # table, text run or reading-order block the finding is about); None when the rule knows no box.
+    bbox: list[float] | None = None
     # A candidate rule's focused question and the facts about its element (for the hybrid judge's LLM tier);
     # not stored with the issue (the question and the answer are in llm_calls).
     context: dict[str, Any] | None = field(default=None, compare=False, repr=False)
@@ -47,7 +50,9 @@ class PageJudgment:
     transient: bool = False
 
     def issues_json(self) -> str:
-        return json.dumps([{k: v for k, v in asdict(i).items() if k != "context"} for i in self.issues])
+        """The issues as stored in `judgments.issues` (a box only where the finding has one)."""
+        return json.dumps([{k: v for k, v in asdict(i).items() if k != "context" and not (k == "bbox" and v is None)}
+                           for i in self.issues])
 
     @property
     def remediation(self) -> str:

@@ -174,7 +174,25 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "h1_before": sum(1 for e in elements if e["type"] == "H1" and e.get("page") is not None
                          and e["page"] < page),
         "elements": compact,
+        "artifact_text": artifact_text(ev, page),
     } | ({"document": document_facts(ev)} if page == _first_page(ev) else {})
+
+
+ARTIFACT_UNITS = 20  # artifact text blocks a page's evidence keeps
+
+
+def artifact_text(ev: DocEvidence, page: int) -> list[dict[str, Any]]:
+    """The page's text drawn inside /Artifact marked content (PDF/UA-1 7.1): each block with where it sits
+    (its reading-order role: header, footer or body), its words and its size, so a rule can tell running
+    headers, page numbers and leader dots from prose a reader never hears."""
+    out = []
+    for unit in _on(ev.reading_order, page):
+        text = " ".join(str(unit.get("text") or "").split())
+        if unit.get("artifact") and text:
+            out.append({"text": _short(text), "role": unit.get("role"), "words": len(text.split()),
+                        "letters": sum(c.isalpha() for c in text), "chars": len(text),
+                        "size": unit.get("font_size"), "bbox": unit.get("bbox")})
+    return out[:ARTIFACT_UNITS]
 
 
 # A sentence or clause ends here: the next block may start a new paragraph.
@@ -300,13 +318,13 @@ def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
 
 def _layout_facts(element: dict[str, Any], page: int) -> dict[str, Any]:
     """What the rules need beyond type and text, kept to the few elements they judge: a list's declared
-    ListNumbering, and where a heading or figure sits on this page (split headings, text drawn as a figure)."""
+    ListNumbering, and where a figure or a text element sits on this page (split headings, text drawn as a
+    figure, whether a heading-like block heads the text below it)."""
     kind = element["type"]
     if kind == "L":
         numbering = _attributes(element).get("ListNumbering")
         return {"list_numbering": numbering} if isinstance(numbering, str) else {}
-    if element.get("page") == page and element.get("bbox") and (kind == "Figure" or kind == "H"
-                                                                  or _heading_level(kind) is not None):
+    if element.get("page") == page and element.get("bbox") and (kind == "Figure" or element.get("text")):
         return {"bbox": [round(float(v), 1) for v in element["bbox"]]}
     return {}
 
@@ -684,7 +702,7 @@ FINDINGS: dict[str, frozenset[str]] = {
     # document: document-level facts (Lang, title, PDF/UA claim, permissions) the paper's models never saw
     # conformance: the PDF/UA-1 validator's failures; screening: a user's file, not a labelled item
     "tag_structure": frozenset({"nonstandard", "list_numbering", "bbox", "document", "continues_previous",
-                                "conformance", "screening", "font", "title_h1", "h1_before"}),
+                                "conformance", "screening", "font", "title_h1", "h1_before", "artifact_text"}),
     "alt_texts": frozenset({"alt_words_not_in_text", "same_alt_as", "conformance", "screening"}),
     "reading_order": frozenset({"agreement", "visual_rank", "column", "mcid_back_steps", "mcid_column_switches"}),
     # headers: the cells our header algorithm associates

@@ -19,7 +19,6 @@ advice that names nothing checkable has not shown it is technically sound.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,13 +124,9 @@ def score_issue(location: str, problem: str, remediation: str) -> IssueScore:
     return IssueScore(specific, actionable, (not invalid) if named else None, named, invalid)
 
 
-def score_judgment(issues_json: str | None, remediation: str | None) -> dict[str, Any]:
-    """Mean rubric scores over a Failed judgment's issues (or its remediation text when it lists none)."""
-    try:
-        issues = json.loads(issues_json or "[]")
-    except (TypeError, ValueError):
-        issues = []
-    issues = [i for i in issues if isinstance(i, dict)] if isinstance(issues, list) else []
+def score_judgment(issues: list[dict[str, Any]], remediation: str | None) -> dict[str, Any]:
+    """Mean rubric scores over a Failed judgment's issues (its `findings` rows; or its remediation text when
+    it lists none)."""
     if issues:
         scores = [score_issue(str(i.get("location") or ""), str(i.get("problem") or ""),
                               str(i.get("remediation") or "")) for i in issues]

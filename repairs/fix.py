@@ -125,22 +125,20 @@ def run_findings(home: Path, run_id: str) -> dict[Path, tuple[dict[str, str], li
     """file → (criterion → label, the rules judge's findings) for every document of a run."""
     _, rows = warehouse.query(home, ALL_TABLES, f"""
         select d.root, d.files, d.metadata, l.criterion, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id and j.doc_id = l.doc_id
-                and j.criterion = l.criterion and j.judge = l.judge) as issues
+               (select list([f.rule_id, coalesce(f.location, ''), coalesce(f.problem, '')]
+                            order by f.repeat, f.page, f.seq)
+                from findings f where f.run_id = l.run_id and f.doc_id = l.doc_id and f.criterion = l.criterion
+                and f.judge = l.judge and f.rule_id is not null) as found
         from doc_labels l join documents d using (run_id, doc_id)
         where l.run_id = '{run_id}' and l.judge = 'rules'""")
     out: dict[Path, tuple[dict[str, str], list[Finding]]] = {}
-    for root, files, metadata, criterion, label, issues in rows:
+    for root, files, metadata, criterion, label, found in rows:
         path = _document_path(root, files, metadata)
         if path is None:
             continue
         labels, findings = out.setdefault(path, ({}, []))
         labels[criterion] = label
-        for page in issues or []:
-            for issue in (json.loads(page) if isinstance(page, str) else page) or []:
-                if issue.get("rule_id"):
-                    findings.append(Finding(criterion, issue["rule_id"], issue.get("location") or "",
-                                            issue.get("problem") or ""))
+        findings += [Finding(criterion, rule_id, location, problem) for rule_id, location, problem in found or []]
     return out
 
 

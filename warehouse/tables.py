@@ -60,6 +60,7 @@ JUDGED_PAGE = (
         pa.field("criterion", pa.string(), nullable=False),
         pa.field("page", pa.int32(), nullable=False),
 )
+JUDGED_PAGE_KEYS = tuple(f.name for f in JUDGED_PAGE)
 
 
 # -- corpus stage (the schema `corpus.manifest` builds rows in) -----------------------------------------
@@ -335,6 +336,10 @@ READING_ORDER_SCHEMA = pa.schema(
         pa.field("mcid_sequences", pa.int32()),
         pa.field("mcid_back_steps", pa.int32()),
         pa.field("mcid_column_switches", pa.int32()),
+        # Text no element covers on a tagged page: true where it is drawn inside an /Artifact marked-content
+        # sequence of the page's content (a running header, leader dots, or prose hidden from the reader),
+        # false where it is in no marked content at all; null for tagged units and untagged documents.
+        pa.field("artifact", pa.bool_()),
     ]
 )
 
@@ -516,10 +521,14 @@ REVIEW_QUEUE = TableSpec("review_queue", "judge", REVIEW_QUEUE_SCHEMA)
 FINDINGS_SCHEMA = pa.schema(
     [
         *JUDGED_PAGE,
+        pa.field("seq", pa.int32(), nullable=False),  # its place among the judgment's findings (from 0)
         pa.field("rule_id", pa.string()),  # the rules catalog's id; null for a model's finding
         pa.field("severity", pa.string(), nullable=False),  # error | warning | candidate, as the rule weighed here
         pa.field("sub_criterion", pa.string()),
         pa.field("location", pa.string()),
+        # [x0, y0, x1, y1], PDF points from the page's top left: what the finding is about (a figure, a table, a
+        # run of text, a reading-order block), where the rule's evidence gives a box; null otherwise.
+        pa.field("bbox", pa.list_(pa.float64())),
         pa.field("problem", pa.string()),
         pa.field("remediation", pa.string()),
     ]

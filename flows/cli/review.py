@@ -49,11 +49,16 @@ def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
     files = [str(path) for path in document_files(doc)] if doc.get("root") else doc.get("files")
     inputs = next((r for r in store.read_rows("inputs", run_id, "judge_inputs")
                    if r["doc_id"] == doc_id and r["page"] == page and r["criterion"] == row["criterion"]), {})
+    def here(r: dict[str, Any]) -> bool:
+        return r["doc_id"] == doc_id and r["page"] == page and r["criterion"] == row["criterion"] \
+            and r["judge"] == row["judge"]
+
+    findings: dict[int, list[dict[str, Any]]] = {}
+    for f in sorted((f for f in store.read_rows("judge", run_id, "findings") if here(f)), key=lambda f: f["seq"]):
+        findings.setdefault(f["repeat"], []).append({k: f[k] for k in ISSUE_FIELDS})
     opinions = [{"repeat": j["repeat"], "label": j["label"], "tiers": json.loads(j["tier_labels"] or "{}"),
-                 "summary": j["summary"], "issues": json.loads(j["issues"] or "[]"), "error": j["error"]}
-                for j in store.read_rows("judge", run_id, "judgments")
-                if j["doc_id"] == doc_id and j["page"] == page and j["criterion"] == row["criterion"]
-                and j["judge"] == row["judge"]]
+                 "summary": j["summary"], "issues": findings.get(j["repeat"], []), "error": j["error"]}
+                for j in store.read_rows("judge", run_id, "judgments") if here(j)]
     calls = [c for stage in ("judge",) for c in store.read_rows(stage, run_id, "llm_calls")
              if c["doc_id"] == doc_id and c["page"] == page and c["criterion"] == row["criterion"]
              and c["judge"] == row["judge"]]
@@ -65,6 +70,9 @@ def item_details(store: ArtifactStore, row: dict[str, Any]) -> dict[str, Any]:
             "evidence": json.loads(inputs["evidence"]) if inputs.get("evidence") else None,
             "decision": latest_resolutions(store, run_id).get(row["item_id"])}
 
+
+# What a reviewer sees of each finding (the `findings` table's columns about it).
+ISSUE_FIELDS = ("rule_id", "severity", "sub_criterion", "location", "bbox", "problem", "remediation")
 
 # Where the hybrid judge's summary goes on from the rules' part to the LLM's (judges/hybrid.py).
 LLM_SUMMARY_MARKERS = (" LLM on the rules' candidates: ", " LLM: ")

@@ -36,6 +36,7 @@ class Finding:
     problem: str
     remediation: str
     sub_criterion: str
+    bbox: list[float] | None = None  # where on the page (PDF points, top left), when the rule knows
 
 
 @dataclass
@@ -77,6 +78,9 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
     judged: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in store.read_rows("judge", run_id, "judgments"):
         judged.setdefault((row["doc_id"], row["criterion"], _judge(row)), []).append(row)
+    found: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in store.read_rows("judge", run_id, "findings"):
+        found.setdefault((row["doc_id"], row["criterion"], _judge(row)), []).append(row)
     errors: dict[str, list[str]] = {}
     for stage in BENCHMARK_STAGE_NAMES[:BENCHMARK_STAGE_NAMES.index("aggregate") + 1]:  # the stages with error rows
         for row in store.read_rows(stage, run_id, "errors"):
@@ -95,13 +99,12 @@ def collect_cases(home: Path, run_id: str) -> list[Case]:
             key = (doc["doc_id"], doc["criterion"], judge)
             rows = judged.get(key, [])
             findings: list[Finding] = []
-            for row in sorted(rows, key=lambda r: (r["page"] or 0, r["repeat"] or 0)):
-                for issue in json.loads(row["issues"] or "[]"):
-                    finding = Finding(issue.get("rule_id") or _model_rule(doc["criterion"], issue), row["page"],
-                                      issue.get("location") or "", issue.get("problem") or "",
-                                      issue.get("remediation") or "", issue.get("sub_criterion") or "")
-                    if finding not in findings:
-                        findings.append(finding)
+            for issue in sorted(found.get(key, []), key=lambda r: (r["page"] or 0, r["repeat"] or 0, r["seq"])):
+                finding = Finding(issue["rule_id"] or _model_rule(doc["criterion"], issue), issue["page"],
+                                  issue["location"] or "", issue["problem"] or "", issue["remediation"] or "",
+                                  issue["sub_criterion"] or "", issue["bbox"])
+                if finding not in findings:
+                    findings.append(finding)
             summary = next((r["summary"] for r in rows if r.get("summary")), "")
             failures = [r["error"] for r in rows if r.get("error")] + errors.get(doc["doc_id"], [])
             cases.append(Case(file, doc["doc_id"], doc["criterion"], judge, _settled(labels.get(key, [])), findings,
@@ -231,7 +234,7 @@ def render_sarif(cases: list[Case], run_id: str) -> str:
             results.append({"ruleId": f.rule_id, "ruleIndex": index[f.rule_id],
                             "level": _level(rule.severity if rule else "error"),
                             "message": {"text": text or f.rule_id},
-                            "locations": [_location(case.path or case.file, f.page, f.location)],
+                            "locations": [_location(case.path or case.file, f.page, f.location, f.bbox)],
                             "properties": {"criterion": case.criterion, "judge": case.judge,
                                            "sub_criterion": f.sub_criterion}})
         if case.outcome in ("error", "skipped"):
@@ -251,11 +254,12 @@ def _level(severity: str) -> str:
     return {"error": "error", "warning": "warning"}.get(severity, "note")
 
 
-def _location(file: str, page: int | None, where: str) -> dict[str, Any]:
+def _location(file: str, page: int | None, where: str, bbox: list[float] | None = None) -> dict[str, Any]:
     location: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": _uri(file)}}}
     if page:
         location["logicalLocations"] = [{"name": f"page {page}", "kind": "page"}]
-        location["properties"] = {"page": page}
+        # SARIF's regions count lines and columns of text: a box on a PDF page is a property.
+        location["properties"] = {"page": page, **({"bbox": bbox} if bbox else {})}
     if where:
         location["message"] = {"text": where}
     return location

@@ -322,7 +322,11 @@ def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
                    arg_max(call_id, attempt) AS call_id
             FROM llm_calls WHERE list_contains($runs, run_id) GROUP BY ALL)
         SELECT w.run_id, w.judge, w.model, w.repeat, w.doc_id, w.criterion, w.expected_label, w.label, p.page,
-               j.summary, j.issues, u.reason AS unjudged_reason, c.call_id
+               j.summary, u.reason AS unjudged_reason, c.call_id,
+               (SELECT string_agg(f.problem, '; ' ORDER BY f.seq) FROM findings f
+                WHERE f.run_id = j.run_id AND f.judge = j.judge AND f.model IS NOT DISTINCT FROM j.model
+                  AND f.repeat = j.repeat AND f.doc_id = j.doc_id AND f.criterion = j.criterion AND f.page = j.page
+                  AND coalesce(f.problem, '') <> '') AS problems
         FROM wrong w
         LEFT JOIN pages p USING (run_id, judge, model, repeat, doc_id, criterion)
         LEFT JOIN judgments j ON j.run_id = w.run_id AND j.judge = w.judge AND coalesce(j.model, '') = w.model
@@ -332,9 +336,8 @@ def _errors(con: Any, run_ids: list[str]) -> list[dict[str, Any]]:
              AND c.repeat = w.repeat AND c.doc_id = w.doc_id AND c.criterion = w.criterion AND c.page = p.page
         ORDER BY w.run_id, w.judge, w.model, w.criterion, w.doc_id, w.repeat""", {"runs": run_ids})
     for row in rows:
-        problems = [i["problem"] for i in _issues({**row, "summary": "", "remediation": ""}) if i["problem"]]
-        row["reason"] = row.pop("summary") or "; ".join(problems) or row.pop("unjudged_reason") or ""
-        row.pop("issues", None)
+        row["reason"] = row.pop("summary") or row.pop("problems") or row.pop("unjudged_reason") or ""
+        row.pop("problems", None)
         row.pop("unjudged_reason", None)
     return rows
 
@@ -399,9 +402,10 @@ its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be ch
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM doc_labels WHERE run_id = $run)
         ORDER BY doc_id, criterion, judge""", p)
     judgments = _rows(con, """
-        SELECT doc_id, criterion, judge, model, page, label, issues, remediation, summary, error FROM judgments
+        SELECT doc_id, criterion, judge, model, page, label, remediation, summary, error FROM judgments
         WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
         ORDER BY doc_id, criterion, judge, page""", p)
+    findings = _findings(con, run_id)
     errors = _rows(con, "SELECT DISTINCT doc_id, stage, kind, message FROM errors WHERE run_id = $run", p)
     conformance_rows = _rows(con, "SELECT doc_id, rule_id, clause, matterhorn, status FROM conformance "
                                   "WHERE run_id = $run", p)
@@ -430,8 +434,9 @@ its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be ch
         failed = row["label"] == Label.FAILED
         found = entry(row["doc_id"])
         # A page that did not fail still shows its warnings (a rule finding that fails nothing: no /Lang, no title).
-        issues = _issues(row) if failed else [i for i in _issues(row, fallback=False)
-                                              if tables.severity_of(i, failed=False) == tables.WARNING]
+        rows = findings.get(_judged(row), [])
+        issues = _issues(row, rows) if failed else [i for i in rows
+                                                    if tables.severity_of(i, failed=False) == tables.WARNING]
         if not failed and not issues:
             continue
         judged = found["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
@@ -514,37 +519,69 @@ def _pages_to_show(by_page: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def _issues(row: dict[str, Any], fallback: bool = True) -> list[dict[str, Any]]:
-    try:
-        issues = json.loads(row["issues"] or "[]")
-    except ValueError:
-        issues = []
-    out = [{"sub_criterion": str(i.get("sub_criterion") or ""), "location": str(i.get("location") or ""),
-            "problem": str(i.get("problem") or ""), "remediation": str(i.get("remediation") or ""),
-            "rule_id": str(i.get("rule_id") or "")}
-           for i in (issues if isinstance(issues, list) else []) if isinstance(i, dict)]
-    if not out and fallback:
-        out = [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
-                "remediation": row["remediation"] or "", "rule_id": ""}]
+FINDING_TEXT = ("sub_criterion", "location", "problem", "remediation", "rule_id")
+
+
+def _judged(row: dict[str, Any]) -> tuple[Any, ...]:
+    """The page judgment a findings row or a judgments row belongs to (one repeat of a run)."""
+    return row["doc_id"], row["criterion"], row["judge"], row["model"] or "", row["page"]
+
+
+def _findings(con: Any, run_id: str) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+    """The `findings` rows of a run's first repeat, by page judgment, each in its judgment's order."""
+    out: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
+    for row in _rows(con, """
+            SELECT doc_id, criterion, judge, model, page, sub_criterion, location, problem, remediation, rule_id
+            FROM findings
+            WHERE run_id = $run AND repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
+            ORDER BY doc_id, criterion, judge, model, page, seq""", {"run": run_id}):
+        out[_judged(row)].append({k: str(row[k] or "") for k in FINDING_TEXT})
     return out
+
+
+def _issues(row: dict[str, Any], found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A failed page's findings; its summary and remediation as one when it has none (a model's bare reply)."""
+    return found or [{"sub_criterion": "", "location": f"page {row['page']}", "problem": row["summary"] or "",
+                      "remediation": row["remediation"] or "", "rule_id": ""}]
 
 
 # Per criterion: the evidence rows whose boxes show where a Failed page fails (PDF points, top-left), from
 # each criterion's spec (judges.criteria).
 REGION_SQL: dict[str, str] = {spec.name: spec.outline_sql
                               for spec in sorted(SPECS, key=lambda spec: spec.outline_rank) if spec.outline_sql}
+RANK = {spec.name: spec.outline_rank for spec in SPECS}
 
 
 def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]]]:
-    """(doc, page) → boxes to outline, from the evidence of the criteria that failed on that page."""
+    """(doc, page) → boxes to outline where a criterion failed on that page: the boxes of its failing findings
+    (`findings.bbox`, named by their rule), or, where none of them has a box, the evidence rows of the
+    criterion's spec (`outline_sql`: every figure, table, failing span … of the page)."""
+    from judges.rules.catalog import catalog
+
     failed = {(r["doc_id"], r["page"], r["criterion"]) for r in _rows(con, """
         SELECT DISTINCT doc_id, page, criterion FROM judgments WHERE run_id = $run AND label = 'failed'""",
         {"run": run_id})}
+    rules = catalog()
     out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    boxed: set[tuple[str, int, str]] = set()
+    for row in _rows(con, """
+        SELECT f.doc_id, f.page, f.criterion, f.bbox, f.rule_id, f.problem FROM findings f
+        JOIN judgments j ON j.run_id = f.run_id AND j.judge = f.judge AND j.model IS NOT DISTINCT FROM f.model
+             AND j.repeat = f.repeat AND j.doc_id = f.doc_id AND j.criterion = f.criterion AND j.page = f.page
+        WHERE f.run_id = $run AND j.label = 'failed' AND f.severity = 'error' AND len(f.bbox) >= 4
+          AND f.repeat = (SELECT min(repeat) FROM judgments WHERE run_id = $run)
+        ORDER BY f.doc_id, f.page, f.criterion, f.judge, f.model, f.seq""", {"run": run_id}):
+        rule = rules.get(row["rule_id"] or "")
+        out[(row["doc_id"], row["page"])].append({"criterion": row["criterion"], "bbox": list(row["bbox"][:4]),
+                                                  "what": rule.title if rule else row["problem"] or "finding"})
+        boxed.add((row["doc_id"], row["page"], row["criterion"]))
     for criterion, sql in REGION_SQL.items():
         for row in _rows(con, sql, {"run": run_id}):
             key = (row["doc_id"], row["page"])
-            if (*key, criterion) in failed and row["bbox"] and len(row["bbox"]) >= 4:
+            if (*key, criterion) in failed and (*key, criterion) not in boxed and row["bbox"] \
+                    and len(row["bbox"]) >= 4:
                 out[key].append({"criterion": criterion, "bbox": [float(v) for v in row["bbox"][:4]],
                                  "what": row["what"]})
+    for regions in out.values():  # the few large boxes (tables, figures) numbered before the many small ones
+        regions.sort(key=lambda r: RANK.get(r["criterion"], len(RANK)))
     return out

@@ -291,17 +291,12 @@ def _normalisations(con: Any, out: Console, run_id: str) -> None:
 
 def _rule_findings(con: Any, out: Console, run_id: str) -> None:
     """Findings per rules-catalog id (accessbench rules explains each)."""
-    rows = _rows(con, "SELECT judge, issues FROM judgments WHERE run_id = $run AND issues IS NOT NULL "
-                      "AND issues <> '[]'", run_id)
-    counts: dict[str, int] = {}
-    for row in rows:
-        for issue in json.loads(row["issues"] or "[]"):
-            if issue.get("rule_id"):
-                counts[issue["rule_id"]] = counts.get(issue["rule_id"], 0) + 1
-    if counts:
+    rows = _rows(con, "SELECT rule_id, count(*) AS n FROM findings WHERE run_id = $run AND rule_id IS NOT NULL "
+                      "GROUP BY rule_id ORDER BY n DESC, rule_id", run_id)
+    if rows:
         table = Table("rule", "findings", title=f"run {run_id}: findings per rule (accessbench rules)")
-        for rule_id, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            table.add_row(rule_id, str(n))
+        for row in rows:
+            table.add_row(row["rule_id"], str(row["n"]))
         out.print(table)
 
 

@@ -74,6 +74,7 @@ class Figure:
     unknown_words: set[str]
     same_alt_as: list[dict[str, Any]]
     small: bool = False  # an icon-sized image judged because the tag tree presents it as a Figure
+    bbox: list[float] | None = None  # where it is drawn (from the figure crops' evidence), when known
 
     @property
     def where(self) -> str:
@@ -103,7 +104,9 @@ def conveys_content(raw: dict[str, Any]) -> bool:
         and raw.get("alt") is None and raw.get("actual_text") is None
 
 
-def _figures(alts: dict[str, Any]) -> list[Figure]:
+def _figures(alts: dict[str, Any], crops: dict[str, Any] | None = None) -> list[Figure]:
+    """The page's figures that convey content; each with its box where the figure crops' evidence has one."""
+    boxes = {f.get("figure"): f.get("bbox") for f in (crops or {}).get("figures") or ()}
     figures: list[Figure] = []
     for raw in alts["figures"]:
         if not conveys_content(raw):
@@ -113,7 +116,7 @@ def _figures(alts: dict[str, Any]) -> list[Figure]:
             alt = _clean(raw.get("actual_text"))
         figures.append(Figure(len(figures) + 1, alt, raw.get("caption"), raw.get("caption_words") or 0,
                               raw.get("is_artifact"), set(raw.get("alt_words_not_in_text") or ()),
-                              raw.get("same_alt_as") or [], bool(raw.get("small"))))
+                              raw.get("same_alt_as") or [], bool(raw.get("small")), boxes.get(raw.get("figure"))))
     return figures
 
 
@@ -195,7 +198,7 @@ def _check(figure: Figure, where: str, subs: dict[str, str], issues: list[Issue]
     at = f"{where}, {figure.where}"
 
     def fail(rule_id: str, **values: Any) -> None:
-        issue = finding(rule_id, at, **values)
+        issue = finding(rule_id, at, bbox=figure.bbox, **values)
         subs[issue.sub_criterion] = FAILED
         issues.append(issue)
 
@@ -267,9 +270,10 @@ def judge_alt_text(bundle: PageBundle, thresholds: AltThresholds = THRESHOLDS) -
     if alts.get("tagged") and not alts.get("document_figures_with_alt") and alts.get("screening"):
         # Screening a user's file: a Figure with neither /Alt nor /ActualText fails PDF/UA-1 7.3 whatever the
         # other figures do (the benchmark's Not Present for "no alt text to judge" is its labelling protocol).
-        bare = [f for f in _figures(alts) if f.alt is None and not f.is_artifact and not f.small]
+        bare = [f for f in _figures(alts, crops) if f.alt is None and not f.is_artifact and not f.small]
         if bare:
-            bare_issues = [finding("alt_text_quality.descriptiveness.figure_without_alt", f"{where}, {f.where}")
+            bare_issues = [finding("alt_text_quality.descriptiveness.figure_without_alt", f"{where}, {f.where}",
+                                   bbox=f.bbox)
                            for f in bare]
             return PageJudgment(Label.FAILED, {s: (FAILED if s == "descriptiveness" else NA) for s in SUBS},
                                 bare_issues, summary=f"{where}: {len(bare)} figure(s) without alternative text.")
@@ -277,7 +281,7 @@ def judge_alt_text(bundle: PageBundle, thresholds: AltThresholds = THRESHOLDS) -
         return PageJudgment(Label.NOT_PRESENT, {s: NA for s in SUBS},
                             summary=f"{where}: the document gives none of its figures an alternative text "
                                     "(alt text is absent, so its quality cannot be assessed).")
-    figures = _figures(alts)
+    figures = _figures(alts, crops)
     subs = {s: PASSED for s in SUBS}
     # Length is not held against an alt text: complex figures need long descriptions and
     # nothing in WCAG or PDF/UA caps them, so conciseness is left to visual judges.

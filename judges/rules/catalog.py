@@ -167,9 +167,11 @@ class _Strict(dict):
         raise KeyError(f"the template needs a value for {{{key}}}")
 
 
-def finding(rule_id: str, location: str, facts: dict[str, Any] | None = None, **values: Any) -> Issue:
+def finding(rule_id: str, location: str, facts: dict[str, Any] | None = None, bbox: Any = None,
+            **values: Any) -> Issue:
     """The Issue a check reports: the catalog's message and remediation filled with `values`. A candidate
-    rule's finding also carries its question and `facts` (the element, its neighbours, its style)."""
+    rule's finding also carries its question and `facts` (the element, its neighbours, its style); `bbox`
+    is the box of what it is about, where the evidence gives one (PDF points, top left)."""
     spec = rule(rule_id)
     try:
         problem = spec.message.format_map(_Strict(values))
@@ -178,7 +180,17 @@ def finding(rule_id: str, location: str, facts: dict[str, Any] | None = None, **
     except KeyError as exc:
         raise KeyError(f"rule {rule_id!r}: {exc.args[0]}") from None
     context = {"question": question, "facts": facts or {}} if spec.severity == "candidate" else None
-    return Issue(spec.sub_criterion, location, problem, remediation, rule_id=rule_id, context=context)
+    return Issue(spec.sub_criterion, location, problem, remediation, rule_id=rule_id, bbox=box(bbox),
+                 context=context)
+
+
+def box(value: Any) -> list[float] | None:
+    """[x0, y0, x1, y1] rounded to a tenth of a point, or None for anything that is not a box."""
+    try:
+        numbers = [round(float(v), 1) for v in value][:4] if value is not None else []
+    except (TypeError, ValueError):
+        return None
+    return numbers if len(numbers) == 4 else None
 
 
 def is_candidate(issue: Issue) -> bool:

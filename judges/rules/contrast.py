@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from common import geometry
 from common.colour import luminance_array
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
@@ -115,7 +116,10 @@ def _run_issue(sub: str, spans: list[dict[str, Any]], where: str, required: floa
     kind = "large text" if sub == "large_text" else "text"
     colour, background = worst.get("color"), worst.get("background_color")
     rule_id = RUN_RULES[(sub, bool(fragments))]
-    return finding(rule_id, f"{where}, {kind} {quoted}", kind=kind, colour=colour, background=background,
+    # A run is read in one stretch: its box holds it. Fragments counted over the page have no one place.
+    boxes = [s["bbox"] for s in spans if s.get("bbox") and len(s["bbox"]) >= 4] if not fragments else []
+    return finding(rule_id, f"{where}, {kind} {quoted}", bbox=geometry.union_all(boxes) if boxes else None,
+                   kind=kind, colour=colour, background=background,
                    ratio=worst.get("contrast_ratio"), chars=_chars(spans), required=required,
                    suggested=_suggest(background), **fragments)
 
@@ -158,7 +162,7 @@ def _graphic_issues(bundle: PageBundle, values: dict[str, Any], where: str,
         if share < limits.min_mark_share:
             caption = figure.get("caption") or f"figure {figure.get('figure', '')}".strip()
             issues.append(finding("color_contrast.graphics.faint_marks", f"{where}, {caption[:60]}",
-                                  share=f"{share:.1%}", required=limits.graphic_ratio))
+                                  bbox=figure["bbox"], share=f"{share:.1%}", required=limits.graphic_ratio))
     return issues, measured
 
 

@@ -188,6 +188,7 @@ def _out_of_sequence(ranked: list[dict[str, Any]], where: str, tagged: bool, lim
     how = (": move the misplaced elements among the Document's kids" if tagged else
            ": re-export the PDF from a tool that writes content in reading order, or tag it")
     return [finding("logical_reading_order.visual_flow.out_of_sequence", f"{where}, {_quote(ranked[first])}",
+                    bbox=ranked[first].get("bbox"),
                     share=f"{share:.0%}", blocks=len(moved), context=context, order=order, how=how)]
 
 
@@ -249,7 +250,7 @@ def _misplaced_headings(ranked: list[dict[str, Any]], where: str, tagged: bool,
         else:
             continue
         issues.append(finding("logical_reading_order.hierarchy.heading_misplaced",
-                              f"{where}, heading {_quote(heading)}", problem=problem))
+                              f"{where}, heading {_quote(heading)}", bbox=heading["bbox"], problem=problem))
     return issues[:3]
 
 
@@ -284,6 +285,7 @@ def _text_under_wrong_heading(ranked: list[dict[str, Any]], where: str, tagged: 
     unit, printed, heard = wrong[0]
     under = f"after {_quote(heard)}" if heard is not None else "before any heading"
     return [finding("logical_reading_order.hierarchy.text_under_wrong_heading", f"{where}, {_quote(unit)}",
+                    bbox=unit["bbox"],
                     count=len(wrong), printed=_quote(printed), under=under)]
 
 
@@ -325,6 +327,7 @@ def _footnotes_in_body(order: dict[str, Any], units: list[dict[str, Any]], where
         return []
     named = ", ".join(_quote(u) for u in interrupting[:2]) or "a footnote"
     return [finding("logical_reading_order.inline_elements.footnote_in_body", f"{where}, footnote {named}",
+                    bbox=interrupting[0].get("bbox") if interrupting else None,
                     count=misplaced)]
 
 
@@ -342,9 +345,9 @@ def _lines_out_of_order(units: list[dict[str, Any]], where: str, limits: OrderTh
         location = f"{where}, {_quote(unit)}"
         if (unit.get("mcid_column_switches") or 0) >= MIN_MCID_COLUMN_SWITCHES:
             issues.append(finding("logical_reading_order.multi_column.mcid_columns_across", location,
-                                  switches=unit["mcid_column_switches"], **values))
+                                  bbox=unit.get("bbox"), switches=unit["mcid_column_switches"], **values))
         elif (unit.get("mcid_back_steps") or 0) >= MIN_MCID_BACK_STEPS:
-            issues.append(finding("logical_reading_order.visual_flow.mcid_order", location,
+            issues.append(finding("logical_reading_order.visual_flow.mcid_order", location, bbox=unit.get("bbox"),
                                   back=unit["mcid_back_steps"], **values))
     return issues[:3]
 
@@ -385,7 +388,8 @@ def _interruptions(ranked: list[dict[str, Any]], where: str, limits: OrderThresh
                  "after": _quote(after, 120), "before_box": before["bbox"], "after_box": after["bbox"],
                  "inserted_boxes": [u["bbox"] for u in inserted]}
         issues.append(finding("logical_reading_order.no_disruptions.text_interrupted_candidate",
-                              f"{where}, {_quote(inserted[0])}", facts=facts, inserted=_quote(inserted[0], 60),
+                              f"{where}, {_quote(inserted[0])}", facts=facts,
+                              bbox=geometry.union_all(u["bbox"] for u in inserted), inserted=_quote(inserted[0], 60),
                               before=_quote(before), after=_quote(after), blocks=len(inserted)))
     return issues[:2]
 

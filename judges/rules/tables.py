@@ -171,14 +171,15 @@ def judge_tables(bundle: PageBundle, thresholds: TableThresholds = THRESHOLDS) -
     judged = 0
     for table in _tables(bundle, tags):
         at = f"{where}, {table.where}"
+        box = boxes.get(table.info.get("table_id"))
 
-        def report(rule_id: str, at: str = at, **values: Any) -> None:
-            issue = finding(rule_id, at, **values)
+        def report(rule_id: str, at: str = at, box: Any = box, **values: Any) -> None:
+            issue = finding(rule_id, at, bbox=box, **values)
             subs[issue.sub_criterion] = FAILED  # a warning is set aside by judges.rules.apply_catalog
             issues.append(issue)
 
         if not table.info.get("tagged"):
-            if is_untagged_data_table(table, regions, boxes.get(table.info.get("table_id")), thresholds):
+            if is_untagged_data_table(table, regions, box, thresholds):
                 judged += 1
                 report("table_structure.tagging.untagged_table", rows=table.info.get("rows"),
                        cols=table.info.get("cols"))

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from common import geometry
 from common.list_labels import GLYPH_STYLES, NUMBERED_STYLES, is_bullet, label_styles
 from judges.base import Issue, PageJudgment
 from judges.criteria import SPEC
@@ -86,13 +87,40 @@ BLOCK_TYPES = {"P", "Span", "Div", "NonStruct", "Part", "Sect", "Art"}
 NOT_BODY = {"Table", "TR", "TH", "TD", "THead", "TBody", "TFoot", "Annot", "Link", "Form", "Figure", "Formula",
             "Note", "L", "LI", "Lbl", "LBody", "TOC", "TOCI", "Caption", "Reference", "BibEntry", "Index"}
 HEADED_CHARS = 20  # a heading heads something: the page needs other text of at least this length
+HEAD_GAP = 3.0  # the text a heading heads starts within this many of the heading's type sizes below it
+
+
+def _heads_text(element: dict[str, Any], page_elements: list[dict[str, Any]],
+                by_id: dict[int, dict[str, Any]]) -> bool:
+    """Does ``element`` sit where a heading sits: a block of its own (not a word inside a paragraph), with the
+    text read next starting just below it, under it, in smaller or lighter type? A stamp or watermark laid
+    beside or over the text is not. Without the boxes to tell, it is not claimed. (Overlap with other
+    elements' boxes says nothing: a paragraph that flows across columns has a box over half the page.)"""
+    parent = by_id.get(element.get("parent"))  # type: ignore[arg-type]
+    if parent is not None and parent["type"] not in GROUPING:
+        return False  # inline: a bold or large word inside a paragraph, a list item, a cell
+    box, size = element.get("bbox"), float(element.get("size") or 0)
+    if not box or not size:
+        return False
+    after = sorted((e for e in page_elements if e.get("text") and e.get("bbox") and e["id"] > element["id"]
+                    and not _descends(e, element["id"], by_id)), key=lambda e: e["id"])
+    if not after:
+        return False  # nothing read after it: it heads nothing
+    following = after[0]
+    o = following["bbox"]
+    below = -0.3 * size <= o[1] - box[3] <= HEAD_GAP * size
+    under = min(box[2], o[2]) > max(box[0], o[0])
+    lighter = (following.get("size") or size) < size * 0.95 or \
+        (following.get("bold") or 0) < (element.get("bold") or 0) - 0.3
+    return below and under and lighter
 
 
 def visual_headings(page_elements: list[dict[str, Any]], by_id: dict[int, dict[str, Any]],
                     body: float | None) -> list[dict[str, Any]]:
-    """Running-text blocks that look like headings, on a page where they have something to head."""
+    """Running-text blocks that look like headings and sit where headings sit, on a page where they have
+    something to head."""
     found = [e for e in page_elements if e["type"] in BLOCK_TYPES and not _inside(e, by_id, NOT_BODY)
-             and looks_like_heading(e, body)]
+             and looks_like_heading(e, body) and _heads_text(e, page_elements, by_id)]
     ids = {e["id"] for e in found}
     rest = sum(len(e.get("text") or "") for e in page_elements if e["id"] not in ids)
     return found if rest >= HEADED_CHARS else []
@@ -164,9 +192,10 @@ def _heading_checks(tags: dict[str, Any], page_elements: list[dict[str, Any]], b
         at = f"{where}, heading “{_label(element)}”"
         if previous is not None and level > previous + 1:
             issues.append(finding("semantic_tagging.heading_nesting.level_skip", at, previous=previous, level=level,
-                                  expected=previous + 1))
+                                  expected=previous + 1, bbox=element.get("bbox")))
         elif previous is None and level > 1:
-            issues.append(finding("semantic_tagging.heading_nesting.first_not_h1", at, level=level))
+            issues.append(finding("semantic_tagging.heading_nesting.first_not_h1", at, level=level,
+                                  bbox=element.get("bbox")))
         previous = level
     # One scheme of headings: H (structured by nesting) or H1-H6 (numbered), never both; PDF/UA-1 7.4.4.
     counts = tags.get("type_counts") or {}
@@ -233,7 +262,7 @@ def _split_headings(headings: list[dict[str, Any]], page_elements: list[dict[str
             issues.append(finding("semantic_tagging.heading_nesting.split_heading",
                                   f"{where}, headings “{_label(first)}” and “{_label(second)}”",
                                   first=_clip(first.get("text")), second=_clip(second.get("text")),
-                                  kind=first["type"]))
+                                  kind=first["type"], bbox=geometry.union(a, b)))
     return issues
 
 
@@ -254,7 +283,8 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
         if container:
             issues.append(finding("semantic_tagging.proper_tag_usage.heading_as_table_header",
                                   f"{where}, heading “{_label(element)}”", kind=element["type"],
-                                  text=_clip(element.get("text")), container=container))
+                                  text=_clip(element.get("text")), container=container,
+                                  bbox=element.get("bbox")))
             continue
         # A sentence at body size and weight announced as a heading.
         text = " ".join((element.get("text") or "").split())
@@ -265,13 +295,15 @@ def _heading_usage(page_elements: list[dict[str, Any]], elements: list[dict[str,
         if long and words >= PARAGRAPH_WORDS and body_style:
             issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_heading",
                                   f"{where}, {element['type']} “{_clip(text)}”", kind=element["type"],
-                                  text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size))
+                                  text=_clip(text), words=f"{words}+" if text.endswith("…") else words, size=size,
+                                  bbox=element.get("bbox")))
         elif text and (body_style or long or (text.endswith((".", "!", "?")) and words >= CANDIDATE_SENTENCE_WORDS)):
             # Looks like running text in some way, not clearly: a reader of meaning decides (hybrid judge).
             issues.append(finding("semantic_tagging.proper_tag_usage.heading_text_candidate",
                                   f"{where}, {element['type']} “{_clip(text)}”",
                                   facts=_facts(element, page_elements, by_id, body), kind=element["type"],
-                                  text=_clip(text, 60), size=size or "?", body=body or "?"))
+                                  text=_clip(text, 60), size=size or "?", body=body or "?",
+                                  bbox=element.get("bbox")))
     return issues
 
 
@@ -487,7 +519,8 @@ def _paragraph_figures(page_elements: list[dict[str, Any]], body: float | None, 
         if len(words) >= FIGURE_TEXT_WORDS and len(wordy) >= 0.85 * len(words) and RUNNING_TEXT.search(text) \
                 and abs(float(element["size"]) - body) <= 0.1 * body and not MATH.search(text):
             issues.append(finding("semantic_tagging.proper_tag_usage.paragraph_as_figure",
-                                  f"{where}, Figure “{_clip(text)}”", text=_clip(text, 60)))
+                                  f"{where}, Figure “{_clip(text)}”", text=_clip(text, 60),
+                                  bbox=element.get("bbox")))
     return issues[:3]
 
 
@@ -506,8 +539,40 @@ def _figure_text(page_elements: list[dict[str, Any]], body: float | None, where:
         if one_line and running and not DESCRIBING.search(alt) and not MATH.search(alt) \
                 and sum(c.isalpha() for c in alt) >= 0.7 * len(alt.replace(" ", "")):
             issues.append(finding("semantic_tagging.proper_tag_usage.figure_as_text",
-                                  f"{where}, Figure “{_clip(alt)}”", text=_clip(alt, 60), words=words))
+                                  f"{where}, Figure “{_clip(alt)}”", text=_clip(alt, 60), words=words,
+                                  bbox=element["bbox"]))
     return issues
+
+
+# Prose hidden as an artifact (PDF/UA-1 7.1: artifacts are content that is not real content): a block of at
+# least PROSE_WORDS words, mostly letters (leader dots and page numbers are not), at PROSE_SIZE × body size
+# or more, outside the running header and footer bands. Fewer words than PROSE_SENTENCE_WORDS must end
+# like a sentence: a short artifacted label ("Draft", "Confidential") is decoration a reader may miss.
+PROSE_WORDS = 8
+PROSE_SENTENCE_WORDS = 12
+PROSE_LETTERS = 0.6
+PROSE_SIZE = 0.8
+RUNNING_ROLES = {"header", "footer", "figure"}
+
+
+def _artifacted_prose(blocks: list[dict[str, Any]], body: float | None, where: str) -> list[Issue]:
+    prose = []
+    for block in blocks:
+        text, words = str(block.get("text") or ""), int(block.get("words") or 0)
+        if block.get("role") in RUNNING_ROLES or words < PROSE_WORDS:
+            continue
+        if (block.get("letters") or 0) < PROSE_LETTERS * (block.get("chars") or len(text) or 1):
+            continue
+        if body and (block.get("size") or 0) < PROSE_SIZE * body:
+            continue
+        if words < PROSE_SENTENCE_WORDS and not text.rstrip("…").endswith(SENTENCE_END):
+            continue
+        prose.append(block)
+    if not prose:
+        return []
+    return [finding("semantic_tagging.artifacts.prose_artifact", f"{where}, “{_clip(prose[0].get('text'))}”",
+                    count=len(prose), words=sum(int(b.get("words") or 0) for b in prose),
+                    text=_clip(prose[0].get("text"), 60))]
 
 
 def judge_tagging(bundle: PageBundle) -> PageJudgment:
@@ -579,6 +644,8 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
     issues += _paragraph_figures(page_elements, body, where)
     issues += _inconsistent_headings(tags, page_elements, by_id, body, where)
     issues += _misplaced_captions(page_elements, by_id, body, where)
+    artifacts = tags.get("artifact_text") or []
+    issues += _artifacted_prose(artifacts, body, where)
 
     headings = [e for e in page_elements if is_heading_type(e["type"])]
     document = document_checks(tags, where)  # Lang, title, PDF/UA claim, permissions: the first page only
@@ -589,7 +656,8 @@ def judge_tagging(bundle: PageBundle) -> PageJudgment:
         return PageJudgment(Label.PASSED, subs, [], f"{where}: no tagged content on this page to misuse")
     issues += document
     subs = {s: PASSED for s in SUBS}
-    subs["artifacts"] = NA  # artifact marking is judged from content, which the tag tree alone does not show
+    # Artifact marking is judged from the page's artifacted text (prose must not be hidden); with none, NA.
+    subs["artifacts"] = PASSED if artifacts else NA
     for issue in issues:
         subs[issue.sub_criterion] = FAILED
     return verdict(bundle, subs, issues,

@@ -26,7 +26,7 @@ from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
 from judges.checkers import CheckerRun
 from judges.checkers.judge import MESSAGE_LIMIT, CheckerJudge
 from judges.evidence import PageBundle
-from judges.rules.catalog import catalog
+from judges.rules.catalog import box, catalog
 from tasks.engine.common import content_key, document_files, good_documents
 from tasks.engine.failures import Incomplete, classify
 from tasks.engine.options import stage_keys
@@ -35,6 +35,7 @@ from warehouse.tables import (
     CHECKER_FINDINGS,
     CHECKER_RUNS,
     FINDINGS,
+    JUDGED_PAGE_KEYS,
     JUDGMENTS,
     LLM_CALLS,
     REVIEW_QUEUE,
@@ -61,15 +62,20 @@ def findings_rows(judgments: list[dict[str, Any]], screened: set[str]) -> list[d
             issues = json.loads(row.get("issues") or "[]")
         except ValueError:
             continue
-        for issue in issues if isinstance(issues, list) else []:
-            if not isinstance(issue, dict):
-                continue
+        found = [issue for issue in (issues if isinstance(issues, list) else []) if isinstance(issue, dict)]
+        for seq, issue in enumerate(found):
             rule = rules.get(str(issue.get("rule_id") or ""))
-            out.append({k: row[k] for k in ("run_id", "judge", "model", "repeat", "doc_id", "criterion", "page")}
-                       | {"rule_id": rule.id if rule else None,
+            out.append({k: row[k] for k in JUDGED_PAGE_KEYS}
+                       | {"seq": seq, "rule_id": rule.id if rule else None,
                           "severity": rule.severity_in(row["doc_id"] in screened) if rule else "error",
-                          **{k: issue.get(k) for k in ("sub_criterion", "location", "problem", "remediation")}})
+                          "bbox": box(issue.get("bbox")),
+                          **{k: _text(issue.get(k)) for k in ("sub_criterion", "location", "problem", "remediation")}})
     return out
+
+
+def _text(value: Any) -> str | None:
+    """A finding's text field as a string (a model may answer with a number or a list), None when absent."""
+    return None if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
 def review_queue(run_id: str, judgments: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -352,5 +358,6 @@ JUDGE = Stage(
     tables=(JUDGMENTS, REVIEW_QUEUE, LLM_CALLS, FINDINGS, CHECKER_FINDINGS, CHECKER_RUNS),
     body=judge_body,
     code=("judges", "models", "common"),
+    version="2",  # 2: findings carry their place (seq) and box (bbox)
     validate=check_judge,
 )

@@ -16,11 +16,13 @@ import pymupdf
 
 from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.remediation_quality import score_judgment
+from tasks.benchmark.judge import findings_rows
 from warehouse.store import ArtifactStore
 from warehouse.tables import (
     CATEGORY_JUDGMENTS,
     DOC_LABELS_SCHEMA,
     DOCUMENTS_SCHEMA,
+    FINDINGS_SCHEMA,
     JUDGMENTS_SCHEMA,
     PAGES,
     REMEDIATION_SCORES_SCHEMA,
@@ -51,6 +53,14 @@ def _judgment(run: str, doc: str, criterion: str, label: str, issues: list[dict[
             "remediation": "\n".join(i["remediation"] for i in issues) or None}
 
 
+def write_judgments(store: ArtifactStore, run: str, rows: list[dict[str, object]], screened: bool = False) -> None:
+    """`judgments` rows and their `findings`, as the judge stage writes them (`screened`: a run of user files)."""
+    store.write_table("judge", run, "judgments", rows, JUDGMENTS_SCHEMA)
+    full = [{"model": None, "repeat": 0, **row} for row in rows]
+    store.write_table("judge", run, "findings", findings_rows(full, {str(r["doc_id"]) for r in full} if screened
+                                                              else set()), FINDINGS_SCHEMA)
+
+
 def build(home: Path) -> Path:
     store = ArtifactStore(home)
     created = datetime(2026, 1, 1, tzinfo=UTC)
@@ -66,7 +76,7 @@ def build(home: Path) -> Path:
         for doc, criterion, _, judged in CONFUSION], DOC_LABELS_SCHEMA)
     bench_judgments = [_judgment(BENCH, "t2", "table_structure", "failed", [_issue(
         "Page 1, table 1", "header cells are TD", "tag the first row TH with Scope=Column", "header_semantics")])]
-    store.write_table("judge", BENCH, "judgments", bench_judgments, JUDGMENTS_SCHEMA)
+    write_judgments(store, BENCH, bench_judgments)
 
     # As `run --pdfs` stores them: one document per (file, criterion), the file shared.
     files = {"s1": EVIL_FILE, "s2": "clean.pdf"}
@@ -88,11 +98,12 @@ def build(home: Path) -> Path:
         _judgment(SCREEN, docs[("s2", "table_structure")], "table_structure", "passed", []),
         _judgment(SCREEN, docs[("s2", "color_contrast")], "color_contrast", "passed", []),
     ]
-    store.write_table("judge", SCREEN, "judgments", screen_judgments, JUDGMENTS_SCHEMA)
+    write_judgments(store, SCREEN, screen_judgments, screened=True)
     for run, rows in ((BENCH, bench_judgments), (SCREEN, screen_judgments)):
         store.write_table("metrics", run, "remediation_scores", [
             {**{k: j[k] for k in ("run_id", "judge", "model", "repeat", "doc_id", "criterion", "page")},
-             **score_judgment(str(j["issues"]), str(j["remediation"]))} for j in rows if j["label"] == "failed"],
+             **score_judgment(json.loads(str(j["issues"])), str(j["remediation"]))}
+            for j in rows if j["label"] == "failed"],
             REMEDIATION_SCORES_SCHEMA)
 
     image = home / "page-s1-1.png"

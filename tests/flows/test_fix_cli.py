@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,12 @@ import pytest
 from flows.cli.app import main
 from judges.llm.scripted_server import ScriptedServer
 from models.client import ModelResponse
-from repairs.fix import judge_folder, linked_run
+from repairs.fix import judge_folder, linked_run, run_findings
 from tests.extractors.conftest import compile_typst
 from tests.judges.twins import PREAMBLE, prose, remove_sources
 from tests.llm.conftest import _server, server  # noqa: F401 - the scripted OpenAI-compatible server
+from warehouse import catalog
+from warehouse.tables import ALL_TABLES
 
 pytestmark = pytest.mark.slow
 
@@ -113,6 +116,11 @@ def test_without_lang_the_language_is_detected_from_the_text(pdfs: Path, tmp_pat
 def test_a_finished_run(pdfs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "home"
     judge_folder(home, "screened", pdfs)
+    # what fix repairs are the run's `findings` rows of the rules judge, each once
+    _, rows = catalog.query(home, ALL_TABLES, "select rule_id from findings where run_id = 'screened' "
+                                              "and judge = 'rules' and rule_id is not null")
+    listed = Counter(f.rule_id for _, found in run_findings(home, "screened").values() for f in found)
+    assert listed == Counter(rule_id for rule_id, in rows) and "semantic_tagging.heading_nesting.level_skip" in listed
     out = tmp_path / "fixed"
     code = main(["--home", str(home), "fix", "--run", "screened", "--doc", "skip3.pdf", "--out", str(out)])
     text = capsys.readouterr().out

@@ -15,7 +15,7 @@ from flows.cli.report import build
 from flows.report.audit import model_name, published
 from flows.report.paper_numbers import PAPER_MODELS
 from flows.report.text import render_report
-from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
+from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN, write_judgments
 from tests.flows.report_warehouse import build as build_warehouse
 from warehouse.store import ArtifactStore
 from warehouse.tables import (
@@ -295,7 +295,7 @@ def _screening_home(home: Path) -> Path:
                                "threshold": 4.5, "passes": False} for i in range(20)]
     store.write_table("corpus", run, "documents", docs, DOCUMENTS_SCHEMA)
     store.write_table("aggregate", run, "doc_labels", labels, DOC_LABELS_SCHEMA)
-    store.write_table("judge", run, "judgments", judgments, JUDGMENTS_SCHEMA)
+    write_judgments(store, run, judgments, screened=True)
     store.write_table("render", run, "pages", pages, PAGES.schema)
     store.write_table("extract", run, "text_spans", spans, TEXT_SPANS.schema)
     return home

@@ -150,3 +150,23 @@ def test_a_run_reads_its_report_data_once_and_again_when_a_stage_changes_it(tmp_
         assert len(reads) == 4  # a stage of the run changed: read again
         report_data.collect(home, [BENCH, SCREEN])
         assert len(reads) == 5  # other runs: read
+
+
+def test_a_failing_finding_with_a_box_is_outlined_there_instead_of_every_evidence_row(tmp_path: Path) -> None:
+    from warehouse.store import ArtifactStore
+    from warehouse.tables import FINDINGS_SCHEMA
+
+    home = build_warehouse(tmp_path / "home")
+    store = ArtifactStore(home)
+    findings = store.read_rows("judge", SCREEN, "findings")
+    for row in findings:  # the table finding names its rule and the box the rule measured
+        if row["criterion"] == "table_structure":
+            row.update(rule_id="table_structure.tagging.untagged_table", bbox=[20.0, 30.0, 80.0, 55.0])
+    store.write_table("judge", SCREEN, "findings", findings, FINDINGS_SCHEMA)
+    (page,) = json.loads(build(home, [SCREEN], "json"))["screening"][0]["files"][0]["page_images"]
+    by_criterion = {r["criterion"]: r for r in page["regions"]}
+    # the rule's box and title, not the `tables` row's box (10..90 × 10..60) the spec's outline SQL gives
+    assert by_criterion["table_structure"]["boxes"] == [[20.0, 30.0, 80.0, 55.0]]
+    assert by_criterion["table_structure"]["what"] == "Drawn data table not tagged as a Table"
+    # a criterion whose findings have no box keeps its evidence rows' outlines
+    assert by_criterion["color_contrast"]["what"] == "text at 2.85:1 (needs 4.5:1)"

@@ -11,8 +11,9 @@ from pathlib import Path
 from flows.cli.report import build
 from flows.report.text import render_report
 from tasks.benchmark.screening import shorten
+from tests.flows.report_warehouse import write_judgments
 from warehouse.store import ArtifactStore
-from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, JUDGMENTS_SCHEMA
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA
 
 RUN = "s"
 LANG_RULE = "semantic_tagging.structural_hierarchy.lang_missing_advisory"
@@ -50,7 +51,7 @@ def _home(home: Path) -> Path:
                           "remediation": "fix it", "rule_id": rule} for p, problem, rule in issues if p == page]
                 rows.append({"run_id": RUN, "judge": "rules", "model": None, "repeat": 0, "doc_id": docs[(f, c)],
                              "criterion": c, "page": page, "label": label, "issues": json.dumps(found)})
-    store.write_table("judge", RUN, "judgments", rows, JUDGMENTS_SCHEMA)
+    write_judgments(store, RUN, rows, screened=True)
     return home
 
 

@@ -13,10 +13,10 @@ import pytest
 from flows.cli.app import EXIT_USAGE, main
 from flows.cli.console import EXIT_FAILED, EXIT_GATE, EXIT_OK
 from flows.cli.gate import screening_exit
-from tests.flows.report_warehouse import SCREEN
+from tests.flows.report_warehouse import SCREEN, write_judgments
 from tests.flows.report_warehouse import build as build_warehouse
 from warehouse.store import ArtifactStore
-from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, ERRORS_SCHEMA, JUDGMENTS_SCHEMA
+from warehouse.tables import DOC_LABELS_SCHEMA, DOCUMENTS_SCHEMA, ERRORS_SCHEMA
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -88,11 +88,11 @@ def _screening_home(home: Path, labels: dict[str, str | None], warning: bool = F
         for name, label in labels.items() if label], DOC_LABELS_SCHEMA)
     advisory = [{"sub_criterion": "structural_hierarchy", "location": "document", "problem": "no /Lang",
                  "remediation": "set /Lang", "rule_id": "semantic_tagging.structural_hierarchy.lang_missing_advisory"}]
-    store.write_table("judge", "s", "judgments", [
+    write_judgments(store, "s", [
         {"run_id": "s", "judge": "rules", "model": None, "repeat": 0, "doc_id": f"d-{name}",
          "criterion": "semantic_tagging", "page": 1, "label": label,
          "issues": json.dumps(advisory if warning else [])}
-        for name, label in labels.items() if label], JUDGMENTS_SCHEMA)
+        for name, label in labels.items() if label], screened=True)
     store.write_table("corpus", "s", "errors", [
         {"run_id": "s", "stage": "corpus", "doc_id": f"d-{name}", "kind": "encrypted",
          "message": "encrypted: needs a password", "retryable": False}

@@ -30,7 +30,7 @@ from judges.evidence import PageBundle, paper_view
 from judges.labels import Label
 from judges.rules import RulesJudge, apply_catalog
 from judges.rules.catalog import catalog
-from tests.judges.twins import judge_pdfs
+from tests.judges.twins import judge_pdfs_pipeline
 from warehouse import catalog as warehouse
 from warehouse.tables import ALL_TABLES
 
@@ -212,7 +212,7 @@ def screened(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[tuple[str, 
         with pikepdf.open(base) as pdf:
             edit(pdf)
             pdf.save(pdfs / f"{name}.pdf")
-    return judge_pdfs(pdfs, root / "home", CRITERIA), root / "home"
+    return judge_pdfs_pipeline(pdfs, root / "home", CRITERIA), root / "home"
 
 
 def _screening(home: Path) -> dict[str, dict[str, Any]]:
@@ -414,3 +414,23 @@ def test_a_findings_row_weighs_its_rule_as_judged_there() -> None:
     assert [r["severity"] for r in screened] == ["warning", "error"]  # a model's finding (no rule) fails
     assert [r["severity"] for r in benchmark] == ["error", "error"]
     assert screened[1]["rule_id"] is None and screened[0]["problem"] == "p"
+
+
+
+def test_a_findings_row_keeps_the_rules_box_and_its_place_and_drops_what_is_not_a_box() -> None:
+    import json
+
+    from judges.labels import Label
+    from judges.rules.catalog import finding
+    from tasks.benchmark.judge import findings_rows
+
+    boxed = finding("alt_text_quality.descriptiveness.missing_alt", "Page 1, figure 1", bbox=(10.04, 20, 110.96, 80))
+    assert boxed.bbox == [10.0, 20.0, 111.0, 80.0]
+    assert finding("alt_text_quality.descriptiveness.missing_alt", "Page 1", bbox=[1, 2, 3]).bbox is None
+    stored = json.loads(PageJudgment(Label.FAILED, issues=[boxed]).issues_json())
+    stored.append({"sub_criterion": "x", "location": "Page 1", "problem": "p", "remediation": "r", "bbox": "top left"})
+    row = {"run_id": "r", "judge": "rules", "model": None, "repeat": 0, "doc_id": "d", "criterion": "alt_text_quality",
+           "page": 1, "issues": json.dumps(stored)}
+    first, second = findings_rows([row], {"d"})
+    assert (first["seq"], first["bbox"], first["rule_id"]) == (0, [10.0, 20.0, 111.0, 80.0], boxed.rule_id)
+    assert (second["seq"], second["bbox"]) == (1, None)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from judges.remediation_quality import WCAG_22, score_issue, score_judgment
@@ -56,11 +54,11 @@ def test_judgment_scores_are_means_over_issues_and_nothing_checkable_counts_zero
         {"location": "Page 1, table 1", "problem": "", "remediation": "tag the header row TH with Scope=Column"},
         {"location": "Page 1", "problem": "", "remediation": "fix it"},
     ]
-    result = score_judgment(json.dumps(issues), None)
+    result = score_judgment(issues, None)
     assert result["issues"] == 2
     assert result["specificity"] == 0.5 and result["actionability"] == 0.5
     assert result["technical_validity"] == 1.0  # over the one issue that names something checkable
     assert result["score"] == pytest.approx((0.5 + 0.5 + 1.0) / 3)
-    bare = score_judgment(None, "fix the reading order")
+    bare = score_judgment([], "fix the reading order")
     assert bare["issues"] == 0 and bare["technical_validity"] is None and bare["score"] == 0.0
-    assert score_judgment("not json", "")["score"] == 0.0
+    assert score_judgment([], "")["score"] == 0.0

@@ -129,3 +129,17 @@ def test_a_rule_can_weigh_differently_on_screened_files_and_benchmark_items() ->
 
     assert judged(screening=False) is Label.FAILED  # the benchmark's experts fail terse alt texts
     assert judged(screening=True) is Label.PASSED  # a screened file: reported, fails nothing
+
+
+@pytest.mark.parametrize("rule_id", ["fonts_readability.size.below_floor",
+                                     "fonts_readability.legibility.crowded_letters",
+                                     "fonts_readability.consistency.typeface_rotation",
+                                     "color_contrast.small_text.low_contrast_fragments",
+                                     "alt_text_quality.descriptiveness.too_terse"])
+def test_rules_no_standard_requires_are_warnings_when_screening_and_errors_on_benchmark_items(rule_id: str) -> None:
+    """WCAG 2.2 sets no font size floor and no spacing or typeface of a document's own (1.4.4, 1.4.12 ask that a
+    reader can change them; 1.4.8 is AAA), and PDF/UA-1 says nothing of them: a screened file that is otherwise
+    accessible passes with a warning. The benchmark's experts fail such pages, so there they stay errors."""
+    rule = catalog()[rule_id]
+    assert (rule.severity_in(True), rule.severity_in(False)) == ("warning", "error")
+    assert rule.note.startswith("A warning when screening")

@@ -67,11 +67,34 @@ def test_paragraphs_as_bare_spans_fail() -> None:
 
 
 def test_visual_headings_without_any_heading_tags_fail() -> None:
-    page = [el(0, "Document", None), el(1, "P", text="Darwin's finches join genome club", size=30, bold=1.0),
-            el(2, "P", text="Body text of the article goes on.", size=10)]
+    page = [el(0, "Document", None),
+            el(1, "P", text="Darwin's finches join genome club", size=30, bold=1.0, bbox=[40, 100, 380, 132]),
+            el(2, "P", text="Body text of the article goes on.", size=10, bbox=[40, 140, 380, 180])]
     assert judge_tagging(tags(page)).label is Label.FAILED
     page[1]["type"] = "H1"
     assert judge_tagging(tags(page)).label is Label.PASSED
+
+
+@pytest.mark.parametrize("where", ["beside", "after", "inline", "no boxes"])
+def test_a_big_word_is_a_heading_only_where_it_heads_text(where: str) -> None:
+    """A stamp beside the text, a last line with nothing after it, a bold word inside a paragraph, or a block
+    whose place is unknown: large or bold, but not set where a heading is, so no untagged heading."""
+    stamp = el(1, "P", text="FAIL", size=36, bold=1.0, bbox=[300, 40, 380, 76])
+    body = el(2, "P", text="The values below are measured once per sample.", size=10, bbox=[40, 50, 290, 90])
+    page = [el(0, "Document", None), stamp, body]
+    if where == "after":
+        stamp["id"], body["id"], stamp["bbox"] = 3, 2, [40, 100, 120, 136]
+    elif where == "inline":
+        stamp["parent"], stamp["type"], stamp["bbox"] = 2, "Span", [40, 20, 120, 56]
+    elif where == "no boxes":
+        del stamp["bbox"], body["bbox"]
+    result = judge_tagging(tags(page))
+    assert "semantic_tagging.structural_hierarchy.untagged_headings" not in {i.rule_id for i in result.issues}
+    stamp.update(id=1, parent=0, type="P", bbox=[40, 10, 120, 46])  # above the text it heads: a heading
+    body.update(id=2, bbox=[40, 50, 290, 90])
+    page.sort(key=lambda e: e["id"])
+    result = judge_tagging(tags(page))
+    assert "semantic_tagging.structural_hierarchy.untagged_headings" in {i.rule_id for i in result.issues}
 
 
 def test_numbered_paragraphs_outside_a_list_fail() -> None:

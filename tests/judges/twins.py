@@ -1,6 +1,7 @@
 """Pass/fail twins of one defect class: a conforming file typst writes, and that file with the one defect
-put in by pikepdf. `judge_twins` writes both for every case, runs them through the whole pipeline with
-the rules judge, and returns each file's document label and issue rows per criterion.
+put in by pikepdf. `judge_twins` writes both for every case, extracts and judges them in memory with the
+rules judge (`judge_pdfs`), and returns each file's document label and issues per criterion; one test per
+criterion runs the whole pipeline on such twins instead (`judge_pdfs_pipeline`, test_twins_end_to_end.py).
 """
 
 from __future__ import annotations
@@ -13,12 +14,28 @@ from typing import Any
 
 import pikepdf
 
+from extractors.layout import layout_file
+from extractors.pages import render_pages
+from extractors.reading_order import order_agreement
+from extractors.source import PdfSource
+from extractors.structure.summary import struct_summary
+from extractors.transcript import get_transcriber
+from judges.criteria import SPEC
+from judges.evidence import DocEvidence, PageBundle, build_bundles
+from judges.labels import aggregate_labels
+from judges.rules import RulesJudge
+from tasks.benchmark.extract import extract_file, file_conformance
+from tasks.benchmark.inputs import EVIDENCE_TABLES
+from tasks.benchmark.layout import LAYOUT_CRITERIA
 from tasks.benchmark.registry import STAGE_LIST
 from tasks.engine.context import RunConfig
 from tasks.engine.runner import execute
 from tests.extractors.conftest import compile_typst
 from warehouse import catalog
+from warehouse.schema import conform
 from warehouse.tables import ALL_TABLES
+
+SPECS = {spec.name: spec for spec in ALL_TABLES}
 
 PREAMBLE = ('#set document(title: "Case")\n#set text(lang: "en", size: 10pt)\n'
             "#set page(width: 420pt, height: 595pt)\n")
@@ -73,23 +90,77 @@ def write_twins(folder: Path, cases: Sequence[Case]) -> None:
     remove_sources(folder)
 
 
-def judge_pdfs(folder: Path, home: Path, criteria: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
+def judge_pdfs(folder: Path, work: Path, criteria: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(file name, criterion) → {"label", "issues"} for every PDF in `folder`, each file extracted, its evidence
+    built and judged by the rules judge in memory, as the stages do for a screened file (`run --pdfs`), with
+    no Prefect and no warehouse; page images and crops go under `work`. `judge_pdfs_pipeline` runs the stages."""
+    cfg = RunConfig(home=work, run_id="twins", crop_dpi=36)
+    out = {}
+    for path in sorted(folder.glob("*.pdf")):
+        for criterion, result in judge_file(path, sorted(set(criteria)), cfg, work / path.stem).items():
+            out[(path.name, criterion)] = result
+    return out
+
+
+def judge_file(path: Path, criteria: Sequence[str], cfg: RunConfig, work: Path) -> dict[str, dict[str, Any]]:
+    """criterion → {"label", "issues"} of one PDF: the render, layout, extract, transcript, inputs, judge and
+    aggregate stages' work on one screened file, in this process (rows conformed to the stages' schemas, as
+    the inputs stage reads them back)."""
+    doc_id = "twin"
+    max_pixels = int(cfg.max_page_megapixels * 1e6)
+    rows: dict[str, list[dict[str, Any]]] = {}
+    rows["pages"] = render_pages(path, doc_id=doc_id, out_dir=work / "pages", dpi=cfg.dpi, max_pixels=max_pixels)
+    rows["layout_regions"] = layout_file(path, doc_id=doc_id, backend=cfg.layout_backend,
+                                         weights=cfg.layout_weights)[0] \
+        if LAYOUT_CRITERIA.intersection(criteria) else []
+    with PdfSource(path, max_pixels=max_pixels) as source:
+        rows["doc_structure"] = [{**struct_summary(source), "doc_id": doc_id, "file_index": 0}]
+        rows |= extract_file(source, doc_id, 0, 0, work / "crops", cfg.crop_dpi, rows["layout_regions"],
+                             cfg.tag_tree_backend)
+        rows["conformance"] = file_conformance(source, doc_id, 0, 0, rows, (cfg.max_file_mb, cfg.max_stream_mb))
+    rows["transcripts"] = get_transcriber(cfg.transcript_backend)(path, doc_id=doc_id,
+                                                                  elements=rows["struct_elements"] or None,
+                                                                  links=rows["links"])
+    stored = {name: [{k: v for k, v in r.items() if k not in ("run_id", "doc_id")}
+                     for r in conform([{**r, "run_id": "twins", "doc_id": doc_id} for r in rows[name]],
+                                      SPECS[name].schema, name).to_pylist()]
+              for name in ("pages", "layout_regions", "transcripts", *EVIDENCE_TABLES)}
+    stored["pages"].sort(key=lambda p: p["page"])
+    order = stored["reading_order"]
+    evidence = DocEvidence(doc_id, extract_failed=False, transcript_failed=False,
+                           order_agreement={p: order_agreement(order, page=p) for p in {r["page"] for r in order}},
+                           **stored)
+    tagged = any(s.get("tagged") for s in stored["doc_structure"])
+    judge = RulesJudge()
+    out = {}
+    for criterion in criteria:
+        labels, issues, untagged = [], [], False
+        for bundle, _ in build_bundles(criterion, evidence, withhold=False, screening=True):
+            sent = json.loads(json.dumps(bundle.evidence, sort_keys=True, default=str))  # as judge_inputs holds it
+            judgment = judge.judge_page(PageBundle(criterion, bundle.page, sent, bundle.image_path, doc_ref=doc_id), 0)
+            labels.append(judgment.label)
+            issues += json.loads(judgment.issues_json())
+            untagged = untagged or (SPEC[criterion].tree_evidence in sent and not tagged)
+        out[criterion] = {"label": aggregate_labels(labels, untagged=untagged).value, "issues": issues}
+    return out
+
+
+def judge_pdfs_pipeline(folder: Path, home: Path, criteria: Sequence[str]) -> dict[tuple[str, str], dict[str, Any]]:
     """(file name, criterion) → {"label", "issues"} for every PDF in `folder`, judged by the rules judge
-    through the whole pipeline (one run in `home`)."""
+    through the whole pipeline (one run in `home`); the issues are the run's `findings` rows."""
     cfg = RunConfig(home=home, run_id="twins", source="pdfs", source_path=str(folder), progress=False,
                     workers=1, crop_dpi=36, criteria=sorted(set(criteria)))
     for stage in STAGE_LIST:
         execute(cfg, stage)
     _, rows = catalog.query(home, ALL_TABLES, """
         select json_extract_string(d.metadata, '$.path') as file, l.criterion, l.label,
-               (select list(j.issues) from judgments j where j.run_id = l.run_id
-                and j.doc_id = l.doc_id and j.criterion = l.criterion) as issues
+               (select list({'rule_id': f.rule_id, 'sub_criterion': f.sub_criterion, 'location': f.location,
+                             'bbox': f.bbox, 'problem': f.problem} order by f.page, f.seq)
+                from findings f where f.run_id = l.run_id and f.doc_id = l.doc_id
+                and f.criterion = l.criterion) as issues
         from doc_labels l join documents d using (run_id, doc_id) where l.run_id = 'twins'""")
-    out = {}
-    for file, criterion, label, issues in rows:
-        found = [i for page in issues or [] for i in (json.loads(page) if isinstance(page, str) else page or [])]
-        out[(Path(file).name, criterion)] = {"label": label, "issues": found}
-    return out
+    return {(Path(file).name, criterion): {"label": label, "issues": list(issues or [])}
+            for file, criterion, label, issues in rows}
 
 
 def judge_twins(root: Path, cases: Sequence[Case]) -> dict[tuple[str, str], dict[str, Any]]:
