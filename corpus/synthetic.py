@@ -29,9 +29,10 @@ import pikepdf
 
 from corpus.mutations import CRITERION_MUTATIONS, Edit, NotApplicable, Rerender, failed_order
 from corpus.typst_docs import DEFAULT_RENDER, BaseDoc, RenderOptions, compile_base_doc, make_base_doc
+from judges.labels import Label
 
 SUPPORTED_CRITERIA: tuple[str, ...] = tuple(CRITERION_MUTATIONS)
-LABELS: tuple[str, ...] = ("passed", "failed", "not_present", "cannot_tell")
+LABELS: tuple[str, ...] = tuple(label.value for label in Label)  # passed, failed, not_present, cannot_tell
 DATASET_NAME = "AccessBench-Synthetic"
 # Bump when the generator's output changes, so cached copies (keyed on seed and size) are rebuilt.
 DATASET_VERSION = "3"
@@ -42,7 +43,7 @@ NO_MUTATION = "none"
 def labels_for(criterion: str) -> tuple[str, ...]:
     """The labels this criterion has (no Not Present for reading order, contrast, fonts)."""
     if CRITERION_MUTATIONS[criterion].not_present is None:
-        return tuple(label for label in LABELS if label != "not_present")
+        return tuple(label for label in LABELS if label != Label.NOT_PRESENT)
     return LABELS
 
 
@@ -112,13 +113,14 @@ def build_variants(criterion: str, source: VariantSource, rng: random.Random, or
     The failure edit is ``order[index mod n]``, or the next one that applies to this document.
     """
     spec = CRITERION_MUTATIONS[criterion]
-    variants = {"passed": source.passed(), "failed": _first_applicable(source, rng, order, index, spec.failed)}
+    variants = {Label.PASSED.value: source.passed(),
+                Label.FAILED.value: _first_applicable(source, rng, order, index, spec.failed)}
     if spec.not_present is not None:
         name, edit = spec.not_present
-        variants["not_present"] = (name, source.apply(edit, rng))
+        variants[Label.NOT_PRESENT.value] = (name, source.apply(edit, rng))
     # Upstream's Cannot Tell files are unmodified documents, some byte-identical to another
     # label's file; copy one of ours the same way.
-    variants["cannot_tell"] = variants[rng.choice(("passed", "failed"))]
+    variants[Label.CANNOT_TELL.value] = variants[rng.choice((Label.PASSED.value, Label.FAILED.value))]
     return variants
 
 
