@@ -510,27 +510,28 @@ def _fitted(path: Path, page: dict[str, Any], drawn: list[tuple[Any, ...]], budg
             first: bool) -> tuple[bytes, int, int] | None:
     """The page at the largest resolution whose image (base64) fits `budget`: REPORT_DPI, then, for a file's
     first page only, each of FALLBACK_DPI; a first page that fits at none is shown at the smallest, any other
-    page is left out (None). A page's image is no smaller at a higher resolution and shrinks at most as fast
-    as its pixel count (measured: slower), so the cheap smallest image is made first and decides what cannot
-    fit, and a resolution at which even the pixel-count estimate from a larger image is over is not tried."""
+    page is left out (None). A page's image grows with its resolution, though not strictly (lossless text
+    can be a little smaller at 72 than at 60 dpi) and more slowly than its pixel count, so the cheap smallest
+    image is made first: over twice the budget, nothing larger is tried; and a resolution whose pixel-count
+    estimate from a larger image is over twice the budget is not rendered."""
     def render(dpi: int) -> tuple[bytes, int, int]:
         return charts.outlined_page_image(path, page.get("source_pdf"), page["page"], page["width_pt"], drawn,
                                           dpi=dpi)
 
-    def fits(size: float) -> bool:
-        return size * 4 // 3 <= budget
+    def fits(size: float, margin: int = 1) -> bool:
+        return size * 4 // 3 <= budget * margin
 
     source = page.get("source_pdf")
     if not (source and Path(source).is_file()):  # the stored page image, at its one resolution
         stored = render(charts.REPORT_DPI)
         return stored if first or fits(len(stored[0])) else None
     smallest = render(FALLBACK_DPI[-1])
-    if not fits(len(smallest[0])):
+    if not fits(len(smallest[0]), margin=2):
         return smallest if first else None
     chain = (charts.REPORT_DPI, *FALLBACK_DPI[:-1]) if first else (charts.REPORT_DPI,)
     larger: tuple[int, int] | None = None  # (dpi, bytes) of the last image over the budget
     for dpi in chain:
-        if larger is not None and not fits(larger[1] * (dpi / larger[0]) ** 2):
+        if larger is not None and not fits(larger[1] * (dpi / larger[0]) ** 2, margin=2):
             continue
         shown = render(dpi)
         if fits(len(shown[0])):
