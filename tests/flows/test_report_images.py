@@ -65,9 +65,10 @@ def _rendered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     dpis: list[int] = []
     real = charts.outlined_page_image
 
-    def spy(*args: Any, dpi: int = charts.REPORT_DPI, **kwargs: Any) -> tuple[bytes, int, int]:
+    def spy(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float, regions: Any,
+            dpi: int = charts.REPORT_DPI) -> tuple[bytes, int, int]:
         dpis.append(dpi)
-        return real(*args, dpi=dpi, **kwargs)
+        return real(image_path, source_pdf, page_no, width_pt, regions, dpi=dpi)
 
     monkeypatch.setattr(charts, "outlined_page_image", spy)
     return dpis
