@@ -506,6 +506,40 @@ IMAGE_BUDGET = 1_500_000  # bytes of page images in one report, shared by its sc
 FALLBACK_DPI = (96, 72, 60)  # a first page over its share of the budget is rendered again at these, in turn
 
 
+def _fitted(path: Path, page: dict[str, Any], drawn: list[tuple[Any, ...]], budget: int,
+            first: bool) -> tuple[bytes, int, int] | None:
+    """The page at the largest resolution whose image (base64) fits `budget`: REPORT_DPI, then, for a file's
+    first page only, each of FALLBACK_DPI; a first page that fits at none is shown at the smallest, any other
+    page is left out (None). A page's image grows with its resolution, though not strictly (lossless text
+    can be a little smaller at 72 than at 60 dpi) and more slowly than its pixel count, so the cheap smallest
+    image is made first: over twice the budget, nothing larger is tried; and a resolution whose pixel-count
+    estimate from a larger image is over twice the budget is not rendered."""
+    def render(dpi: int) -> tuple[bytes, int, int]:
+        return charts.outlined_page_image(path, page.get("source_pdf"), page["page"], page["width_pt"], drawn,
+                                          dpi=dpi)
+
+    def fits(size: float, margin: int = 1) -> bool:
+        return size * 4 // 3 <= budget * margin
+
+    source = page.get("source_pdf")
+    if not (source and Path(source).is_file()):  # the stored page image, at its one resolution
+        stored = render(charts.REPORT_DPI)
+        return stored if first or fits(len(stored[0])) else None
+    smallest = render(FALLBACK_DPI[-1])
+    if not fits(len(smallest[0]), margin=2):
+        return smallest if first else None
+    chain = (charts.REPORT_DPI, *FALLBACK_DPI[:-1]) if first else (charts.REPORT_DPI,)
+    larger: tuple[int, int] | None = None  # (dpi, bytes) of the last image over the budget
+    for dpi in chain:
+        if larger is not None and not fits(larger[1] * (dpi / larger[0]) ** 2, margin=2):
+            continue
+        shown = render(dpi)
+        if fits(len(shown[0])):
+            return shown
+        larger = (dpi, len(shown[0]))
+    return smallest if first else None
+
+
 def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bool) -> str | None:
     """The page as WebP (re-rendered legibly from its PDF when it is still there), one outline and number per
     finding kind, and a legend that names each kind once. Over `budget` bytes a file's first page is rendered
@@ -513,18 +547,14 @@ def _page_figure(f: dict[str, Any], page: dict[str, Any], budget: int, first: bo
     path = Path(page["image_path"])
     if not path.is_file() and not page.get("source_pdf"):
         return f'<p class="note">Page {page["page"]}: the rendered image {_e(path.name)} is missing.</p>'
+    if budget <= 0 and not first:  # no image fits: not rendered at all
+        return None
     regions = page["regions"][:MAX_REGIONS]
     drawn = [(r["boxes"], tables.region_label(r), charts.outline_colour(r["criterion"])) for r in regions]
-    image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
-                                                      page["width_pt"], drawn)
-    if len(image) * 4 // 3 > budget:
-        if not first:
-            return None
-        for dpi in FALLBACK_DPI:  # a file's first page is always shown: smaller until it fits (or the smallest)
-            image, width, height = charts.outlined_page_image(path, page.get("source_pdf"), page["page"],
-                                                              page["width_pt"], drawn, dpi=dpi)
-            if len(image) * 4 // 3 <= budget:
-                break
+    fitted = _fitted(path, page, drawn, budget, first)
+    if fitted is None:
+        return None
+    image, width, height = fitted
     more = len(page["regions"]) - len(regions)
     caption = (f"Page {page['page']}: one outline and number per kind of failing finding"
                + (f" ({more} more kinds not drawn)" if more > 0 else "")
