@@ -230,6 +230,17 @@ def test_a_text_only_page_is_skipped_and_every_page_runs_when_asked(tagged_pdf: 
     assert {r["page"] for r in regions} == {1, 2}
 
 
+def test_a_file_whose_pages_need_no_model_never_loads_it(tagged_pdf: Path) -> None:
+    """A worker that lays out only text pages does not hold the model (~50 MB)."""
+    from extractors.layout import clear_backend_cache
+    from extractors.layout.base import _cached_backend
+
+    clear_backend_cache()
+    regions, pages = layout_file(tagged_pdf, doc_id="T")
+    assert regions == [] and not any(p["ran"] for p in pages)
+    assert _cached_backend.cache_info().currsize == 0
+
+
 def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_and_figure_pdf: Path,
                                                                         tagged_pdf: Path, tmp_path: Path) -> None:
     untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
