@@ -298,6 +298,38 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
 
 
+def test_records_are_the_same_without_pymupdf4llm_as_with_it(table_and_figure_pdf: Path) -> None:
+    """common.layout_deferral keeps pymupdf4llm (and onnxruntime) out of every process and makes the settings
+    its import made; layout, extraction and renders stay as they were with it imported (the plain path)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, json, tempfile\n"
+        "if sys.argv[2] == 'plain':\n"
+        "    import pymupdf\n"  # imported before the deferral: pymupdf4llm comes with it, as it used to
+        "import extractors\n"
+        "from extractors.layout import layout_file\n"
+        "from extractors.pages import render_pages\n"
+        "from tasks.extract import extract_file\n"
+        "assert (sys.modules.get('pymupdf4llm') is None) == (sys.argv[2] == 'deferred')\n"
+        "tmp = tempfile.mkdtemp()\n"
+        "out = [layout_file(sys.argv[1], doc_id='D', all_pages=True), extract_file(sys.argv[1], 'D', 0, 0,\n"
+        "       __import__('pathlib').Path(tmp), 72, []), render_pages(sys.argv[1], doc_id='D', out_dir=tmp)]\n"
+        "import pymupdf\n"
+        "tools = pymupdf.TOOLS\n"
+        "out.append([tools.unset_quad_corrections(), tools.mupdf_display_errors(), tools.mupdf_display_warnings()])\n"
+        "print(json.dumps(out, sort_keys=True, default=str).replace(tmp, 'TMP'))\n"
+    )
+    outputs = []
+    for mode in ("plain", "deferred"):
+        result = subprocess.run([sys.executable, "-c", script, str(table_and_figure_pdf), mode], capture_output=True,
+                                text=True, cwd=Path(__file__).resolve().parents[2], timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and '"kind": "table"' in outputs[0]
+
+
 def test_a_backend_is_checked_without_loading_its_model(tmp_path: Path) -> None:
     """What the CLI checks before a run: the name, the weights, the packages; no model is built."""
     from extractors.layout import check_backend, clear_backend_cache
