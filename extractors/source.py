@@ -77,6 +77,10 @@ class PdfSource:
             # reading files with broken annotations grew it by 20,000 strings per page load (1.2 million
             # after ten files). Nothing reads them: a file's diagnostics go with it.
             pymupdf.TOOLS.reset_mupdf_warnings()
+            # MuPDF's store (decoded images, fonts, parsed objects; up to 256 MB per process) kept a closed
+            # file's items until it was full, so a worker grew to ~500 MB over a folder of papers. A closed
+            # file's items serve no other file: dropped with it (items still in use elsewhere stay alive).
+            pymupdf.TOOLS.store_shrink(100)
         if self._qpdf is not None:
             self._qpdf.close()
             self._qpdf = None

@@ -98,9 +98,10 @@ def layout_file(
     """Layout records of the pages that need the model (see :mod:`extractors.layout.plan`), and
     one ``LAYOUT_PAGES_SCHEMA`` record per page saying whether the model ran there and why.
 
-    ``all_pages`` runs the model on every page. Raises as :func:`detect_layout`.
+    ``all_pages`` runs the model on every page. Raises as :func:`detect_layout`. The model is loaded
+    only when a page needs it (a process that lays out text-only files never holds it).
     """
-    get_backend(backend, weights)
+    check_backend(backend, weights)
     with PdfSource(pdf) as source:
         if all_pages:
             plans = every_page(source)
@@ -112,8 +113,9 @@ def layout_file(
             with reading(source, "layout plan"):
                 plans = plan_pages(source, elements)
     page_done(sum(1 for p in plans if not p.run))  # decided without the model: done
+    run = [p.number for p in plans if p.run]
     regions = detect_layout(pdf, doc_id=doc_id, backend=backend, weights=weights, page_offset=page_offset,
-                            pages=[p.number for p in plans if p.run])
+                            pages=run) if run else []
     decisions = [{"doc_id": doc_id, "page": p.number + 1 + page_offset, "ran": p.run, "reason": p.reason,
                   "backend": backend} for p in plans]
     return regions, decisions

@@ -71,4 +71,5 @@ LAYOUT = Stage(
     code=("extractors", "common"),
     validate=check_layout,
     per_document=True,
+    releases_workers=True,  # the model stays with them otherwise, through extract and transcript
 )

@@ -140,7 +140,8 @@ class Pipeline:
             # After the last per-document stage the workers are stopped: what they hold (the layout model, page
             # caches, their heaps' high-water marks) would sit beside the next stages' tables in this process,
             # the run's peak. A later stage that wants workers (the rules judge) forks fresh ones from the fork
-            # server, which has every stage imported.
+            # server, which has every stage imported. So are the workers of a stage that loaded what no later
+            # stage reads (the layout model, ~50 MB a worker): the next stage forks fresh ones.
             last = max((i for i, (stage, _) in enumerate(plan) if stage.per_document), default=-1)
             with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload,
                                                                                         _memory_mb(cfg)) as pool:
@@ -149,7 +150,7 @@ class Pipeline:
                            else execute(cfg, stage, force=forced, check=False))
                     results.append({"stage": stage.name, "status": str(row.status), "rows": row.row_count,
                                     "errors": row.error_count, "seconds": seconds(row)})
-                    if index == last:
+                    if index == last or stage.releases_workers:
                         pool.reset()
         except BaseException:
             record_run(cfg, StageStatus.FAILED, finished=True)

@@ -72,6 +72,8 @@ class Stage:
     validate: Callable[[Any], None] | None = None  # (the study's run config) → raises ConfigError
     # Per-document stage: its outcome per document (ok, partial, failed) counts in `documents.status`.
     per_document: bool = False
+    # Its workers keep what no later stage reads (a model): the run's workers are restarted after it.
+    releases_workers: bool = False
 
     def check(self, cfg: RunBase) -> None:
         """Refuse a config this stage cannot run with (ValueError with what to change), before any work.

@@ -229,6 +229,17 @@ def test_a_text_only_page_is_skipped_and_every_page_runs_when_asked(tagged_pdf: 
     assert {r["page"] for r in regions} == {1, 2}
 
 
+def test_a_file_whose_pages_need_no_model_never_loads_it(tagged_pdf: Path) -> None:
+    """A worker that lays out only text pages does not hold the model (~50 MB)."""
+    from extractors.layout import clear_backend_cache
+    from extractors.layout.base import _cached_backend
+
+    clear_backend_cache()
+    regions, pages = layout_file(tagged_pdf, doc_id="T")
+    assert regions == [] and not any(p["ran"] for p in pages)
+    assert _cached_backend.cache_info().currsize == 0
+
+
 def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_and_figure_pdf: Path,
                                                                         tagged_pdf: Path, tmp_path: Path) -> None:
     untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
@@ -284,6 +295,38 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
     result = subprocess.run([sys.executable, "-c", script, str(table_and_figure_pdf)], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parents[2], timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_records_are_the_same_without_pymupdf4llm_as_with_it(table_and_figure_pdf: Path) -> None:
+    """common.layout_deferral keeps pymupdf4llm (and onnxruntime) out of every process and makes the settings
+    its import made; layout, extraction and renders stay as they were with it imported (the plain path)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, json, tempfile\n"
+        "if sys.argv[2] == 'plain':\n"
+        "    import pymupdf\n"  # imported before the deferral: pymupdf4llm comes with it, as it used to
+        "import extractors\n"
+        "from extractors.layout import layout_file\n"
+        "from extractors.pages import render_pages\n"
+        "from tasks.benchmark.extract import extract_file\n"
+        "assert (sys.modules.get('pymupdf4llm') is None) == (sys.argv[2] == 'deferred')\n"
+        "tmp = tempfile.mkdtemp()\n"
+        "out = [layout_file(sys.argv[1], doc_id='D', all_pages=True), extract_file(sys.argv[1], 'D', 0, 0,\n"
+        "       __import__('pathlib').Path(tmp), 72, []), render_pages(sys.argv[1], doc_id='D', out_dir=tmp)]\n"
+        "import pymupdf\n"
+        "tools = pymupdf.TOOLS\n"
+        "out.append([tools.unset_quad_corrections(), tools.mupdf_display_errors(), tools.mupdf_display_warnings()])\n"
+        "print(json.dumps(out, sort_keys=True, default=str).replace(tmp, 'TMP'))\n"
+    )
+    outputs = []
+    for mode in ("plain", "deferred"):
+        result = subprocess.run([sys.executable, "-c", script, str(table_and_figure_pdf), mode], capture_output=True,
+                                text=True, cwd=Path(__file__).resolve().parents[2], timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and '"kind": "table"' in outputs[0]
 
 
 def test_a_backend_is_checked_without_loading_its_model(tmp_path: Path) -> None:

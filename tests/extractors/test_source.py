@@ -68,6 +68,27 @@ def test_the_extract_stage_opens_the_file_once_and_interprets_each_page_once(
     assert sorted(display_lists) == list(range(pages))
 
 
+def test_emptying_mupdfs_store_when_a_file_closes_changes_no_record(
+    tagged_pdf: Path, untagged_pdf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store is a cache: every extractor gives the same records with it emptied after each file (what a
+    worker does) as with it kept across files (the plain path)."""
+    emptied: list[int] = []
+    real_shrink = pymupdf.TOOLS.store_shrink
+    monkeypatch.setattr(pymupdf.TOOLS, "store_shrink", lambda percent: emptied.append(percent) or real_shrink(percent))
+
+    def both() -> list[Any]:
+        files = (tagged_pdf, untagged_pdf, tagged_pdf)
+        return [extract_file(path, "D", 0, 0, tmp_path / "crops", 72, []) for path in files]
+
+    optimised = both()
+    assert emptied and set(emptied) == {100}
+    monkeypatch.setattr(pymupdf.TOOLS, "store_shrink", lambda percent: None)
+    plain = both()
+    assert optimised == plain
+    assert optimised[0]["figures"] and optimised[0]["text_spans"] and optimised[1]["text_spans"]
+
+
 def test_text_pages_match_pymupdf_and_keep_off_page_text_only_when_asked(tmp_path: Path) -> None:
     doc = pymupdf.open()
     page = doc.new_page(width=300, height=200)

@@ -90,3 +90,17 @@ def test_work_the_caller_abandons_does_not_block_the_shared_pool() -> None:
         started = time.monotonic()
         assert dict(run_isolated(slow_or_fast, [1, 4], workers=2, timeout_s=None)) == {0: 10, 1: 40}
         assert time.monotonic() - started < 120  # not behind the stuck document's 600 s
+
+
+def test_a_worker_hands_its_free_heap_back_after_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    """glibc keeps what MuPDF frees; each document's work is followed by a trim, even when it raises."""
+    import tasks.engine.isolation as isolation
+
+    trims: list[str] = []
+    monkeypatch.setattr(isolation, "release_heap", lambda: trims.append("trim"))
+    assert isolation.within_ceiling(lambda x: x + 1, 1) == 2
+    with pytest.raises(ValueError):
+        isolation.within_ceiling(int, "not a number")
+    assert trims == ["trim", "trim"]
+    monkeypatch.undo()
+    isolation.release_heap()  # the real one runs here (glibc's malloc_trim, or nothing)

@@ -3,6 +3,8 @@ before the first stage, run, rerun, resume and reuse, and the stage statuses it 
 
 from __future__ import annotations
 
+import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +156,29 @@ def test_statuses_are_stored_as_the_same_strings(tmp_path: Path) -> None:
     assert type(row.status) is str and row.status == "completed" == StageStatus.COMPLETED
     assert [str(s) for s in StageStatus] == ["running", "completed", "failed", "skipped", "reused", "interrupted"]
     assert {s for s in StageStatus if s.done} == {"completed", "reused", "skipped"}
+
+
+def _worker_pid(run_id: str, table: str, item: str) -> dict[str, list[dict[str, Any]]]:
+    return {table: [{"run_id": run_id, "value": os.getpid()}]}
+
+
+def _pids(name: str) -> Any:
+    def body(io: StageIO) -> dict[str, Any]:
+        return io.per_key([(k, k) for k in "wxyz"], partial(_worker_pid, io.cfg.run_id, name), isolated=True)
+    return body
+
+
+def test_a_stage_that_releases_its_workers_leaves_fresh_ones_to_the_next(tmp_path: Path) -> None:
+    """The layout stage's workers hold its model: the per-document stages after it get new processes,
+    while stages that release nothing share one pool."""
+    def stage(name: str, upstream: str | None, **kw: Any) -> Stage:
+        return Stage(name=name, upstream=(upstream,) if upstream else (), config_keys=("seed",),
+                     tables=(TableSpec(name, name, SCHEMA),), body=_pids(name), per_document=True, **kw)
+    pipeline = Pipeline("pids", RunConfig, (stage("a", None, releases_workers=True), stage("b", "a"),
+                                            stage("c", "b")))
+    pipeline.run(cfg(tmp_path, workers=2))
+    store = ArtifactStore(tmp_path)
+    pids = {name: {row["value"] for row in store.read_rows(name, "t1", name)} for name in "abc"}
+    assert os.getpid() not in pids["a"] | pids["b"] | pids["c"]  # the work ran in workers
+    assert not pids["a"] & (pids["b"] | pids["c"])
+    assert len(pids["b"] | pids["c"]) <= 2  # one pool of two workers served both
