@@ -328,11 +328,26 @@ def _repair_in_worker(job: RepairJob) -> dict[str, tuple[list[str], Outcome]]:
     return repair_job(job, None)
 
 
+def _abandon(job: RepairJob, pool: WorkerPool, existed: bool) -> None:
+    """A repair given up on (past its time or memory) writes nothing after the refusal: its worker is stopped (an
+    abandoned task would otherwise run on and still move its copy into place), then what it left is removed —
+    its temporary copy, and the output itself when the worker got as far as writing it in the meantime."""
+    pool.reset()
+    for leftover in job.fixed.parent.iterdir():  # repair_job's mkstemp names, matched literally (no glob)
+        if leftover.name.startswith(f".{job.fixed.name}.") and leftover.name.endswith(".tmp"):
+            leftover.unlink(missing_ok=True)
+    if not existed:
+        job.fixed.unlink(missing_ok=True)
+
+
 def repair_bounded(job: RepairJob, pool: WorkerPool) -> dict[str, tuple[list[str], Outcome]]:
     """`repair_job` in a worker of `pool` (its memory ceiling) within the document time limit, as `run`
     processes a document: past either, `Refused("limit" | "timeout")`."""
+    existed = job.fixed.exists()
     ((_, value),) = list(run_isolated(_repair_in_worker, [job], workers=1, timeout_s=job.limits.doc_timeout_s,
                                       pool=pool))
+    if isinstance(value, DocumentTimeout | MemoryError):
+        _abandon(job, pool, existed)
     if isinstance(value, DocumentTimeout):
         raise Refused("timeout", f"the repair took longer than --doc-timeout {job.limits.doc_timeout_s:g} s; "
                                  "nothing written")
