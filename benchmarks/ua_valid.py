@@ -32,6 +32,7 @@ from typing import Any
 import pikepdf
 from PIL import Image
 
+from corpus.mutations.structure import iter_struct_elements
 from tests.extractors.conftest import compile_typst
 from tests.judges.handmade import language_on_span, text_field, write_handmade
 from tests.judges.twins import remove_sources
@@ -88,26 +89,10 @@ FEATURES = {
 }
 
 
-def _elements(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
-    out: list[pikepdf.Dictionary] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, pikepdf.Dictionary) and "/S" in node:
-            out.append(node)
-            kids = node.get("/K")
-            for kid in kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []:
-                walk(kid)
-
-    root = pdf.Root.StructTreeRoot.K
-    for kid in root if isinstance(root, pikepdf.Array) else [root]:
-        walk(kid)
-    return out
-
-
 def _role_map(pdf: pikepdf.Pdf) -> None:
     """P renamed /Para, mapped back to P in the RoleMap (PDF/UA-1 7.1)."""
     pdf.Root.StructTreeRoot.RoleMap = pikepdf.Dictionary(Para=pikepdf.Name.P)
-    for element in _elements(pdf):
+    for element in list(iter_struct_elements(pdf)):
         if element.S == "/P":
             element.S = pikepdf.Name("/Para")
 
@@ -116,7 +101,7 @@ def _lang_on_elements(pdf: pikepdf.Pdf) -> None:
     del pdf.Root["/Lang"]
     if "/Outlines" in pdf.Root:  # bookmarks are outside the structure: they would need the catalog's /Lang
         del pdf.Root["/Outlines"]
-    for element in _elements(pdf):
+    for element in list(iter_struct_elements(pdf)):
         element.Lang = pikepdf.String("en-US")
 
 
@@ -141,7 +126,7 @@ def _text_annotation(pdf: pikepdf.Pdf) -> None:
         Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Text, Rect=[300, 700, 320, 720], F=4, P=page.obj,
         Contents=pikepdf.String("A reviewer's comment"), StructParent=key))
     page.Annots = pikepdf.Array([*page.obj.get("/Annots", []), annot])
-    document = _elements(pdf)[0]
+    document = list(iter_struct_elements(pdf))[0]
     element = pdf.make_indirect(pikepdf.Dictionary(
         Type=pikepdf.Name.StructElem, S=pikepdf.Name.Annot, P=document, Pg=page.obj,
         K=pikepdf.Dictionary(Type=pikepdf.Name.OBJR, Obj=annot, Pg=page.obj)))

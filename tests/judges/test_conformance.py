@@ -13,6 +13,7 @@ import pikepdf
 import pytest
 import typst
 
+from corpus.mutations.structure import iter_struct_elements
 from judges.base import Issue, PageJudgment
 from judges.conformance import (
     CARRIER,
@@ -93,24 +94,8 @@ A screen reader follows the structure tree, so the tree has to follow the page.
 }
 
 
-def _elements(pdf: pikepdf.Pdf) -> list[pikepdf.Dictionary]:
-    found: list[pikepdf.Dictionary] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, pikepdf.Dictionary) and "/S" in node:
-            found.append(node)
-            kids = node.get("/K")
-            for kid in kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []:
-                walk(kid)
-
-    root = pdf.Root.StructTreeRoot.K
-    for kid in root if isinstance(root, pikepdf.Array) else [root]:
-        walk(kid)
-    return found
-
-
 def _first(pdf: pikepdf.Pdf, kind: str) -> pikepdf.Dictionary:
-    return next(e for e in _elements(pdf) if kind == e.S)
+    return next(e for e in iter_struct_elements(pdf) if kind == e.S)
 
 
 def _kids(node: pikepdf.Dictionary) -> list[Any]:
@@ -414,7 +399,6 @@ def test_a_findings_row_weighs_its_rule_as_judged_there() -> None:
     assert [r["severity"] for r in screened] == ["warning", "error"]  # a model's finding (no rule) fails
     assert [r["severity"] for r in benchmark] == ["error", "error"]
     assert screened[1]["rule_id"] is None and screened[0]["problem"] == "p"
-
 
 
 def test_a_findings_row_keeps_the_rules_box_and_its_place_and_drops_what_is_not_a_box() -> None:

@@ -12,8 +12,7 @@ import pikepdf
 import pytest
 from PIL import Image, ImageDraw
 
-from corpus.mutations.structure import kids, rebuild_parent_tree, set_kids, stype
-from tests.extractors.conftest import struct_elements_of
+from corpus.mutations.structure import elements_of, kids, rebuild_parent_tree, set_kids
 from tests.judges.twins import PREAMBLE, Case, judge_twins, prose
 
 pytestmark = pytest.mark.slow
@@ -30,13 +29,9 @@ TABLE = (PREAMBLE + "= Data\n" + prose(2) + "\n\n#table(columns: 3, table.header
          " [Alice], [12], [14], [Bruno], [9], [11], [Chen], [15], [13])\n\n" + prose(2, 1) + "\n")
 
 
-def _elements(pdf: pikepdf.Pdf, kind: str) -> list[pikepdf.Dictionary]:
-    return [e for e in struct_elements_of(pdf) if stype(e) == kind]
-
-
 def _retype(kind: str, new: str, index: int = 0) -> Any:
     def edit(pdf: pikepdf.Pdf) -> None:
-        _elements(pdf, kind)[index].S = pikepdf.Name(new)
+        elements_of(pdf, kind)[index].S = pikepdf.Name(new)
     return edit
 
 
@@ -51,7 +46,7 @@ def _insert_after(pdf: pikepdf.Pdf, element: pikepdf.Dictionary, new: pikepdf.Di
 
 def _split_heading(pdf: pikepdf.Pdf) -> None:
     """The two-line H2 becomes two H2 elements, one per line."""
-    heading = _elements(pdf, "/H2")[0]
+    heading = elements_of(pdf, "/H2")[0]
     mcids = [k for k in kids(heading) if isinstance(k, int)]
     assert len(mcids) == 2, mcids
     parent = heading.P
@@ -65,7 +60,7 @@ def _split_heading(pdf: pikepdf.Pdf) -> None:
 
 def _split_paragraph(pdf: pikepdf.Pdf) -> None:
     """The first paragraph becomes two P elements after its first line, which stops mid-sentence."""
-    paragraph = _elements(pdf, "/P")[0]
+    paragraph = elements_of(pdf, "/P")[0]
     mcids = [k for k in kids(paragraph) if isinstance(k, int)]
     assert len(mcids) >= 3, mcids
     rest = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.P, P=paragraph.P,
@@ -78,7 +73,7 @@ def _split_paragraph(pdf: pikepdf.Pdf) -> None:
 
 def _list_numbering(pdf: pikepdf.Pdf) -> None:
     """The bulleted list declares itself numbered (ListNumbering Decimal)."""
-    bullets = _elements(pdf, "/L")[0]
+    bullets = elements_of(pdf, "/L")[0]
     for attr in bullets.A if isinstance(bullets.A, pikepdf.Array) else [bullets.A]:
         if "/ListNumbering" in attr:
             attr.ListNumbering = pikepdf.Name.Decimal
@@ -86,7 +81,7 @@ def _list_numbering(pdf: pikepdf.Pdf) -> None:
 
 def _split_list(pdf: pikepdf.Pdf) -> None:
     """The numbered list of four steps tagged as two lists of two, one after the other."""
-    numbered = _elements(pdf, "/L")[1]
+    numbered = elements_of(pdf, "/L")[1]
     items = kids(numbered)
     parent = numbered.P
     rest = pdf.make_indirect(pikepdf.Dictionary(Type=pikepdf.Name.StructElem, S=pikepdf.Name.L, P=parent,
@@ -99,7 +94,7 @@ def _split_list(pdf: pikepdf.Pdf) -> None:
 
 def _headings_in_header_row(pdf: pikepdf.Pdf) -> None:
     """The table's header cells tagged as headings instead of TH."""
-    for cell in _elements(pdf, "/TH"):
+    for cell in elements_of(pdf, "/TH"):
         cell.S = pikepdf.Name.H3
         if "/A" in cell:
             del cell["/A"]

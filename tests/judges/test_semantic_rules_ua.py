@@ -21,6 +21,7 @@ import pikepdf
 import pytest
 import typst
 
+from corpus.mutations.structure import elements_of
 from extractors.reading_order import extract_reading_order
 from judges.conformance import CONFORMS
 from tests.judges.handmade import language_on_span, text_field, write_handmade
@@ -58,22 +59,6 @@ HANDMADE_VALID: dict[str, tuple[list[Any], Callable[..., None] | None]] = {
 }
 
 
-def _elements(pdf: pikepdf.Pdf, kind: str) -> list[pikepdf.Dictionary]:
-    found: list[pikepdf.Dictionary] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, pikepdf.Dictionary) and "/S" in node:
-            if kind == node.S:
-                found.append(node)
-            kids = node.get("/K")
-            for kid in kids if isinstance(kids, pikepdf.Array) else [kids] if kids is not None else []:
-                walk(kid)
-
-    walk(pdf.Root.StructTreeRoot.K[0] if isinstance(pdf.Root.StructTreeRoot.K, pikepdf.Array)
-         else pdf.Root.StructTreeRoot.K)
-    return found
-
-
 def _mcids(element: pikepdf.Dictionary) -> set[int]:
     kids = element.get("/K")
     out: set[int] = set()
@@ -90,7 +75,7 @@ def _mcids(element: pikepdf.Dictionary) -> set[int]:
 def _prose_as_artifact(pdf: pikepdf.Pdf) -> None:
     """The second paragraph (four sentences) drawn inside /Artifact instead of its marked content, and gone from
     the structure tree: a screen reader never reads it."""
-    target = _elements(pdf, "/P")[1]
+    target = elements_of(pdf, "/P")[1]
     ids = _mcids(target)
     for page in pdf.pages:
         ops: list[Any] = []
@@ -108,7 +93,7 @@ def _prose_as_artifact(pdf: pikepdf.Pdf) -> None:
 
 
 def _paragraph_as_h2(pdf: pikepdf.Pdf) -> None:
-    _elements(pdf, "/P")[1].S = pikepdf.Name("/H2")
+    elements_of(pdf, "/P")[1].S = pikepdf.Name("/H2")
 
 
 # name → (edit of the base file, or the typst source of a file that has the defect; the rule it must fail for)
