@@ -196,6 +196,16 @@ def outline_colour(criterion: str) -> str:
         else OUTLINE
 
 
+REPORT_MAX_PIXELS = 4_000_000  # a report's page image: an A4 page at 144 dpi is 2.8 million pixels
+
+
+def report_dpi(dpi: int, width_pt: float, height_pt: float, max_pixels: int = REPORT_MAX_PIXELS) -> int:
+    """`dpi`, lowered for a page so large that its image would pass `max_pixels`: the report renders in the
+    command's own process, where a hostile page size (a 200-inch page) would otherwise take gigabytes."""
+    pixels = width_pt * height_pt * (dpi / 72) ** 2
+    return dpi if pixels <= max_pixels else max(1, int(72 * (max_pixels / max(width_pt * height_pt, 1e-9)) ** 0.5))
+
+
 def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float,
                         regions: Sequence[tuple[Any, ...]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
     """A page as WebP with each region (its boxes in PDF points, top-left origin; a label) outlined in red and
@@ -209,7 +219,8 @@ def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, 
 
         with pymupdf.open(source_pdf) as doc:
             if 0 < page_no <= doc.page_count:
-                pix = doc[page_no - 1].get_pixmap(dpi=dpi, alpha=False)
+                page = doc[page_no - 1]
+                pix = page.get_pixmap(dpi=report_dpi(dpi, page.rect.width, page.rect.height), alpha=False)
                 image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
     if image is None:
         with Image.open(image_path) as stored:

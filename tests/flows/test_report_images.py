@@ -116,3 +116,15 @@ def test_the_largest_resolution_that_fits_is_shown_as_when_every_one_was_tried(
     dpis.clear()
     html._fitted(Path("/nonexistent.png"), _page(pdf), [], sizes[-1] * 2, first=True)
     assert dpis == [html.FALLBACK_DPI[-1], charts.REPORT_DPI]  # it fits at once: nothing else made
+
+
+def test_a_huge_page_is_drawn_within_the_reports_pixel_cap(tmp_path: Path) -> None:
+    """The report renders in the command's process: a hostile page size (here 200 × 200 inches) is drawn at a
+    lower resolution, not at 144 dpi (28,800² pixels, 2.5 GB), while an ordinary page keeps REPORT_DPI."""
+    assert charts.report_dpi(charts.REPORT_DPI, 595, 842) == charts.REPORT_DPI  # A4
+    pdf = tmp_path / "huge.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page(width=14_400, height=14_400).insert_text((72, 72), "x", fontsize=400)
+        doc.save(pdf)
+    image, width, height = charts.outlined_page_image(tmp_path / "missing.png", str(pdf), 1, 14_400, [])
+    assert width * height <= charts.REPORT_MAX_PIXELS and width > 1000 and image
