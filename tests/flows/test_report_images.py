@@ -116,3 +116,28 @@ def test_the_largest_resolution_that_fits_is_shown_as_when_every_one_was_tried(
     dpis.clear()
     html._fitted(Path("/nonexistent.png"), _page(pdf), [], sizes[-1] * 2, first=True)
     assert dpis == [html.FALLBACK_DPI[-1], charts.REPORT_DPI]  # it fits at once: nothing else made
+
+
+def test_a_page_image_is_the_same_when_mupdfs_store_is_emptied_after_each_rendering(
+        pdf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    regions = [([[40.0, 40.0, 200.0, 90.0]], "a box")]
+    emptied = [charts.outlined_page_image(Path("/nonexistent.png"), pdf, 1, 595.0, regions, dpi=dpi)
+               for dpi in (72, 144, 72)]
+    shrinks: list[int] = []
+    monkeypatch.setattr(pymupdf.TOOLS, "store_shrink", lambda percent: shrinks.append(percent))
+    kept = [charts.outlined_page_image(Path("/nonexistent.png"), pdf, 1, 595.0, regions, dpi=dpi)
+            for dpi in (72, 144, 72)]
+    assert shrinks == [100, 100, 100]  # the plain path: the store kept
+    assert emptied == kept
+
+
+def test_rows_fetched_in_batches_are_the_rows_fetched_at_once() -> None:
+    import duckdb
+
+    from flows.report import data
+
+    con = duckdb.connect()
+    sql = ("SELECT 'd' || (i % 7) AS doc_id, i AS page, [i * 1.5, 2.0, 3.0, 4.0] AS bbox, "
+           "CASE WHEN i % 5 = 0 THEN NULL ELSE 'x' || i END AS what FROM range($n) t(i) ORDER BY i DESC")
+    for n in (0, 6, 7, 5000):
+        assert list(data._iter_rows(con, sql, {"n": n}, batch=7)) == data._rows(con, sql, {"n": n})
