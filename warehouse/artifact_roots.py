@@ -75,6 +75,15 @@ class ArtifactRoot(ABC):
         tables = [self.read(key) for key in keys]
         return [t for t in tables if t is not None]
 
+    def iter_many(self, keys: Sequence[str]) -> Iterator[pa.Table]:
+        """The tables at `keys` (those still there), read one at a time as they are taken: a caller that
+        keeps none holds one table at a time."""
+        for key in keys:
+            table = self.read(key)
+            if table is not None:
+                yield table
+            table = None  # not held while the next one is read
+
     @abstractmethod
     def glob(self, pattern: str) -> list[str]:
         """Keys of the files matching `pattern` (`*`, `?`, `[…]` within one segment), sorted."""
@@ -369,6 +378,9 @@ class S3Root(ArtifactRoot):
 
     def read_many(self, keys: Sequence[str]) -> list[pa.Table]:
         return [t for t in self._parallel(self.read, keys) if t is not None]
+
+    def iter_many(self, keys: Sequence[str]) -> Iterator[pa.Table]:
+        return iter(self.read_many(keys))  # fetched in parallel: a remote store's latency weighs more
 
     def _parallel(self, fn: Callable[[str], Any], keys: Sequence[str]) -> list[Any]:
         if len(keys) < 2:

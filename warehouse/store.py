@@ -231,6 +231,35 @@ def _write_part(table: pa.Table, path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+class _HashingSink:
+    """A write-only file that hashes what is written to it and keeps none of it."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data)
+        self.hash.update(view)
+        return view.nbytes
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def ipc_digest(table: pa.Table) -> bytes:
+    """The SHA-256 of `table`'s Arrow IPC stream (the bytes `pa.ipc.new_stream` writes), computed as the stream
+    is written, without the stream in memory."""
+    sink = _HashingSink()
+    with pa.PythonFile(sink, mode="w") as file, pa.ipc.new_stream(file, table.schema) as writer:
+        writer.write_table(table)
+    return sink.hash.digest()
+
+
 def _read_part(path: Path) -> pa.Table:
     with pa.memory_map(str(path), "r") as source:
         return pa.ipc.open_file(source).read_all()
@@ -437,14 +466,14 @@ class ArtifactStore:
         """
         digest = hashlib.sha256()
         keys = self.root.glob(f"{self.run_key(stage, run_id)}/*.parquet")
-        for key, table in zip(keys, self.root.read_many(keys), strict=True):
+        # One table at a time, its IPC stream hashed as it is written: holding every upstream table and two
+        # copies of each stream at once was the command's peak memory (it grew with the number of files).
+        for key, table in zip(keys, self.root.iter_many(keys), strict=True):
             if "run_id" in table.column_names:
                 table = table.drop(["run_id"])
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, table.schema) as writer:
-                writer.write_table(table)
             digest.update(key.rpartition("/")[2].encode())
-            digest.update(hashlib.sha256(sink.getvalue().to_pybytes()).digest())
+            digest.update(ipc_digest(table))
+            del table
         return digest.hexdigest()
 
     def copy_outputs(self, stage: str, from_run: str, to_run: str) -> None:

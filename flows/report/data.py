@@ -39,6 +39,17 @@ def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict
     return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
 
 
+def _iter_rows(con: Any, sql: str, params: dict[str, Any] | None = None, batch: int = 2048
+               ) -> Iterator[dict[str, Any]]:
+    """`_rows`, the same rows in the same order, fetched `batch` at a time: a caller that keeps few of many
+    rows (e.g. the spans of failed pages among every span of a run) never holds them all as Python objects."""
+    result = con.execute(sql, params or {})
+    names = [d[0] for d in result.description]
+    while chunk := result.fetchmany(batch):
+        for values in chunk:
+            yield dict(zip(names, values, strict=True))
+
+
 # Within `reusing_collected()`: the latest `collect`, by home, runs and their recorded state.
 _LATEST: dict[tuple[Any, ...], dict[str, Any]] | None = None
 
@@ -576,7 +587,7 @@ def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]
                                                   "what": rule.title if rule else row["problem"] or "finding"})
         boxed.add((row["doc_id"], row["page"], row["criterion"]))
     for criterion, sql in REGION_SQL.items():
-        for row in _rows(con, sql, {"run": run_id}):
+        for row in _iter_rows(con, sql, {"run": run_id}):
             key = (row["doc_id"], row["page"])
             if (*key, criterion) in failed and (*key, criterion) not in boxed and row["bbox"] \
                     and len(row["bbox"]) >= 4:

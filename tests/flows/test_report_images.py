@@ -128,3 +128,28 @@ def test_a_huge_page_is_drawn_within_the_reports_pixel_cap(tmp_path: Path) -> No
         doc.save(pdf)
     image, width, height = charts.outlined_page_image(tmp_path / "missing.png", str(pdf), 1, 14_400, [])
     assert width * height <= charts.REPORT_MAX_PIXELS and width > 1000 and image
+
+
+def test_a_page_image_is_the_same_when_mupdfs_store_is_emptied_after_each_rendering(
+        pdf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    regions = [([[40.0, 40.0, 200.0, 90.0]], "a box")]
+    emptied = [charts.outlined_page_image(Path("/nonexistent.png"), pdf, 1, 595.0, regions, dpi=dpi)
+               for dpi in (72, 144, 72)]
+    shrinks: list[int] = []
+    monkeypatch.setattr(pymupdf.TOOLS, "store_shrink", lambda percent: shrinks.append(percent))
+    kept = [charts.outlined_page_image(Path("/nonexistent.png"), pdf, 1, 595.0, regions, dpi=dpi)
+            for dpi in (72, 144, 72)]
+    assert shrinks == [100, 100, 100]  # the plain path: the store kept
+    assert emptied == kept
+
+
+def test_rows_fetched_in_batches_are_the_rows_fetched_at_once() -> None:
+    import duckdb
+
+    from flows.report import data
+
+    con = duckdb.connect()
+    sql = ("SELECT 'd' || (i % 7) AS doc_id, i AS page, [i * 1.5, 2.0, 3.0, 4.0] AS bbox, "
+           "CASE WHEN i % 5 = 0 THEN NULL ELSE 'x' || i END AS what FROM range($n) t(i) ORDER BY i DESC")
+    for n in (0, 6, 7, 5000):
+        assert list(data._iter_rows(con, sql, {"n": n}, batch=7)) == data._rows(con, sql, {"n": n})

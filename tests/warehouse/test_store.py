@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 from warehouse.schema import SchemaError, conform
-from warehouse.store import ArtifactStore, StageRun, now
+from warehouse.store import ArtifactStore, StageRun, ipc_digest, now
 
 SCHEMA = pa.schema([pa.field("run_id", pa.string(), nullable=False), pa.field("doc_id", pa.string(), nullable=False),
                     pa.field("score", pa.float64())])
@@ -59,6 +60,35 @@ def test_fingerprint_ignores_run_id(tmp_path: Path) -> None:
         store.write_table("s", run, "t", [{"run_id": run, "doc_id": "a"}], SCHEMA)
     store.write_table("s", "r3", "t", [{"run_id": "r3", "doc_id": "b"}], SCHEMA)
     assert store.fingerprint("s", "r1") == store.fingerprint("s", "r2") != store.fingerprint("s", "r3")
+
+
+def _stream_digest(table: pa.Table) -> bytes:
+    """The plain path: the whole IPC stream in memory, then hashed."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return hashlib.sha256(sink.getvalue().to_pybytes()).digest()
+
+
+def test_a_table_is_fingerprinted_as_its_stream_is_written_with_the_digest_of_the_whole_stream(tmp_path: Path
+                                                                                                 ) -> None:
+    nested = pa.table({"doc_id": ["a", "b", None], "pages": [[1, 2], [], None], "box": [{"x": 1.0}, None, {"x": 2.5}],
+                       "text": ["é" * 3000, "", "x"]})
+    chunked = pa.concat_tables([nested, nested.slice(1), nested])  # several record batches, one sliced
+    empty = nested.schema.empty_table()
+    for table in (nested, chunked, empty):
+        assert ipc_digest(table) == _stream_digest(table)
+    store = ArtifactStore(tmp_path)
+    store.write_table("s", "r1", "t", [{"run_id": "r1", "doc_id": f"d{i}", "score": i / 3} for i in range(5000)],
+                      SCHEMA)
+    store.write_table("s", "r1", "u", [], SCHEMA)
+    plain = hashlib.sha256()
+    for name in ("t", "u"):
+        table = store.read_table("s", "r1", name)
+        assert table is not None
+        plain.update(f"{name}.parquet".encode())
+        plain.update(_stream_digest(table.drop(["run_id"])))
+    assert store.fingerprint("s", "r1") == plain.hexdigest()
 
 
 def test_stage_state_round_trip(tmp_path: Path) -> None:
