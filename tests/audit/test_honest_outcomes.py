@@ -25,8 +25,7 @@ from tests.audit.conftest import answer_responder
 from tests.flows.test_cli import cli, sql
 from warehouse import catalog
 from warehouse.store import ArtifactStore, StageStatus
-from warehouse.tables import ALL_TABLES
-from warehouse.tables import CATEGORY_JUDGMENTS_SCHEMA as JUDGMENTS_SCHEMA
+from warehouse.tables import ALL_TABLES, CATEGORY_JUDGMENTS_SCHEMA
 
 pytestmark = pytest.mark.heavy  # whole audit stages against failing servers (not in make test-fast)
 
@@ -198,7 +197,8 @@ def test_prompt_effect_is_computed_over_paired_questions_only(tmp_path: Path) ->
     rows = [{"run_id": "r1", "response_id": f"m-{variant}-{question}", "question_id": question, "model": "m",
              "variant": variant, "judge": "j", "category": category, "covered": index < n, "depth": int(index < n)}
             for (variant, question), n in covered.items() for index, category in enumerate(CATEGORY_NAMES)]
-    ArtifactStore(tmp_path).write_table("category_judgments", "r1", "category_judgments", rows, JUDGMENTS_SCHEMA)
+    ArtifactStore(tmp_path).write_table("category_judgments", "r1", "category_judgments", rows,
+                                        CATEGORY_JUDGMENTS_SCHEMA)
     (effect,) = query(tmp_path, "select * from prompt_effect")
     assert effect["delta"] == pytest.approx(3 / 9 - 1 / 9)  # q2 has no aware answer: not in the delta
     assert effect["pairs"] == 1 and effect["unpaired"] == 1

@@ -13,8 +13,7 @@ from judges.inclusivity.categories import CATEGORY_NAMES
 from judges.inclusivity.validation import coverage_prf, weighted_kappa
 from warehouse import catalog
 from warehouse.store import ArtifactStore
-from warehouse.tables import ALL_TABLES
-from warehouse.tables import CATEGORY_JUDGMENTS_SCHEMA as JUDGMENTS_SCHEMA
+from warehouse.tables import ALL_TABLES, CATEGORY_JUDGMENTS_SCHEMA
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics", reason="pip install 'accessbench[dev]' (scikit-learn)")
 
@@ -27,7 +26,7 @@ def _row(judge: str, model: str, variant: str, question: str, category: str, dep
 
 
 def _write(home: Path, rows: list[dict[str, Any]]) -> None:
-    ArtifactStore(home).write_table("category_judgments", "r1", "category_judgments", rows, JUDGMENTS_SCHEMA)
+    ArtifactStore(home).write_table("category_judgments", "r1", "category_judgments", rows, CATEGORY_JUDGMENTS_SCHEMA)
 
 
 def _query(home: Path, sql: str) -> list[dict[str, Any]]:
