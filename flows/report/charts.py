@@ -199,13 +199,6 @@ def outline_colour(criterion: str) -> str:
 REPORT_MAX_PIXELS = 4_000_000  # a report's page image: an A4 page at 144 dpi is 2.8 million pixels
 
 
-def report_dpi(dpi: int, width_pt: float, height_pt: float, max_pixels: int = REPORT_MAX_PIXELS) -> int:
-    """`dpi`, lowered for a page so large that its image would pass `max_pixels`: the report renders in the
-    command's own process, where a hostile page size (a 200-inch page) would otherwise take gigabytes."""
-    pixels = width_pt * height_pt * (dpi / 72) ** 2
-    return dpi if pixels <= max_pixels else max(1, int(72 * (max_pixels / max(width_pt * height_pt, 1e-9)) ** 0.5))
-
-
 def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, width_pt: float,
                         regions: Sequence[tuple[Any, ...]], dpi: int = REPORT_DPI) -> tuple[bytes, int, int]:
     """A page as WebP with each region (its boxes in PDF points, top-left origin; a label) outlined in red and
@@ -219,8 +212,13 @@ def outlined_page_image(image_path: Path, source_pdf: str | None, page_no: int, 
 
         with pymupdf.open(source_pdf) as doc:
             if 0 < page_no <= doc.page_count:
+                from extractors.source import capped_zoom
+
+                # The report renders in the command's own process: a hostile page size (a 200-inch page) is drawn
+                # at a lower resolution, not at gigabytes.
                 page = doc[page_no - 1]
-                pix = page.get_pixmap(dpi=report_dpi(dpi, page.rect.width, page.rect.height), alpha=False)
+                zoom = capped_zoom(page.rect, dpi, REPORT_MAX_PIXELS)
+                pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), alpha=False)
                 image = Image.frombytes("RGB", (pix.width, pix.height), pix.samples)
         # MuPDF's store keeps a closed file's decoded images and fonts (up to 256 MB a process): the report,
         # rendering page after page of file after file in the command, grew by ~130 MB on 40 files.

@@ -121,7 +121,10 @@ def test_the_largest_resolution_that_fits_is_shown_as_when_every_one_was_tried(
 def test_a_huge_page_is_drawn_within_the_reports_pixel_cap(tmp_path: Path) -> None:
     """The report renders in the command's process: a hostile page size (here 200 × 200 inches) is drawn at a
     lower resolution, not at 144 dpi (28,800² pixels, 2.5 GB), while an ordinary page keeps REPORT_DPI."""
-    assert charts.report_dpi(charts.REPORT_DPI, 595, 842) == charts.REPORT_DPI  # A4
+    from extractors.source import capped_zoom
+
+    assert capped_zoom(pymupdf.Rect(0, 0, 595, 842), charts.REPORT_DPI, charts.REPORT_MAX_PIXELS) == \
+        charts.REPORT_DPI / 72  # A4 keeps REPORT_DPI
     pdf = tmp_path / "huge.pdf"
     with pymupdf.open() as doc:
         doc.new_page(width=14_400, height=14_400).insert_text((72, 72), "x", fontsize=400)
