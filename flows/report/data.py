@@ -407,12 +407,6 @@ its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be ch
         ORDER BY doc_id, criterion, judge, page""", p)
     findings = _findings(con, run_id)
     errors = _rows(con, "SELECT DISTINCT doc_id, stage, kind, message FROM errors WHERE run_id = $run", p)
-    conformance_rows = _rows(con, "SELECT doc_id, rule_id, clause, matterhorn, status FROM conformance "
-                                  "WHERE run_id = $run", p)
-    by_doc_conformance: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in conformance_rows:
-        by_doc_conformance[row["doc_id"]].append(row)
-    pdfua = conformance_of(conformance_rows)
     key_of = {d["doc_id"]: file_key(d["files"], d["doc_id"]) for d in docs}
     by_file: dict[str, dict[str, Any]] = {}
 
@@ -425,6 +419,17 @@ its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be ch
         found = entry(doc["doc_id"])
         found["doc_ids"].append(doc["doc_id"])
         found["pages"] = max(found["pages"] or 0, doc["pages"] or 0) or None
+    # A file's PDF/UA-1 verdict is its first document's with validator rows: only those documents' rows are read
+    # (a screened file's rows are there once per criterion).
+    validated = {r["doc_id"] for r in _rows(con, "SELECT DISTINCT doc_id FROM conformance WHERE run_id = $run", p)}
+    shown = [next(d for d in found["doc_ids"] if d in validated) for found in by_file.values()
+             if any(d in validated for d in found["doc_ids"])]
+    conformance_rows = _rows(con, "SELECT doc_id, rule_id, clause, matterhorn, status FROM conformance "
+                                  "WHERE run_id = $run AND list_contains($docs, doc_id)", {**p, "docs": shown})
+    by_doc_conformance: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in conformance_rows:
+        by_doc_conformance[row["doc_id"]].append(row)
+    pdfua = conformance_of(conformance_rows)
     for row in labels:
         judged = entry(row["doc_id"])["criteria"].setdefault(row["criterion"], {"labels": [], "issues": []})
         judged["labels"].append({"judge": row["judge"], "model": row["model"] or "", "label": row["label"],
@@ -562,7 +567,9 @@ def _rows_on_pages(con: Any, sql: str, params: dict[str, Any], pages: set[tuple[
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = con.sql(sql, params=params).to_arrow_table()
+    docs = sorted({doc_id for doc_id, _ in pages})
+    table = con.sql(f"SELECT * FROM ({sql}) WHERE list_contains($docs, doc_id)",
+                    params={**params, "docs": docs}).to_arrow_table()
     keys = pc.binary_join_element_wise(pc.cast(table.column("doc_id"), pa.string()),
                                        pc.cast(table.column("page"), pa.string()), "\x00")
     wanted = pa.array([f"{doc_id}\x00{page}" for doc_id, page in pages], pa.string())
