@@ -403,8 +403,8 @@ class Staging:
             else:  # put by an earlier attempt
                 found = self._from_disk(name)
                 part = found.table(table_name) if found is not None else None
-            if part is not None:
-                parts.append(part.cast(schema))
+            if part is not None:  # conformed where it was computed: cast only a part of another schema
+                parts.append(part if part.schema.equals(schema) else part.cast(schema))
         return pa.concat_tables(parts) if parts else schema.empty_table()
 
     def clear(self) -> None:
