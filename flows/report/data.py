@@ -424,10 +424,10 @@ its overall verdict (`tasks.benchmark.screening`: fails, passes, could not be ch
     # A file's PDF/UA-1 verdict is its first document's with validator rows: only those documents' rows are read
     # (a screened file's rows are there once per criterion).
     validated = {r["doc_id"] for r in _rows(con, "SELECT DISTINCT doc_id FROM conformance WHERE run_id = $run", p)}
-    shown = [next(d for d in found["doc_ids"] if d in validated) for found in by_file.values()
-             if any(d in validated for d in found["doc_ids"])]
+    verdict_docs = [next(d for d in found["doc_ids"] if d in validated) for found in by_file.values()
+                    if any(d in validated for d in found["doc_ids"])]
     conformance_rows = _rows(con, "SELECT doc_id, rule_id, clause, matterhorn, status FROM conformance "
-                                  "WHERE run_id = $run AND list_contains($docs, doc_id)", {**p, "docs": shown})
+                                  "WHERE run_id = $run AND list_contains($docs, doc_id)", {**p, "docs": verdict_docs})
     by_doc_conformance: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in conformance_rows:
         by_doc_conformance[row["doc_id"]].append(row)
