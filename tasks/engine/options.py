@@ -89,6 +89,10 @@ def check_runner(runner: str) -> str:
     return runner
 
 
+# The judge kinds that call a model and are shown the evidence as extracted (every layout region, every crop).
+MODEL_JUDGE_KINDS = ("llm", "hybrid")
+
+
 def uses_local_model(specs: Iterable[str]) -> bool:
     """Whether a judge spec names the packaged local model (`llm:local`, `hybrid:local/...`)."""
     return any(spec.partition(":")[2].split("/")[0] == "local" for spec in specs if ":" in spec)

@@ -244,7 +244,7 @@ def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_an
                                                                         tagged_pdf: Path, tmp_path: Path) -> None:
     untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
     doc = {"doc_id": "D", "root": "/", "files": [str(tagged_pdf), str(untagged)]}
-    out = layout_document("r1", "pymupdf", None, doc)
+    out = layout_document("r1", "pymupdf", None, "evidence", doc)
     assert out["errors"] == []
     assert [(p["page"], p["reason"]) for p in out["layout_pages"]] == [
         (1, "covered_by_tags"), (2, "text_only"), (3, "untagged_image")]

@@ -111,7 +111,8 @@ def judge_file(path: Path, criteria: Sequence[str], cfg: RunConfig, work: Path) 
     rows: dict[str, list[dict[str, Any]]] = {}
     rows["pages"] = render_pages(path, doc_id=doc_id, out_dir=work / "pages", dpi=cfg.dpi, max_pixels=max_pixels)
     rows["layout_regions"] = layout_file(path, doc_id=doc_id, backend=cfg.layout_backend,
-                                         weights=cfg.layout_weights)[0] \
+                                         weights=cfg.layout_weights,
+                                         drawn_tables_only=cfg.layout_scope == "drawn_tables")[0] \
         if LAYOUT_CRITERIA.intersection(criteria) else []
     with PdfSource(path, max_pixels=max_pixels) as source:
         rows["doc_structure"] = [{**struct_summary(source), "doc_id": doc_id, "file_index": 0}]
