@@ -46,17 +46,6 @@ class RunBase(Execution):
         super().__init__(**data)
 
     @property
-    def layout_scope(self) -> str:
-        """Which pages the layout model must see for this run's judges (a layout stage key).
-
-        ``evidence``: every page the plan lays out, as model judges (llm:, hybrid:) are shown every table
-        region; ``drawn_tables``: only those with a line-drawn table, the only regions the rules judge reads
-        (checkers read none). See extractors.layout.plan. The plan reads the tags as the default tag-tree reader
-        does: with another reader (--tag-tree pdfix) every planned page is laid out."""
-        model_judged = any(spec.partition(":")[0] in MODEL_JUDGE_KINDS for spec in self.judges)
-        return "evidence" if model_judged or self.tag_tree_backend != "pikepdf" else "drawn_tables"
-
-    @property
     def judge_label(self) -> str:
         """The run's judges as one string, for `runs`."""
         return ""
