@@ -316,6 +316,9 @@ class CommandOptions(BaseModel):
     fail_on: Annotated[str, _FAIL_ON[0], _FAIL_ON[1]] = Field(
         "never", description="exit 4 when a screened file fails or could not be checked (fails), also when one "
                              "passes with warnings (warnings), or never (default); for CI")
+    page_images: bool = Field(False, description="HTML report: show each screened file's failing pages as images "
+                                                 "with the failing regions outlined (rendered from the PDFs; off "
+                                                 "by default: it costs more than the screening)")
 
 
 class AuditSettings(BaseModel):
