@@ -101,8 +101,14 @@ class RunConfig(StageSettings, RunBase):
         region; ``drawn_tables``: only those with a line-drawn table, the only regions the rules judge reads
         (checkers read none). See extractors.layout.plan. The plan reads the tags as the default tag-tree reader
         does: with another reader (--tag-tree pdfix) every planned page is laid out."""
-        model_judged = any(spec.partition(":")[0] in MODEL_JUDGE_KINDS for spec in self.judges)
-        return "evidence" if model_judged or self.tag_tree_backend != "pikepdf" else "drawn_tables"
+        return "evidence" if self.model_evidence or self.tag_tree_backend != "pikepdf" else "drawn_tables"
+
+    @property
+    def model_evidence(self) -> bool:
+        """Whether a judge of this run calls a model (llm:, hybrid:) and is shown the evidence as extracted for
+        models: figure and table crops, every layout region (an extract stage key). The rules judge and the
+        checkers read neither."""
+        return any(spec.partition(":")[0] in MODEL_JUDGE_KINDS for spec in self.judges)
 
     @property
     def judge_label(self) -> str:

@@ -104,3 +104,21 @@ def test_the_rules_judge_labels_the_same_with_fewer_pages_laid_out(files: dict[s
         fewer = judge_file(path, criteria, rules, tmp_path / "a" / path.stem)
         every = judge_file(path, criteria, model, tmp_path / "b" / path.stem)
         assert fewer == every, name
+
+
+def test_a_run_without_model_judges_makes_no_crops_and_nothing_else_changes(files: dict[str, Path],
+                                                                            tmp_path: Path) -> None:
+    from tasks.benchmark.extract import EXTRACT, extract_file
+
+    def without_crops(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        return {name: [{k: v for k, v in r.items() if k != "crop_path"} for r in table] for name, table in rows.items()}
+
+    for name, path in files.items():
+        cropped = extract_file(path, "D", 0, 0, tmp_path / name, 72, [])
+        plain = extract_file(path, "D", 0, 0, None, 72, [])
+        assert without_crops(plain) == without_crops(cropped), name
+        assert all(r.get("crop_path") is None for r in plain["figures"] + plain["tables"])
+    assert any(r.get("crop_path") for r in cropped["figures"] + cropped["tables"])  # the tagged file's crops
+    assert RunConfig(home=tmp_path, run_id="r").model_evidence is False
+    assert RunConfig(home=tmp_path, run_id="r", judges=["hybrid:openai/gpt-4o"]).model_evidence is True
+    assert "model_evidence" in EXTRACT.config_keys  # a rules run's evidence is not reused by an LLM run

@@ -116,7 +116,8 @@ def judge_file(path: Path, criteria: Sequence[str], cfg: RunConfig, work: Path) 
         if LAYOUT_CRITERIA.intersection(criteria) else []
     with PdfSource(path, max_pixels=max_pixels) as source:
         rows["doc_structure"] = [{**struct_summary(source), "doc_id": doc_id, "file_index": 0}]
-        rows |= extract_file(source, doc_id, 0, 0, work / "crops", cfg.crop_dpi, rows["layout_regions"],
+        rows |= extract_file(source, doc_id, 0, 0, work / "crops" if cfg.model_evidence else None, cfg.crop_dpi,
+                             rows["layout_regions"],
                              cfg.tag_tree_backend)
         rows["conformance"] = file_conformance(source, doc_id, 0, 0, rows, (cfg.max_file_mb, cfg.max_stream_mb))
     rows["transcripts"] = get_transcriber(cfg.transcript_backend)(path, doc_id=doc_id,
