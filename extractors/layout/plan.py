@@ -23,7 +23,7 @@ regions can change no table record, no finding and no label. Such a page that wo
 laid out is skipped as ``no_drawn_table``; a page where the search finds a table is laid out as
 before, so its regions, and everything read from them, are the same. In an untagged document
 (no structure tree) the rules judge has no table structure to assess and reads no region at all:
-its pages are skipped as ``untagged_document``. ``every_page`` records a run that laid out every
+its pages are not planned at all, each recorded as ``untagged_document``. ``every_page`` records a run that laid out every
 page (a document without a readable tag tree is planned normally: it has no tagged boxes).
 Each decision is a ``layout_pages`` row, so the choice can be audited in SQL.
 """
@@ -68,12 +68,12 @@ def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0
         if kind is None or e["page"] is None or not box:
             continue
         (tables if kind == "table" else figures)[e["page"] - 1 - page_offset].append(tuple(box))
+    if drawn_tables_only and untagged:  # nothing to plan: no page needs the model
+        return [PagePlan(n, False, "untagged_document") for n in range(source.page_count)]
     plans = [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
-    if drawn_tables_only and untagged:
-        plans = [PagePlan(p.number, False, "untagged_document") if p.run else p for p in plans]
-    elif drawn_tables_only:
-        plans = [PagePlan(p.number, False, "no_drawn_table") if p.run and not drawn_tables(source, p.number) else p
-                 for p in plans]
+    if drawn_tables_only:
+        plans = [PagePlan(p.number, False, "no_drawn_table") if p.run and not drawn_tables(source, p.number)
+                 else p for p in plans]
     return plans
 
 

@@ -76,7 +76,7 @@ def test_a_page_with_a_drawn_table_is_laid_out_as_before(files: dict[str, Path])
 
 def test_an_untagged_document_needs_no_model_unless_another_file_of_it_is_tagged(files: dict[str, Path]) -> None:
     assert _plan(files["untagged"]) == [(True, "untagged_image")]
-    assert _plan(files["untagged"], drawn_tables_only=True) == [(False, "untagged_document")]
+    assert _plan(files["untagged"], drawn_tables_only=True) == [(False, "untagged_document")]  # every page
     # One file of a document of several: the document is tagged if another file is, so its tables count.
     assert _plan(files["untagged"], drawn_tables_only=True, whole_document=False) == [(True, "untagged_image")]
 
