@@ -23,8 +23,10 @@ regions can change no table record, no finding and no label. Such a page that wo
 laid out is skipped as ``no_drawn_table``; a page where the search finds a table is laid out as
 before, so its regions, and everything read from them, are the same. In an untagged document
 (no structure tree) the rules judge has no table structure to assess and reads no region at all:
-its pages are not planned at all, each recorded as ``untagged_document``. ``every_page`` records a run that laid out every
-page (a document without a readable tag tree is planned normally: it has no tagged boxes).
+its pages are not planned at all, each recorded as ``untagged_document``.
+
+``every_page`` records a run that laid out every page (a document without a readable tag tree
+is planned normally: it has no tagged boxes).
 Each decision is a ``layout_pages`` row, so the choice can be audited in SQL.
 """
 
