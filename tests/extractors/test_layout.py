@@ -297,6 +297,7 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_records_are_the_same_without_pymupdf4llm_as_with_it(table_and_figure_pdf: Path) -> None:
     """common.layout_deferral keeps pymupdf4llm (and onnxruntime) out of every process and makes the settings
     its import made; layout, extraction and renders stay as they were with it imported (the plain path)."""

@@ -21,6 +21,9 @@ from flows.cli.report import build
 from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
+# Each test starts Chromium and renders a whole report (seconds each): make test runs them, make test-fast not.
+pytestmark = pytest.mark.heavy
+
 AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
 
