@@ -92,6 +92,23 @@ def test_work_the_caller_abandons_does_not_block_the_shared_pool() -> None:
         assert time.monotonic() - started < 120  # not behind the stuck document's 600 s
 
 
+def inside_exclusive(arg: int) -> tuple[float, float]:
+    from common.exclusive import exclusive
+
+    time.sleep(0.3)  # both workers reach the block together
+    with exclusive():
+        started = time.monotonic()
+        time.sleep(0.3)
+        return started, time.monotonic()
+
+
+def test_the_workers_of_a_pool_enter_exclusive_blocks_one_at_a_time() -> None:
+    with shared_workers(2):
+        spans = sorted(dict(run_isolated(inside_exclusive, [0, 1, 2, 3], workers=2, timeout_s=120)).values())
+    assert all(earlier[1] <= later[0] for earlier, later in zip(spans, spans[1:], strict=False)), spans
+    assert inside_exclusive(0)  # no pool's lock in this process: the block just runs
+
+
 def test_a_worker_hands_its_free_heap_back_after_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
     """glibc keeps what MuPDF frees; each document's work is followed by a trim, even when it raises."""
     import tasks.engine.isolation as isolation
