@@ -3,8 +3,8 @@
 The root is `<home>/artifacts` or an S3 location (`warehouse.artifact_roots`). Every table is
 written whole or not at all (a rename into place locally, a completed upload on S3), so a
 reader sees the old table or the new one, never half of one. A stage that processes documents
-one by one writes each document's rows as a *part* under `<stage>/_staging/run=<id>/` with a
-done-marker; a killed run resumes from the parts whose marker exists, and the stage's final
+one by one writes each document's rows as a *part*, one file under `<stage>/_staging/run=<id>/_done/`
+(or `_retry/` after a transient failure); a killed run resumes from the parts in `_done/`, and the stage's final
 tables appear only when every document is done. Run and stage state live beside the data as
 Parquet too (`_state/`), so the DuckDB catalog can expose them without holding a lock.
 Staging parts and locks need a real file system: they stay in the local home, whatever the root.
@@ -214,21 +214,71 @@ RETRY = "_retry"  # staging markers of keys that failed transiently
 PROGRESS_FILE = "progress.json"  # a running stage's progress (`Staging.record_progress`)
 
 
-# Staging parts are Arrow IPC files: written and read back several times faster than compressed
-# Parquet, and never seen outside the stage runner (the stamp names the format, so parts of an
-# older format are dropped, not misread).
-PART_FORMAT = "arrow-ipc-1"
-PART_SUFFIX = ".arrow"
+# A key's part is one file holding each of its tables as an Arrow IPC stream (written and read back several times
+# faster than compressed Parquet, and never seen outside the stage runner), behind a small header. It lies in
+# `_done/` (the key is done) or `_retry/` (it failed transiently: its rows count, and a resume computes it again),
+# so that one file written and renamed into place persists a key whole: a part per table and a marker beside
+# them cost a dozen file operations a document, more than the rows. The stamp names the format, so parts of an
+# older format are dropped, not misread.
+PART_FORMAT = "arrow-ipc-2"
+PART_MAGIC = b"ABPART2\n"
 
 
-def _write_part(table: pa.Table, path: Path) -> None:
+def _encode_part(key: str, tables: Mapping[str, pa.Table]) -> list[Any]:
+    """A key's part as the buffers to write in turn: magic, header length, header (the key, then each non-empty
+    table's name and byte count), then each table's IPC stream."""
+    streams = []
+    for name, table in tables.items():
+        if not table.num_rows:  # an absent table collects as an empty one
+            continue
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        streams.append((name, sink.getvalue()))
+    header = json.dumps({"key": key, "tables": [[name, buf.size] for name, buf in streams]}).encode()
+    return [PART_MAGIC, len(header).to_bytes(4, "little"), header, *(buf for _, buf in streams)]
+
+
+def _write_part(path: Path, buffers: Sequence[Any]) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
-        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+        with open(tmp, "wb") as file:
+            for buf in buffers:
+                file.write(buf)
         os.replace(tmp, path)
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class _Part:
+    """A part read from disk: its key and each table's bytes (memory-mapped, read when a table is asked for)."""
+
+    key: str
+    data: Any  # a pyarrow Buffer over the file
+    tables: dict[str, tuple[int, int]]  # name -> (offset, size)
+
+    @classmethod
+    def read(cls, path: Path) -> _Part:
+        with pa.memory_map(str(path), "r") as source:
+            data = source.read_buffer()
+        magic = len(PART_MAGIC)
+        if data.size < magic + 4 or data[:magic].to_pybytes() != PART_MAGIC:
+            raise ValueError(f"{path} is not a staging part")
+        size = int.from_bytes(data[magic:magic + 4].to_pybytes(), "little")
+        header = json.loads(data[magic + 4:magic + 4 + size].to_pybytes())
+        offset, tables = magic + 4 + size, {}
+        for name, length in header["tables"]:
+            tables[name] = (offset, length)
+            offset += length
+        return cls(header["key"], data, tables)
+
+    def table(self, name: str) -> pa.Table | None:
+        if name not in self.tables:
+            return None
+        offset, size = self.tables[name]
+        return pa.ipc.open_stream(self.data.slice(offset, size)).read_all()
 
 
 class _HashingSink:
@@ -260,11 +310,6 @@ def ipc_digest(table: pa.Table) -> bytes:
     return sink.hash.digest()
 
 
-def _read_part(path: Path) -> pa.Table:
-    with pa.memory_map(str(path), "r") as source:
-        return pa.ipc.open_file(source).read_all()
-
-
 def _key_file(key: str) -> str:
     return hashlib.sha1(key.encode()).hexdigest()[:20]
 
@@ -277,11 +322,12 @@ class Staging:
     input_hash: str
     home: Path
     _done_cache: set[str] = field(default_factory=set)
+    _retry_cache: set[str] = field(default_factory=set)  # parts of keys that failed transiently
     # Parts put by this attempt, kept to be collected without reading them back.
-    _parts: dict[tuple[str, str], pa.Table] = field(default_factory=dict)
-    # Folders under the root, checked to lie inside the home (and created) once per attempt: a document's
-    # part is one file in each of a dozen folders, and resolving every folder for every file cost more
-    # than writing the files.
+    _parts: dict[str, Mapping[str, pa.Table]] = field(default_factory=dict)
+    # Parts of an earlier attempt, read once (memory-mapped) when first collected.
+    _read: dict[str, _Part | None] = field(default_factory=dict)
+    # Folders under the root, checked to lie inside the home (and created) once per attempt.
     _folders: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -294,8 +340,12 @@ class Staging:
         if not stamp.exists():
             self.root.mkdir(parents=True, exist_ok=True)
             stamp.write_text(expected)
-        done_dir = self.root / "_done"
-        self._done_cache = {p.name for p in done_dir.iterdir()} if done_dir.exists() else set()
+        self._done_cache = self._listed("_done")
+        self._retry_cache = self._listed(RETRY)
+
+    def _listed(self, name: str) -> set[str]:
+        folder = self.root / name
+        return {p.name for p in folder.iterdir() if not p.name.startswith(".")} if folder.exists() else set()
 
     def done(self, key: str) -> bool:
         return _key_file(key) in self._done_cache
@@ -308,29 +358,22 @@ class Staging:
     def pending(self) -> list[str]:
         """Keys whose part records a transient failure: not done, a resume retries them."""
         folder = self.root / RETRY
-        return sorted(p.read_text() for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+        if not folder.exists():
+            return []
+        return sorted(_Part.read(p).key for p in folder.iterdir() if not p.name.startswith("."))
 
     def put(self, key: str, tables: Mapping[str, pa.Table], *, done: bool = True) -> None:
         """Persist one key's part; `done=False` (a transient failure) keeps the part for the stage's
         tables but leaves the key to be computed again by the next attempt."""
         name = _key_file(key)
-        for table_name, table in tables.items():
-            path = self._folder(table_name) / f"{name}{PART_SUFFIX}"
-            if table.num_rows:
-                _write_part(table, path)
-            else:  # an absent part collects as an empty one; one an earlier attempt wrote must not come back
-                path.unlink(missing_ok=True)
-            self._parts[(table_name, name)] = table
-        marker = self._folder("_done" if done else RETRY) / name
-        tmp = marker.with_name(f".{name}.{uuid.uuid4().hex}.tmp")
-        tmp.write_text(key)
-        os.replace(tmp, marker)
-        other = self._folder(RETRY if done else "_done") / name
-        other.unlink(missing_ok=True)
-        if done:
-            self._done_cache.add(name)
-        else:
-            self._done_cache.discard(name)
+        mine, other = (self._done_cache, self._retry_cache) if done else (self._retry_cache, self._done_cache)
+        _write_part(self._folder("_done" if done else RETRY) / name, _encode_part(key, tables))
+        if name in other:  # the key's earlier part, of the other kind, is replaced by this one
+            (self._folder(RETRY if done else "_done") / name).unlink(missing_ok=True)
+            other.discard(name)
+        mine.add(name)
+        self._parts[name] = tables
+        self._read.pop(name, None)
 
     def _folder(self, name: str) -> Path:
         """The root's subfolder `name`, checked to lie inside the home and created, once per attempt."""
@@ -341,15 +384,25 @@ class Staging:
             folder = self._folders[name] = inside(self.home, self.root / name / "part").parent
         return folder
 
+    def _from_disk(self, name: str) -> _Part | None:
+        """The part an earlier attempt put for the key named `name`, or None."""
+        if name not in self._read:
+            kind = "_done" if name in self._done_cache else RETRY if name in self._retry_cache else None
+            self._read[name] = _Part.read(self.root / kind / name) if kind else None
+        return self._read[name]
+
     def collect(self, table_name: str, keys: Sequence[str], schema: pa.Schema) -> pa.Table:
         """Concatenate the parts of `table_name` in `keys` order (deterministic output)."""
         parts = []
         for key in keys:
             name = _key_file(key)
-            part = self._parts.get((table_name, name))
-            if part is None:  # put by an earlier attempt
-                path = self.root / table_name / f"{name}{PART_SUFFIX}"
-                part = _read_part(path) if path.exists() else None
+            tables = self._parts.get(name)
+            if tables is not None:
+                part = tables.get(table_name)
+                part = part if part is not None and part.num_rows else None
+            else:  # put by an earlier attempt
+                found = self._from_disk(name)
+                part = found.table(table_name) if found is not None else None
             if part is not None:
                 parts.append(part.cast(schema))
         return pa.concat_tables(parts) if parts else schema.empty_table()
@@ -357,6 +410,10 @@ class Staging:
     def clear(self) -> None:
         remove_tree(self.home, self.root)
         self._folders.clear()  # checked again (and created) by the next put
+        self._done_cache.clear()
+        self._retry_cache.clear()
+        self._parts.clear()
+        self._read.clear()
 
     def record_progress(self, done: int, total: int, unit: str) -> None:
         """How far the stage's work is (`done` of `total` `unit`s), for `accessbench runs` in another shell:

@@ -39,17 +39,6 @@ def _rows(con: Any, sql: str, params: dict[str, Any] | None = None) -> list[dict
     return [dict(zip(names, values, strict=True)) for values in result.fetchall()]
 
 
-def _iter_rows(con: Any, sql: str, params: dict[str, Any] | None = None, batch: int = 2048
-               ) -> Iterator[dict[str, Any]]:
-    """`_rows`, the same rows in the same order, fetched `batch` at a time: a caller that keeps few of many
-    rows (e.g. the spans of failed pages among every span of a run) never holds them all as Python objects."""
-    result = con.execute(sql, params or {})
-    names = [d[0] for d in result.description]
-    while chunk := result.fetchmany(batch):
-        for values in chunk:
-            yield dict(zip(names, values, strict=True))
-
-
 # Within `reusing_collected()`: the latest `collect`, by home, runs and their recorded state.
 _LATEST: dict[tuple[Any, ...], dict[str, Any]] | None = None
 
@@ -563,6 +552,23 @@ REGION_SQL: dict[str, str] = {spec.name: spec.outline_sql
 RANK = {spec.name: spec.outline_rank for spec in SPECS}
 
 
+def _rows_on_pages(con: Any, sql: str, params: dict[str, Any], pages: set[tuple[str, int]]
+                   ) -> list[dict[str, Any]]:
+    """The rows of `sql` (with `doc_id` and `page` columns) on `pages`, in the query's order. The query runs as
+    written and its rows are kept in Arrow: only those on `pages` become Python objects (a run's failing text spans
+    are hundreds of thousands of rows, the pages a report outlines a few dozen)."""
+    if not pages:
+        return []
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = con.sql(sql, params=params).to_arrow_table()
+    keys = pc.binary_join_element_wise(pc.cast(table.column("doc_id"), pa.string()),
+                                       pc.cast(table.column("page"), pa.string()), "\x00")
+    wanted = pa.array([f"{doc_id}\x00{page}" for doc_id, page in pages], pa.string())
+    return table.filter(pc.is_in(keys, value_set=wanted)).to_pylist()
+
+
 def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]]]:
     """(doc, page) → boxes to outline where a criterion failed on that page: the boxes of its failing findings
     (`findings.bbox`, named by their rule), or, where none of them has a box, the evidence rows of the
@@ -587,7 +593,8 @@ def _regions(con: Any, run_id: str) -> dict[tuple[str, int], list[dict[str, Any]
                                                   "what": rule.title if rule else row["problem"] or "finding"})
         boxed.add((row["doc_id"], row["page"], row["criterion"]))
     for criterion, sql in REGION_SQL.items():
-        for row in _iter_rows(con, sql, {"run": run_id}):
+        for row in _rows_on_pages(con, sql, {"run": run_id}, {(doc_id, page) for doc_id, page, c in failed
+                                                             if c == criterion and (doc_id, page, c) not in boxed}):
             key = (row["doc_id"], row["page"])
             if (*key, criterion) in failed and (*key, criterion) not in boxed and row["bbox"] \
                     and len(row["bbox"]) >= 4:

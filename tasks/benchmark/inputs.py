@@ -14,7 +14,7 @@ from judges.evidence import DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.engine.common import good_documents
 from tasks.engine.failures import WARNING_KINDS
-from tasks.engine.runner import Stage, StageIO
+from tasks.engine.runner import Stage, StageIO, release_memory
 from warehouse.tables import JUDGE_INPUTS
 
 EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_spans", "reading_order", "tables",
@@ -24,31 +24,50 @@ EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_s
 class _ByDocument:
     """One upstream table's rows per document, without the run and document they belong to (the evidence
     builders never read them), kept in Arrow: a document's rows become Python objects only when its evidence
-    is built, and two documents made from one file compare equal in Arrow."""
+    is built. A document whose rows equal its leader's (the first document of its file: a screened file is one
+    document per criterion, each with the same rows) keeps none of its own, so that the table held while the
+    stage runs is about one copy of each file's rows, not one per criterion."""
 
-    def __init__(self, table: pa.Table | None) -> None:
-        self.positions: dict[str, list[int]] = defaultdict(list)
-        if table is None or table.num_rows == 0:
-            self.table = None
+    def __init__(self, table: pa.Table | None, leader_of: dict[str, str]) -> None:
+        self.same: set[str] = set()  # documents whose rows are their leader's
+        self.ranges: dict[str, tuple[int, int]] = {}  # document → (offset, length) in self.table
+        self.table: pa.Table | None = None
+        if table is None or table.num_rows == 0:  # no document has rows: each has its leader's (none)
+            self.same = {doc_id for doc_id, leader in leader_of.items() if doc_id != leader}
             return
+        positions: dict[str, list[int]] = defaultdict(list)
         for index, doc_id in enumerate(table.column("doc_id").to_pylist()):
-            self.positions[doc_id].append(index)
-        self.table = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names])
+            positions[doc_id].append(index)
+        table = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names])
 
-    def of(self, doc_id: str) -> pa.Table | None:
-        indices = self.positions.get(doc_id)
-        return self.table.take(indices) if self.table is not None and indices else None
+        def rows(indices: list[int]) -> pa.Table:
+            if indices[-1] - indices[0] + 1 == len(indices):  # contiguous, as the stages write them: no copy
+                return table.slice(indices[0], len(indices))
+            return table.take(indices)
 
+        kept: list[int] = []
+        for doc_id, indices in positions.items():
+            leader = leader_of.get(doc_id, doc_id)
+            theirs = positions.get(leader)
+            if leader != doc_id and theirs is not None and rows(theirs).equals(rows(indices)):
+                self.same.add(doc_id)
+                continue
+            self.ranges[doc_id] = (len(kept), len(indices))
+            kept += indices
+        for doc_id, leader in leader_of.items():  # neither has rows: the same (none)
+            if doc_id != leader and doc_id not in positions and leader not in positions:
+                self.same.add(doc_id)
+        if kept == list(range(table.num_rows)):
+            self.table = table
+        elif kept:
+            self.table = table.take(kept)  # a copy of the kept rows: the whole table is let go
 
-def _same(a: dict[str, pa.Table | None], b: dict[str, pa.Table | None]) -> bool:
-    for name, mine in a.items():
-        theirs = b[name]
-        if mine is None or theirs is None:
-            if mine is not theirs:
-                return False
-        elif not mine.equals(theirs):
-            return False
-    return True
+    def of(self, doc_id: str, leader: str) -> pa.Table | None:
+        span = self.ranges.get(leader if doc_id in self.same else doc_id)
+        return self.table.slice(*span) if self.table is not None and span is not None else None
+
+    def same_as_leader(self, doc_id: str, leader: str) -> bool:
+        return doc_id in self.same or (doc_id == leader)
 
 
 def _records(tables: dict[str, pa.Table | None]) -> dict[str, list[dict[str, Any]]]:
@@ -57,12 +76,12 @@ def _records(tables: dict[str, pa.Table | None]) -> dict[str, list[dict[str, Any
     return records
 
 
+UPSTREAM = (("pages", "render", "pages"), ("transcripts", "transcript", "transcripts"),
+            ("layout_regions", "layout", "layout_regions"), *((name, "extract", name) for name in EVIDENCE_TABLES))
+
+
 def inputs_body(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
-    upstream = {"pages": _ByDocument(io.read_table("render", "pages")),
-                "transcripts": _ByDocument(io.read_table("transcript", "transcripts")),
-                "layout_regions": _ByDocument(io.read_table("layout", "layout_regions")),
-                **{name: _ByDocument(io.read_table("extract", name)) for name in EVIDENCE_TABLES}}
     failed: dict[str, str] = {}
     for e in io.read("extract", "errors"):
         if e["kind"] in WARNING_KINDS:
@@ -70,10 +89,26 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
         failed.setdefault(e["doc_id"], f"{e['kind']}: {e['message']}")
     no_transcript = {e["doc_id"] for e in io.read("transcript", "errors")}
     # Documents of one file (a screened file is one document per criterion, in a row) share their evidence and
-    # the items built from it when their rows are the same. Only the current file's are kept: the run's
-    # evidence as Python objects at once was its peak memory.
+    # the items built from it when their rows are the same: each document's leader is the first document of its
+    # run of documents with the same file (and transcript outcome).
+    leader_of: dict[str, str] = {}
     current: tuple[str | None, bool] | None = None
-    twins: list[tuple[dict[str, pa.Table | None], DocEvidence, dict]] = []
+    leader = ""
+    for doc in docs:
+        if doc["doc_id"] in failed:
+            continue
+        key = (doc.get("sha256"), doc["doc_id"] in no_transcript)
+        if key != current:
+            current, leader = key, doc["doc_id"]
+        leader_of[doc["doc_id"]] = leader
+    # One upstream table read at a time, and only one copy of a file's rows kept: every table of the run at once,
+    # a copy per criterion, was the command's peak memory.
+    upstream = {}
+    for name, stage, table in UPSTREAM:
+        upstream[name] = _ByDocument(io.read_table(stage, table), leader_of)
+        release_memory()
+    # Only the current file's evidence is kept as Python objects: the run's evidence at once was its peak memory.
+    evidence_of: tuple[str, DocEvidence, dict] | None = None
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
@@ -82,21 +117,22 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
             # in the `unjudged` view) rather than given a label the protocol reserves for withheld evidence.
             io.error(doc_id, "unjudged", f"not judged: extraction failed ({failed[doc_id][:300]})")
             continue
-        key = (doc.get("sha256"), doc_id in no_transcript)
-        if key != current:
-            current, twins = key, []
-        tables = {name: rows_of.of(doc_id) for name, rows_of in upstream.items()}
-        found = next(((evidence, built) for other, evidence, built in twins if _same(tables, other)), None)
-        if found is None:
-            records = _records(tables)
+        leader = leader_of[doc_id]
+        shared = (evidence_of is not None and evidence_of[0] == leader and doc_id != leader
+                  and all(rows_of.same_as_leader(doc_id, leader) for rows_of in upstream.values()))
+        if not shared:
+            records = _records({name: rows_of.of(doc_id, leader) for name, rows_of in upstream.items()})
             order = records["reading_order"]
             evidence = DocEvidence(doc_id, extract_failed=False, transcript_failed=doc_id in no_transcript,
                                    order_agreement={p: order_agreement(order, page=p)
                                                     for p in {r["page"] for r in order}},
                                    **records)
-            found = (evidence, {})
-            twins.append((tables, *found))
-        evidence, built = found
+            if doc_id == leader:
+                evidence_of = (leader, evidence, {})
+            built: dict = evidence_of[2] if doc_id == leader and evidence_of is not None else {}
+        else:
+            assert evidence_of is not None
+            _, evidence, built = evidence_of
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
         # A document without an expected label is a user's file being screened (judges.rules.is_screening).

@@ -147,13 +147,16 @@ def test_a_page_image_is_the_same_when_mupdfs_store_is_emptied_after_each_render
     assert emptied == kept
 
 
-def test_rows_fetched_in_batches_are_the_rows_fetched_at_once() -> None:
+def test_rows_kept_on_outlined_pages_are_those_rows_of_the_query_in_its_order() -> None:
     import duckdb
 
     from flows.report import data
 
     con = duckdb.connect()
-    sql = ("SELECT 'd' || (i % 7) AS doc_id, i AS page, [i * 1.5, 2.0, 3.0, 4.0] AS bbox, "
+    sql = ("SELECT 'd' || (i % 7) AS doc_id, i % 11 AS page, [i * 1.5, 2.0, 3.0, 4.0] AS bbox, "
            "CASE WHEN i % 5 = 0 THEN NULL ELSE 'x' || i END AS what FROM range($n) t(i) ORDER BY i DESC")
     for n in (0, 6, 7, 5000):
-        assert list(data._iter_rows(con, sql, {"n": n}, batch=7)) == data._rows(con, sql, {"n": n})
+        every = data._rows(con, sql, {"n": n})
+        for pages in (set(), {("d1", 1)}, {("d1", 1), ("d3", 10), ("d0", 0), ("nowhere", 2)}):
+            assert data._rows_on_pages(con, sql, {"n": n}, pages) == [
+                r for r in every if (r["doc_id"], r["page"]) in pages]

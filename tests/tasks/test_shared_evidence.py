@@ -45,7 +45,8 @@ def _inputs_built(cfg: RunConfig, monkeypatch: pytest.MonkeyPatch) -> tuple[Any,
 def test_a_files_documents_share_evidence_and_get_the_same_judge_inputs(cfg: RunConfig,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     shared, built_shared = _inputs_built(cfg, monkeypatch)
-    monkeypatch.setattr(inputs, "_same", lambda a, b: False)  # every document builds its own evidence
+    # Every document builds its own evidence (from its rows, which equal its leader's where it shares them).
+    monkeypatch.setattr(inputs._ByDocument, "same_as_leader", lambda self, doc_id, leader: doc_id == leader)
     separate, built_separate = _inputs_built(cfg, monkeypatch)
     documents = {row["doc_id"] for row in separate.select(["doc_id"]).to_pylist()}
     files = {row["sha256"] for row in cfg.store.read_rows("corpus", RUN, "documents")

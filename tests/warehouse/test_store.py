@@ -173,3 +173,24 @@ def test_a_table_replaced_while_it_is_read_is_read_whole(tmp_path: Path) -> None
         stop.set()
         writer.join()
     assert seen <= {1, 2000} and schemas == {"x"}
+
+
+def test_a_part_holds_every_table_of_its_key_and_a_retried_key_replaces_its_part(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path)
+    staging = store.staging("extract", "r", "h")
+    rows = {"t": conform([{"run_id": "r", "doc_id": "a"}, {"run_id": "r", "doc_id": "a2"}], SCHEMA, "t"),
+            "u": conform([], SCHEMA, "u"), "v": conform([{"run_id": "r", "doc_id": "va"}], SCHEMA, "v")}
+    staging.put("a", rows)
+    staging.put("b", {"t": conform([{"run_id": "r", "doc_id": "b-first"}], SCHEMA, "t")}, done=False)
+    root = tmp_path / "artifacts/extract/_staging/run=r"
+    assert len(list((root / "_done").iterdir())) == 1 and len(list((root / "_retry").iterdir())) == 1
+    again = store.staging("extract", "r", "h")  # a resumed attempt reads the parts back from disk
+    assert again.done("a") and not again.done("b") and again.pending == ["b"] and store.retries_pending("extract", "r")
+    assert again.collect("t", ["b", "a"], SCHEMA).column("doc_id").to_pylist() == ["b-first", "a", "a2"]
+    assert again.collect("u", ["a", "b"], SCHEMA).num_rows == 0
+    assert again.collect("v", ["a", "b"], SCHEMA).column("doc_id").to_pylist() == ["va"]
+    again.put("b", {"t": conform([{"run_id": "r", "doc_id": "b-retried"}], SCHEMA, "t")})
+    assert again.pending == [] and not store.retries_pending("extract", "r")
+    third = store.staging("extract", "r", "h")
+    assert third.done("b") and third.collect("t", ["a", "b"], SCHEMA).column("doc_id").to_pylist() == \
+        ["a", "a2", "b-retried"]
