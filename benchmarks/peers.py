@@ -20,7 +20,9 @@ by the number of PDFs. Prints one row per run, the median per tool, and AccessBe
 each ratio taken within one round (the same minutes of machine load) and then the median. Asserts nothing.
 
 ``--baseline SRC`` adds another AccessBench source tree (e.g. main's, ``git archive main | tar -x -C SRC``)
-as a fourth tool run with this environment, so that a change is measured before and after in one sitting.
+as a fourth tool run with this environment, so that a change is measured before and after in one sitting; the
+two trees' first-round runs are then compared table by table (labels, screening verdicts, judgments, findings):
+a speed-up must not change what screening concludes.
 
     python -m benchmarks.peers [--folder DIR] [--runs 2] [--limit N] [--workers N] [--baseline SRC]
 
@@ -226,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"peak {m.peak_mb:6.0f} MB RSS, {m.peak_pss_mb:6.0f} MB PSS  exit {m.code}  (log {log})",
                       flush=True)
         report(results, len(paths))
+        if args.baseline:
+            same_results(accessbench, work / "home-1", work / "home-baseline-1", env)
     finally:
         server.stop(base)
         if args.keep:
@@ -262,6 +266,43 @@ def report(results: list[Measure], files: int) -> None:
                   f"(per run: {', '.join(f'{r:.1f}' for r in ratios)}){goal}")
     print(f"AccessBench peak tree RSS {median(ours, 'peak_mb'):.0f} MB, PSS {median(ours, 'peak_pss_mb'):.0f} MB "
           f"(target ≤ {TARGET_PEAK_MB:.0f} MB)")
+
+
+# What a screening run concludes, compared between this tree's run and the baseline's (their first round):
+# every column but the run's id; `findings` without its row order within a judgment.
+COMPARED = {
+    "doc_labels": "select * exclude (run_id) from doc_labels",
+    "screening": "select * exclude (run_id) from screening",
+    "judgments": "select * exclude (run_id, latency_s) from judgments",
+    "findings": "select * exclude (run_id) from findings",
+}
+
+
+def same_results(accessbench: str, ours: Path, baseline: Path, env: dict[str, str]) -> bool:
+    """Print, per table of COMPARED, whether both runs hold the same rows (as sorted JSON), and return it."""
+    def rows(home: Path, sql: str) -> list[str] | None:
+        done = subprocess.run([accessbench, "--home", str(home), "sql", "--format", "json", "--raw", sql],
+                              capture_output=True, text=True, env=env, check=False)
+        if done.returncode:
+            return None
+        import json
+
+        return sorted(json.dumps(row, sort_keys=True, default=str) for row in json.loads(done.stdout or "[]"))
+
+    same = True
+    print("\nlabels and findings against the baseline (first round):")
+    for table, sql in COMPARED.items():
+        a, b = rows(ours, sql), rows(baseline, sql)
+        if a is None or b is None:
+            print(f"  {table:<11} could not be read ({'this tree' if a is None else 'baseline'})")
+            same = False
+        elif a == b:
+            print(f"  {table:<11} identical ({len(a)} rows)")
+        else:
+            same = False
+            print(f"  {table:<11} DIFFER: {len(set(a) - set(b))} rows only here, "
+                  f"{len(set(b) - set(a))} only in the baseline")
+    return same
 
 
 if __name__ == "__main__":

@@ -508,7 +508,7 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
         ruled = untagged and _ruled(source.drawing_log(page.number))
         if not (uncovered or _caption_count(blocks) > len(boxes) or ruled):
             continue
-        for found in page.find_tables(**_LINE_BASED).tables:
+        for found in drawn_tables(source, page.number):
             bbox = [round(v, 2) for v in found.bbox]
             if any(geometry.covered(bbox, t) or geometry.covered(t, bbox) for t in boxes):
                 continue
@@ -517,6 +517,11 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
             tables.append(record)
             cells.extend(table_cells)
     return tables, cells
+
+
+def drawn_tables(source: PdfSource, number: int) -> list[Any]:
+    """The tables PyMuPDF's line-based search finds on page ``number`` (0-based), covered by tags or not."""
+    return list(source.page(number).find_tables(**_LINE_BASED).tables)
 
 
 # Line-based only. With pymupdf-layout active in the process (after the layout stage in an in-process

@@ -32,16 +32,18 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pyarrow as pa
-import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 from common.redact import REDACTED, redact
 from warehouse.paths import UnsafePathError, atomic_write_parquet, inside
 from warehouse.schema import read_as
+
+if TYPE_CHECKING:  # imported where used (`dataset`): the worker processes never read a dataset
+    import pyarrow.dataset as pads
 
 WILDCARDS = re.compile(r"[*?\[]")
 # Concurrent requests when many small objects are read at once (run state, schemas).
@@ -210,6 +212,8 @@ class LocalRoot(ArtifactRoot):
             return pq.read_schema(handle)
 
     def dataset(self, keys: Sequence[str], schema: pa.Schema) -> pads.Dataset:
+        import pyarrow.dataset as pads
+
         return pads.dataset([str(self.path(key)) for key in keys], schema=schema, format="parquet")
 
 
@@ -438,6 +442,8 @@ class S3Root(ArtifactRoot):
         """The objects at `keys` as one dataset of `schema`. Objects a listing showed, small enough in all
         (`REMOTE_IN_MEMORY_BYTES`), are read once and scanned in memory: every scan of a pyarrow dataset on
         S3 asks for each object again (a report's queries made ~1,600 requests for a 25-document run)."""
+        import pyarrow.dataset as pads
+
         if self._in_memory(keys):
             tables = self._parallel(self._listed_table, keys)
             return pads.InMemoryDataset(pa.concat_tables([read_as(t, schema) for t in tables]), schema=schema)

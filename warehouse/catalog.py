@@ -23,16 +23,18 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
-import pyarrow.dataset as pads
 
 from warehouse.artifact_roots import ArtifactRoot
 from warehouse.audit_metrics import AUDIT_METRIC_INPUTS, AUDIT_METRIC_VIEWS
 from warehouse.metrics import METRIC_INPUTS, METRIC_VIEWS
 from warehouse.store import DOC_STATUS_SCHEMA, RUNS_SCHEMA, STAGE_RUNS_SCHEMA, STATE, ArtifactStore
+
+if TYPE_CHECKING:  # imported where used: the worker processes import this module for `TableSpec` only
+    import duckdb
+    import pyarrow.dataset as pads
 
 WAREHOUSE_FILE = "warehouse.duckdb"
 # Settings fixed before a query runs; `lock_configuration` keeps a query from changing them back.
@@ -207,6 +209,8 @@ def connect(home: Path, tables: Iterable[TableSpec], *, memory_mb: float | None 
     Never touches the warehouse file lock, and cannot read or write any file itself. `memory_mb` caps
     DuckDB's memory (`memory_limit`, locked with the other settings).
     """
+    import duckdb
+
     root = ArtifactStore(home).root
     tables = list(tables)
     specs = [(s, _state_pattern(s)) for s in STATE_TABLES] + [(s, s.key_pattern) for s in tables]
@@ -259,6 +263,8 @@ def refresh(home: Path, tables: Iterable[TableSpec], wait_s: float = 5.0) -> boo
     when another process holds the file open for longer than `wait_s`. A home whose tables are on
     S3 gets no file.
     """
+    import duckdb
+
     if ArtifactStore(home).remote:
         return True  # nothing to write: the views would need DuckDB's httpfs (see the module doc)
     path = Path(home) / WAREHOUSE_FILE
@@ -309,6 +315,8 @@ _USAGE = 'pass one SELECT statement, e.g. accessbench sql "select * from runs"'
 
 
 def _statements(sql: str) -> list[duckdb.Statement]:
+    import duckdb
+
     try:
         return list(duckdb.extract_statements(sql))
     except duckdb.Error as exc:
@@ -317,6 +325,8 @@ def _statements(sql: str) -> list[duckdb.Statement]:
 
 def _explained(sql: str) -> str | None:
     """The statement an EXPLAIN [ANALYZE] wraps, comments skipped; None when `sql` is no EXPLAIN."""
+    import duckdb
+
     raw = duckdb.tokenize(sql)
     ends = [pos for pos, _ in raw[1:]] + [len(sql)]
     tokens = [(pos, sql[pos:end].strip().lower())
@@ -365,6 +375,8 @@ def query(home: Path, tables: Iterable[TableSpec], sql: str, *, timeout_s: float
     SIGTERM turned into KeyboardInterrupt) is handled at once: the query is interrupted and the
     exception goes on.
     """
+    import duckdb
+
     check_read_only(sql)
     con = connect(home, tables, memory_mb=memory_mb)
     outcome: dict[str, Any] = {}
@@ -420,6 +432,8 @@ def _stop(con: duckdb.DuckDBPyConnection, worker: threading.Thread, wait_s: floa
 
 
 def _close(con: duckdb.DuckDBPyConnection) -> None:
+    import duckdb
+
     with contextlib.suppress(duckdb.Error):  # still busy with an interrupted query: the process is on its way out
         con.close()
 

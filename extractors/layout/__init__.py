@@ -94,24 +94,32 @@ def layout_file(
     weights: str | Path | None = None,
     page_offset: int = 0,
     all_pages: bool = False,
+    drawn_tables_only: bool = False,
+    whole_document: bool = True,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Layout records of the pages that need the model (see :mod:`extractors.layout.plan`), and
     one ``LAYOUT_PAGES_SCHEMA`` record per page saying whether the model ran there and why.
 
-    ``all_pages`` runs the model on every page. Raises as :func:`detect_layout`. The model is loaded
-    only when a page needs it (a process that lays out text-only files never holds it).
+    ``all_pages`` runs the model on every page; ``drawn_tables_only`` only on the planned pages where a
+    line-drawn table is found (a run whose judges read no other region: see the plan), and none when the
+    file has no structure tree and is the ``whole_document`` (a document of several files is tagged when
+    any of them is). Raises as
+    :func:`detect_layout`. The model is loaded only when a page needs it (a process that lays out text-only
+    files never holds it).
     """
     check_backend(backend, weights)
     with PdfSource(pdf) as source:
         if all_pages:
             plans = every_page(source)
         else:
+            broken = False
             try:
                 elements = extract_struct_elements(source, doc_id=doc_id)
             except ExtractionError:  # a broken tag tree accounts for nothing: plan as untagged
-                elements = []
+                elements, broken = [], True
             with reading(source, "layout plan"):
-                plans = plan_pages(source, elements)
+                plans = plan_pages(source, elements, drawn_tables_only=drawn_tables_only,
+                                   untagged=whole_document and not elements and not broken)
     page_done(sum(1 for p in plans if not p.run))  # decided without the model: done
     run = [p.number for p in plans if p.run]
     regions = detect_layout(pdf, doc_id=doc_id, backend=backend, weights=weights, page_offset=page_offset,

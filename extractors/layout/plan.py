@@ -13,8 +13,20 @@ tagged Figure, Formula and Table box:
   more "Table N" captions than tagged tables on the page.
 
 It is skipped as ``covered_by_tags`` when such content exists but tagged boxes cover it,
-and as ``text_only`` when there is none. ``every_page`` records a run that laid out every
-page (a document without a readable tag tree is planned normally: it has no tagged boxes).
+and as ``text_only`` when there is none.
+
+A run whose judges read no region but a table's (the rules judge and the checkers:
+``drawn_tables_only``) needs the model on fewer pages still. The rules judge reads a page's
+table regions only beside a table drawn with lines that the extractor's line-based search
+(``find_tables``) finds on that page; on a page where that search finds no table at all, the
+regions can change no table record, no finding and no label. Such a page that would have been
+laid out is skipped as ``no_drawn_table``; a page where the search finds a table is laid out as
+before, so its regions, and everything read from them, are the same. In an untagged document
+(no structure tree) the rules judge has no table structure to assess and reads no region at all:
+its pages are not planned at all, each recorded as ``untagged_document``.
+
+``every_page`` records a run that laid out every page (a document without a readable tag tree
+is planned normally: it has no tagged boxes).
 Each decision is a ``layout_pages`` row, so the choice can be audited in SQL.
 """
 
@@ -27,10 +39,10 @@ from dataclasses import dataclass
 from common import geometry
 from extractors.figures import SMALL_SHARE, _vector_clusters
 from extractors.source import PdfSource
-from extractors.tables import _caption_count, _ruled
+from extractors.tables import _caption_count, _ruled, drawn_tables
 
 RUN_REASONS = ("untagged_image", "untagged_graphics", "table_candidate", "every_page")
-SKIP_REASONS = ("covered_by_tags", "text_only")
+SKIP_REASONS = ("covered_by_tags", "text_only", "no_drawn_table", "untagged_document")
 # The tag types whose boxes account for pictures and tables (a formula is often an image).
 _COVERING = {"Figure": "figure", "Formula": "figure", "Form": "figure", "Table": "table"}
 _IMAGE_OPS = ("fill-image", "fill-imgmask")
@@ -44,8 +56,12 @@ class PagePlan:
     reason: str
 
 
-def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0) -> list[PagePlan]:
-    """One decision per page of ``source``; ``elements`` are its struct_elements records."""
+def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0,
+               drawn_tables_only: bool = False, untagged: bool = False) -> list[PagePlan]:
+    """One decision per page of ``source``; ``elements`` are its struct_elements records.
+
+    ``drawn_tables_only``: only pages with a line-drawn table need the model, and none of an ``untagged``
+    document (see the module's doc)."""
     figures: dict[int, list[Box]] = defaultdict(list)
     tables: dict[int, list[Box]] = defaultdict(list)
     for e in elements:
@@ -54,7 +70,13 @@ def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0
         if kind is None or e["page"] is None or not box:
             continue
         (tables if kind == "table" else figures)[e["page"] - 1 - page_offset].append(tuple(box))
-    return [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
+    if drawn_tables_only and untagged:  # nothing to plan: no page needs the model
+        return [PagePlan(n, False, "untagged_document") for n in range(source.page_count)]
+    plans = [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
+    if drawn_tables_only:
+        plans = [PagePlan(p.number, False, "no_drawn_table") if p.run and not drawn_tables(source, p.number)
+                 else p for p in plans]
+    return plans
 
 
 def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables: list[Box]) -> PagePlan:

@@ -7,6 +7,7 @@ features, entirely offline, and stores ``[x0, y0, x1, y1, class]`` rows on
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import sys
 import threading
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 
 import pymupdf
 
+from common.exclusive import exclusive
 from extractors.layout.base import LayoutBackendError, LayoutKind, Region, register_backend, rounded_box
 
 # The model's eleven classes onto PubLayNet's five. PubLayNet labels section headings as
@@ -42,6 +44,12 @@ MIN_SIDE = 2.0
 # The model object is process-global and not safe to call from two threads at once.
 _LOCK = threading.Lock()
 
+# What the image-feature extractor keeps from its last page (its `predict` sets them all again for the next
+# one, and they start as None): the decoder's feature map alone is 160 x 300 x 300 float32, ~55 MB held by
+# every process that ran the model, until its next page, whose inference then peaked with both in memory.
+PAGE_OUTPUTS = ("_combined", "_logits", "_raw_outputs", "_reg_coarse", "_ctr_coarse", "_reg_fine", "_ctr_fine",
+                "_text_logits", "_thresh_map", "_db_map", "_detections_picture", "_detections_non_picture")
+
 
 def _make_session(model_path: str, providers: list[str] | None = None) -> Any:
     """An onnxruntime session on one thread that sleeps instead of spinning between calls.
@@ -59,7 +67,41 @@ def _make_session(model_path: str, providers: list[str] | None = None) -> Any:
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model_path, sess_options=options, providers=providers)
+    return _OneAtATime(ort.InferenceSession(model_path, sess_options=options, providers=providers))
+
+
+class _OneAtATime:
+    """An onnxruntime session whose `run` is exclusive among the run's workers (`common.exclusive`).
+
+    One inference's tensors are the model's memory peak (the image-feature network alone, ~120 MB
+    for a page); two workers at that peak together were the run's. The rest of the layout work (text
+    boxes, pooling, post-processing: over half of its CPU) goes on in both workers at once.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        with exclusive():
+            return self._session.run(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
+
+
+# Blocks of this size or more come from their own mapping, handed back whole when freed: the network's
+# tensors, allocated and freed once a page (no memory arena), otherwise stayed in the heap at its
+# high-water mark between trims (`tasks.engine.isolation.release_heap`) and fragmented it (~45 MB
+# higher peak over the dev documents, ~15 MB more resident once the model is loaded).
+MMAP_THRESHOLD = 1 << 20
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def _map_large_blocks() -> None:
+    """glibc's ``mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)`` in this process (nothing elsewhere)."""
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    if mallopt is not None:
+        mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
 
 
 def tuned_layout_function() -> Any:
@@ -84,10 +126,28 @@ def tuned_layout_function() -> Any:
             module.make_session = original  # type: ignore[attr-defined]
 
     def get_layout(*args: Any, **kwargs: Any) -> Any:
-        return model.predict(*args, **kwargs)
+        try:
+            return model.predict(*args, **kwargs)
+        finally:
+            release_page_outputs(model)
 
     get_layout.accessbench_tuned = True  # type: ignore[attr-defined]
+    get_layout.accessbench_model = model  # type: ignore[attr-defined]
     return get_layout
+
+
+def release_page_outputs(model: Any) -> None:
+    """Drop what the model's image-feature extractor holds from the page it just laid out (`PAGE_OUTPUTS`).
+
+    Not while it holds a result cached for the next call (`is_image_page` runs the network ahead of
+    `predict`, which then reuses it); `page.get_layout` never leaves one.
+    """
+    extractor = getattr(getattr(model, "_model", None), "feature_extractor", None)
+    if extractor is None or getattr(extractor, "_cached", False):
+        return
+    for name in PAGE_OUTPUTS:
+        if getattr(extractor, name, None) is not None:
+            setattr(extractor, name, None)
 
 
 def _import_pymupdf_layout() -> None:
@@ -131,6 +191,7 @@ class PyMuPDFLayoutBackend:
         except ImportError as exc:
             raise LayoutBackendError(NEEDS_MODEL) from exc
         if not getattr(pymupdf._get_layout, "accessbench_tuned", False):
+            _map_large_blocks()  # a process that holds the model: the layout stage's workers, stopped after it
             pymupdf._get_layout = tuned_layout_function()
 
     def detect(self, page: pymupdf.Page) -> list[Region]:

@@ -330,6 +330,7 @@ def cmd_run(home: Path, args: argparse.Namespace) -> int:
     except ValidationError as exc:
         return _error(describe_errors(exc, CommandOptions))
     args.fail_on = command.fail_on
+    args.page_images = command.page_images
     settings = options.settings()
     run_id = options.run_id or new_run_id()
     if options.dataset:
@@ -429,7 +430,7 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
               f"where run_id='{cfg.run_id}'\")" if errors else ""), file=sys.stderr)
     if kind == "benchmark" or "aggregate" in {r["stage"] for r in results}:
         _print_report(home, cfg.run_id, brief=True)
-        _print_next_steps(home, cfg.run_id)
+        _print_next_steps(home, cfg.run_id, getattr(args, "page_images", False))
     if getattr(args, "report_format", None):
         from flows.report.ci import write_after_run
 
@@ -441,12 +442,12 @@ def _run_flow(home: Path, args: argparse.Namespace, kind: str, cfg: Any, **extra
     return EXIT_OK
 
 
-def _print_next_steps(home: Path, run_id: str) -> None:
+def _print_next_steps(home: Path, run_id: str, page_images: bool = False) -> None:
     """Where the HTML report is, and what to run next."""
     from flows.cli.report import write_run_report
 
     try:
-        path = write_run_report(home, run_id)
+        path = write_run_report(home, run_id, page_images)
     except Exception as exc:  # noqa: BLE001 - the run is done and its results are in the warehouse
         print(f"could not write the HTML report ({exc}); try: accessbench report --run {run_id} --format html "
               "--out report.html", file=sys.stderr)

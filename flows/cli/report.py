@@ -23,15 +23,16 @@ def add_parser(sub: Any) -> None:
     from flows.cli.options import add_options
     from tasks.engine.options import CommandOptions
 
-    add_options(report, CommandOptions, ("fail_on",))
+    add_options(report, CommandOptions, ("fail_on", "page_images"))
 
 
 def plots_folder(home: Path, run_ids: list[str]) -> Path:
     return home / "reports" / "plots" / ("+".join(run_ids) if len(run_ids) <= 3 else f"{run_ids[0]}+{len(run_ids)-1}")
 
 
-def build(home: Path, run_ids: list[str], fmt: str) -> str:
-    """The report of `run_ids` in `fmt`; html also writes its charts as SVG and PNG under the data home."""
+def build(home: Path, run_ids: list[str], fmt: str, page_images: bool = False) -> str:
+    """The report of `run_ids` in `fmt`; html also writes its charts as SVG and PNG under the data home, and
+    with `page_images` shows each screened file's failing pages, outlined."""
     if fmt in CI_FORMATS:
         from flows.report.ci import render
 
@@ -55,13 +56,13 @@ def build(home: Path, run_ids: list[str], fmt: str) -> str:
         return render_markdown(data)
     from flows.report.html import render_html
 
-    return render_html(data, plots=plots_folder(home, run_ids))
+    return render_html(data, plots=plots_folder(home, run_ids), page_images=page_images)
 
 
-def write_run_report(home: Path, run_id: str) -> Path:
-    """`<home>/reports/<run>.html`, written at the end of `accessbench run`."""
+def write_run_report(home: Path, run_id: str, page_images: bool = False) -> Path:
+    """`<home>/reports/<run>.html`, written at the end of `accessbench run` (`--page-images`: with page images)."""
     path = home / "reports" / f"{run_id}.html"
-    text = build(home, [run_id], "html")
+    text = build(home, [run_id], "html", page_images)
     path.parent.mkdir(parents=True, exist_ok=True)
     from common.text import write_atomic
 
@@ -95,7 +96,7 @@ def run_report(home: Path, args: argparse.Namespace) -> int:
         return _error(f"--format {args.format} writes one run's results: give one --run")
     from common.text import visible, write_atomic
 
-    text = build(home, run_ids, args.format)
+    text = build(home, run_ids, args.format, command.page_images)
     if args.format in ("text", "md"):  # read in a terminal (or with cat): text of PDFs and models shown escaped
         text = visible(text)
     if args.out:

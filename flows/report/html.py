@@ -101,7 +101,7 @@ def _figure(chart: charts.Chart, caption: str, plots: Path | None) -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
-def _bodies(data: dict[str, Any], plots: Path | None) -> dict[str, str]:
+def _bodies(data: dict[str, Any], plots: Path | None, page_images: bool = False) -> dict[str, str]:
     bodies = {"runs": _runs(data["runs"])}
     if data.get("benchmark"):
         bodies.update(_benchmark(data["benchmark"], plots))
@@ -115,14 +115,17 @@ def _bodies(data: dict[str, Any], plots: Path | None) -> dict[str, str]:
     if data.get("usage"):
         bodies["usage"] = _usage(data["usage"])
     for screening in data.get("screening") or []:
-        bodies[_anchor("screening", screening["run_id"])] = _screening(screening)
+        bodies[_anchor("screening", screening["run_id"])] = _screening(screening, page_images)
     for audit in data.get("audits") or []:
         bodies[_anchor("audit", audit["run_id"])] = _audit(audit, plots)
     return bodies
 
 
-def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "AccessBench report") -> str:
-    bodies = _bodies(data, plots)
+def render_html(data: dict[str, Any], plots: Path | None = None, title: str = "AccessBench report",
+                page_images: bool = False) -> str:
+    """The report as one self-contained HTML file; `page_images` shows each screened file's failing pages with
+    the failing regions outlined (rendered here from the PDFs: the report's main cost, so only when asked)."""
+    bodies = _bodies(data, plots, page_images)
     sections = [(s["id"], s["title"], bodies[s["id"]]) for s in data.get("sections") or tables.sections(data)]
     toc = "".join(f'<li><a href="#{a}">{_e(h)}</a></li>' for a, h, _ in sections)
     body = "".join(f'<section aria-labelledby="{a}"><h2 id="{a}">{_e(h)}</h2>{b}</section>' for a, h, b in sections)
@@ -413,10 +416,10 @@ def _remediation(rows: list[dict[str, Any]]) -> str:
                           "score"], body)
 
 
-def _screening(screening: dict[str, Any]) -> str:
+def _screening(screening: dict[str, Any], page_images: bool = False) -> str:
     files = screening["files"]
     run = screening["run_id"]
-    shown = [f for f in files if f["page_images"]]
+    shown = [f for f in files if f["page_images"]] if page_images else []
     budget = IMAGE_BUDGET // max(1, len(shown))  # bytes of page images per file
     rows = []
     for f in files:
@@ -437,6 +440,10 @@ def _screening(screening: dict[str, Any]) -> str:
                     ["file", "verdict", "PDF/UA-1", "errors", "warnings", "reason", "pages", "criteria failed", "which",
                      "fix first"],
                     rows)]
+    if not page_images and any(f["page_images"] for f in files):
+        parts.append('<p class="note">Page images with the failing regions outlined are left out; to add them: '
+                     f"<code>accessbench report --run {_e(run)} --format html --page-images --out report.html</code>"
+                     "</p>")
     for f in files:
         anchor = _anchor("file", run, f["doc_id"])
         parts.append(f'<h3 id="{anchor}">{_e(f["file"])}</h3>')
@@ -486,14 +493,14 @@ def _screening(screening: dict[str, Any]) -> str:
                                  f'<td>{_e(i["sub_criterion"])}</td><td>{_e(i["problem"])}</td>'
                                  f'<td>{_e(i["remediation"])}</td>' for i in issues), sortable=False))
         left, dropped = budget, 0
-        for k, page in enumerate(f["page_images"]):
+        for k, page in enumerate(f["page_images"] if page_images else ()):
             figure = _page_figure(f, page, left, first=k == 0)
             if figure is None:
                 dropped += 1
                 continue
             parts.append(figure)
             left -= len(figure)
-        if f.get("pages_not_shown"):
+        if page_images and f.get("pages_not_shown"):
             parts.append(f'<p class="note">{f["pages_not_shown"]} more failed page(s) repeat findings shown above; '
                          "the issues tables list every page.</p>")
         if dropped:

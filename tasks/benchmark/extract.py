@@ -90,10 +90,13 @@ def with_contrast(spans: list[dict[str, Any]], contrast: list[dict[str, Any]]) -
     return out
 
 
-def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path,
+def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path | None,
                  crop_dpi: int, regions: list[dict[str, Any]], tag_tree: str = "pikepdf"
                  ) -> dict[str, list[dict[str, Any]]]:
     """Every evidence table of one PDF file (pages numbered from `page_offset` + 1).
+
+    Figure and table crops (PNG, for model judges) go under `crops`; None makes none (`crop_path` empty): a run
+    whose judges are the rules judge and checkers reads none (`RunConfig.model_evidence`).
 
     All extractors share one :class:`PdfSource`: the file is parsed once and each page
     interpreted once, whatever number of extractors read it.
@@ -105,7 +108,7 @@ def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_
 _PASSES = 10  # the `done(...)` passes of `_extract_file`, crops of figures and tables counted as one
 
 
-def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path, crop_dpi: int,
+def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path | None, crop_dpi: int,
                   regions: list[dict[str, Any]], tag_tree: str = "pikepdf") -> dict[str, list[dict[str, Any]]]:
     at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
     # Each extractor is one pass over the file's pages: the progress bar counts a share of them per pass.
@@ -117,10 +120,12 @@ def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: i
     figures = done(extract_figures(source, **at, elements=elements))
     # Icons and inline formula images (under 2% of the page) are not judged, so they get no crop.
     judged = [f for f in figures if not f.get("small")]
-    for record, crop in zip(judged, render_figure_crops(source, judged, crops, crop_dpi, page_offset=page_offset),
-                            strict=True):
+    figure_crops = (render_figure_crops(source, judged, crops, crop_dpi, page_offset=page_offset) if crops is not None
+                    else [None] * len(judged))
+    for record, crop in zip(judged, figure_crops, strict=True):
         record["crop_path"] = crop
-    table_crops = done(render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset))
+    table_crops = done(render_table_crops(source, tables, crops, crop_dpi, page_offset=page_offset)
+                       if crops is not None else [None] * len(tables))
     rows = {
         "struct_elements": elements,
         "links": done(extract_links(source, **at)),
@@ -159,7 +164,7 @@ def file_conformance(source: PdfSource, doc_id: str, file_index: int, page_offse
     return conformance_rows(doc_id, file_index, failures, error, present)
 
 
-def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: int, tag_tree: str,
+def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pixels: int, tag_tree: str,
                      limits: tuple[float, float], item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """All extract-stage rows for one document (possibly several files, pages numbered on).
 
@@ -171,7 +176,7 @@ def extract_document(run_id: str, crops_root: str, crop_dpi: int, max_pixels: in
     page_offset = 0
     doc, regions = item["doc"], item["regions"]
     doc_id = doc["doc_id"]
-    crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi"
+    crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi" if crops_root else None
     for index, path in enumerate(document_files(doc, verify=True)):
         try:
             with PdfSource(path, max_pixels=max_pixels) as source:
@@ -208,7 +213,8 @@ def extract_body(io: StageIO) -> dict[str, Any]:
         regions.setdefault(row["doc_id"], []).append(row)
     items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
                             "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
-    work = partial(extract_document, cfg.run_id, str(cfg.home / "artifacts" / "extract" / "crops"), cfg.crop_dpi,
+    crops = str(cfg.home / "artifacts" / "extract" / "crops") if cfg.model_evidence else None  # for model judges
+    work = partial(extract_document, cfg.run_id, crops, cfg.crop_dpi,
                    int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend, (cfg.max_file_mb, cfg.max_stream_mb))
     from tasks.benchmark.render import pages_of
 
@@ -230,7 +236,7 @@ def check_extract(cfg: RunConfig) -> None:
 EXTRACT = Stage(
     name="extract",
     upstream=("corpus", "layout"),
-    config_keys=stage_keys("extract", "crop_dpi"),
+    config_keys=stage_keys("extract", "crop_dpi", "model_evidence"),
     tables=EXTRACT_TABLES,
     body=extract_body,
     code=("extractors", "common"),

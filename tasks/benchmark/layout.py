@@ -24,14 +24,19 @@ from warehouse.tables import LAYOUT_PAGES, LAYOUT_REGIONS
 LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 
-def layout_document(run_id: str, backend: str, weights: str | None, doc: dict[str, Any]
+def layout_document(run_id: str, backend: str, weights: str | None, scope: str, doc: dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
-    """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row)."""
+    """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row).
+
+    ``scope`` is the run's `RunConfig.layout_scope`: ``drawn_tables`` lays out only the pages where a
+    line-drawn table is found, the only regions the run's judges read."""
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
-    for path in document_files(doc, verify=True):
+    files = document_files(doc, verify=True)
+    for path in files:
         found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
-                                     page_offset=len(pages))
+                                     page_offset=len(pages), drawn_tables_only=scope == "drawn_tables",
+                                     whole_document=len(files) == 1)
         rows += found
         pages += decided
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
@@ -47,7 +52,7 @@ def layout_body(io: StageIO) -> dict[str, Any]:
     docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
     if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
         in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
-    work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights)
+    work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights, cfg.layout_scope)
     from tasks.benchmark.render import pages_of
 
     return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
@@ -65,7 +70,7 @@ def check_layout(cfg: RunConfig) -> None:
 LAYOUT = Stage(
     name="layout",
     upstream=("corpus",),
-    config_keys=stage_keys("layout"),
+    config_keys=stage_keys("layout", "layout_scope"),
     tables=(LAYOUT_REGIONS, LAYOUT_PAGES),
     body=layout_body,
     code=("extractors", "common"),

@@ -11,8 +11,8 @@ from typing import Any, Self, TypeVar, cast
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from judges.criteria import CRITERIA
+from tasks.engine.options import MODEL_JUDGE_KINDS, Execution, StageSettings
 from tasks.engine.options import RUNNER_PATTERN as RUNNER_PATTERN
-from tasks.engine.options import Execution, StageSettings
 from tasks.engine.options import check_runner as check_runner
 from warehouse.store import ArtifactStore, check_run_id
 
@@ -92,6 +92,23 @@ class RunConfig(StageSettings, RunBase):
         per run: `model_calls`) and what the judges show and skip; never API keys (those stay in the environment)."""
         return {"home": self.home, "calls": self.model_calls(), "vision": self.vision, "evidence": self.evidence,
                 "disabled_rules": list(self.disabled_rules), "checker_path": self.checker_path}
+
+    @property
+    def layout_scope(self) -> str:
+        """Which pages the layout model must see for this run's judges (a layout stage key).
+
+        ``evidence``: every page the plan lays out, as model judges (llm:, hybrid:) are shown every table
+        region; ``drawn_tables``: only those with a line-drawn table, the only regions the rules judge reads
+        (checkers read none). See extractors.layout.plan. The plan reads the tags as the default tag-tree reader
+        does: with another reader (--tag-tree pdfix) every planned page is laid out."""
+        return "evidence" if self.model_evidence or self.tag_tree_backend != "pikepdf" else "drawn_tables"
+
+    @property
+    def model_evidence(self) -> bool:
+        """Whether a judge of this run calls a model (llm:, hybrid:) and is shown the evidence as extracted for
+        models: figure and table crops, every layout region (an extract stage key). The rules judge and the
+        checkers read neither."""
+        return any(spec.partition(":")[0] in MODEL_JUDGE_KINDS for spec in self.judges)
 
     @property
     def judge_label(self) -> str:

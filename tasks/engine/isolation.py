@@ -30,7 +30,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.pool import Pool
 from typing import Any
 
-from common import progress
+from common import exclusive, progress
 from common.errors import DocumentTimeout as DocumentTimeout  # raised here; declared with the error kinds
 
 WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
@@ -195,9 +195,11 @@ def _ready() -> bool:
     return True
 
 
-def _preload(modules: tuple[str, ...], memory_mb: float | None = None, pages: Connection | None = None) -> None:
+def _preload(modules: tuple[str, ...], memory_mb: float | None = None, pages: Connection | None = None,
+             lock: Any = None) -> None:
     set_memory_ceiling(memory_mb)
     progress.attach(pages)  # pages done inside a document reach the runner's bar (`common.progress`)
+    exclusive.share(lock)  # the pool's one lock: the layout model's inference, one worker at a time
     for name in modules:
         importlib.import_module(name)
 
@@ -318,5 +320,8 @@ def _context() -> Any:
 
 
 def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = (), memory_mb: float | None = None) -> Pool:
+    # A lock per pool (`common.exclusive`): a pool stopped because a worker overran its time limit, perhaps
+    # holding the lock, is replaced by one with a new lock.
+    lock = context.Lock() if workers > 1 else None
     return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload,
-                        initargs=(preload, memory_mb, progress.worker_channel()))
+                        initargs=(preload, memory_mb, progress.worker_channel(), lock))

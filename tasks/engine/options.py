@@ -89,6 +89,10 @@ def check_runner(runner: str) -> str:
     return runner
 
 
+# The judge kinds that call a model and are shown the evidence as extracted (every layout region, every crop).
+MODEL_JUDGE_KINDS = ("llm", "hybrid")
+
+
 def uses_local_model(specs: Iterable[str]) -> bool:
     """Whether a judge spec names the packaged local model (`llm:local`, `hybrid:local/...`)."""
     return any(spec.partition(":")[2].split("/")[0] == "local" for spec in specs if ":" in spec)
@@ -312,6 +316,9 @@ class CommandOptions(BaseModel):
     fail_on: Annotated[str, _FAIL_ON[0], _FAIL_ON[1]] = Field(
         "never", description="exit 4 when a screened file fails or could not be checked (fails), also when one "
                              "passes with warnings (warnings), or never (default); for CI")
+    page_images: bool = Field(False, description="HTML report: show each screened file's failing pages as images "
+                                                 "with the failing regions outlined (rendered from the PDFs; off "
+                                                 "by default: it costs more than the screening)")
 
 
 class AuditSettings(BaseModel):

@@ -244,7 +244,7 @@ def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_an
                                                                         tagged_pdf: Path, tmp_path: Path) -> None:
     untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
     doc = {"doc_id": "D", "root": "/", "files": [str(tagged_pdf), str(untagged)]}
-    out = layout_document("r1", "pymupdf", None, doc)
+    out = layout_document("r1", "pymupdf", None, "evidence", doc)
     assert out["errors"] == []
     assert [(p["page"], p["reason"]) for p in out["layout_pages"]] == [
         (1, "covered_by_tags"), (2, "text_only"), (3, "untagged_image")]
@@ -273,6 +273,19 @@ def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_fin
         assert doc[0].layout_information == tuned
 
 
+def test_the_model_keeps_nothing_of_a_page_and_runs_its_networks_one_worker_at_a_time(
+        table_and_figure_pdf: Path) -> None:
+    """The image features of the last page (~55 MB) are dropped once it is laid out; every session's
+    inference is exclusive among the run's workers (`common.exclusive`)."""
+    backend = get_backend("pymupdf")
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        assert {r.kind for r in backend.detect(doc[0])} >= {"table", "figure"}
+    extractor = pymupdf._get_layout.accessbench_model._model.feature_extractor  # type: ignore[attr-defined]
+    assert isinstance(extractor._session, pymupdf_backend._OneAtATime)
+    assert extractor._combined is None and extractor._logits is None
+    assert all(getattr(extractor, name, None) is None for name in pymupdf_backend.PAGE_OUTPUTS)
+
+
 def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_figure_pdf: Path) -> None:
     """pymupdf imports its layout model at import; extractors defers it to the layout backend."""
     import subprocess
@@ -297,6 +310,7 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_records_are_the_same_without_pymupdf4llm_as_with_it(table_and_figure_pdf: Path) -> None:
     """common.layout_deferral keeps pymupdf4llm (and onnxruntime) out of every process and makes the settings
     its import made; layout, extraction and renders stay as they were with it imported (the plain path)."""

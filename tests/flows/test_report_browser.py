@@ -21,6 +21,9 @@ from flows.cli.report import build
 from tests.flows.report_warehouse import AUDIT, BENCH, SCREEN
 from tests.flows.report_warehouse import build as build_warehouse
 
+# Each test starts Chromium and renders a whole report (seconds each): make test runs them, make test-fast not.
+pytestmark = pytest.mark.heavy
+
 AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser")) if p), None)
 
@@ -88,7 +91,7 @@ def _run_in_chromium(chromium: str, page: Path, profile: Path) -> dict[str, obje
 def test_report_in_chromium_has_no_errors_loads_every_image_and_passes_axe(tmp_path: Path) -> None:
     chromium = _require_browser()
     home = build_warehouse(tmp_path / "home")
-    report = build(home, [BENCH, SCREEN, AUDIT], "html")
+    report = build(home, [BENCH, SCREEN, AUDIT], "html", page_images=True)
     page = tmp_path / "report.html"
     script = f"<script>{AXE.read_text(encoding='utf-8')}</script>{RUNNER}"
     page.write_text(report.replace("<head>", "<head>" + PROBE, 1).replace("</body>", script + "</body>", 1),
@@ -124,7 +127,7 @@ def test_each_report_kind_passes_axe_stays_small_and_shows_in_a_screenshot(tmp_p
         _screening_home(home)
     runs = {"benchmark": [BENCH], "multi-run": [BENCH, SMALL], "hybrid": [SMALL], "audit": [AUDIT],
             "screening": ["many"]}[kind]
-    report = build(home, runs, "html")
+    report = build(home, runs, "html", page_images=True)
     assert len(report.encode()) < 2_000_000
     if kind in ("benchmark", "multi-run", "hybrid"):
         assert "Tables 3–5 beside the published models" in report

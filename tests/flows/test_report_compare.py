@@ -313,7 +313,7 @@ def test_screening_report_of_16_files_folds_repeats_and_stays_under_2_mb(tmp_pat
     (contrast,) = image["regions"]  # 20 failing lines, one kind: one region, merged into one box
     assert contrast["count"] == 20 and len(contrast["boxes"]) == 1
     assert first["pages_not_shown"] == PAGES_PER_FILE - 1
-    page = build(home, ["many"], "html")
+    page = build(home, ["many"], "html", page_images=True)
     assert len(page.encode()) < 2_000_000, len(page.encode())
     assert "1–6" in page  # pages as a list
     legends = re.findall(r'</figure><p class="note">Legend[^<]*</p><ol><li>(.*?)</li></ol>', page)

@@ -49,7 +49,7 @@ def test_json_holds_the_known_scores_and_the_screened_files_worst_first(home: Pa
 
 
 def test_html_is_self_contained_escapes_pdf_and_model_text_and_describes_every_image(home: Path) -> None:
-    page = build(home, [BENCH, SCREEN], "html")
+    page = build(home, [BENCH, SCREEN], "html", page_images=True)
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing fetched from the network
     assert "<script>" in page and page.count("<script") == 1  # only the report's own sorting script
     assert "onerror" not in page.replace("onerror=alert(1)&gt;", "").replace('onerror=&quot;alert(2)&quot;', "")
@@ -170,3 +170,17 @@ def test_a_failing_finding_with_a_box_is_outlined_there_instead_of_every_evidenc
     assert by_criterion["table_structure"]["what"] == "Drawn data table not tagged as a Table"
     # a criterion whose findings have no box keeps its evidence rows' outlines
     assert by_criterion["color_contrast"]["what"] == "text at 2.85:1 (needs 4.5:1)"
+
+
+def test_page_images_are_drawn_only_when_asked(home: Path) -> None:
+    """The screened files' page images cost more than the screening (issue 56): the default report names the
+    command that adds them, and draws none; --page-images draws them."""
+    plain = build(home, [BENCH, SCREEN], "html")
+    assert "failing region outlined" not in plain and "data:image/webp" not in plain
+    assert f"accessbench report --run {SCREEN} --format html --page-images" in plain
+    asked = build(home, [BENCH, SCREEN], "html", page_images=True)
+    assert "data:image/webp" in asked and "--page-images" not in asked
+    out = home.parent / "asked.html"
+    assert main(["--home", str(home), "report", "--run", SCREEN, "--format", "html", "--page-images",
+                 "--out", str(out)]) == 0
+    assert "data:image/webp" in out.read_text(encoding="utf-8")

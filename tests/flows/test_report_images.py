@@ -99,6 +99,7 @@ def _every_resolution_in_turn(made: dict[int, tuple[bytes, int, int]], budget: i
     return made[html.FALLBACK_DPI[-1]] if first else None
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_the_largest_resolution_that_fits_is_shown_as_when_every_one_was_tried(
         pdf: str, monkeypatch: pytest.MonkeyPatch) -> None:
     made = {dpi: charts.outlined_page_image(Path("/nonexistent.png"), pdf, 1, 595.0, [], dpi=dpi)

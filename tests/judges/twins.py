@@ -111,11 +111,13 @@ def judge_file(path: Path, criteria: Sequence[str], cfg: RunConfig, work: Path) 
     rows: dict[str, list[dict[str, Any]]] = {}
     rows["pages"] = render_pages(path, doc_id=doc_id, out_dir=work / "pages", dpi=cfg.dpi, max_pixels=max_pixels)
     rows["layout_regions"] = layout_file(path, doc_id=doc_id, backend=cfg.layout_backend,
-                                         weights=cfg.layout_weights)[0] \
+                                         weights=cfg.layout_weights,
+                                         drawn_tables_only=cfg.layout_scope == "drawn_tables")[0] \
         if LAYOUT_CRITERIA.intersection(criteria) else []
     with PdfSource(path, max_pixels=max_pixels) as source:
         rows["doc_structure"] = [{**struct_summary(source), "doc_id": doc_id, "file_index": 0}]
-        rows |= extract_file(source, doc_id, 0, 0, work / "crops", cfg.crop_dpi, rows["layout_regions"],
+        rows |= extract_file(source, doc_id, 0, 0, work / "crops" if cfg.model_evidence else None, cfg.crop_dpi,
+                             rows["layout_regions"],
                              cfg.tag_tree_backend)
         rows["conformance"] = file_conformance(source, doc_id, 0, 0, rows, (cfg.max_file_mb, cfg.max_stream_mb))
     rows["transcripts"] = get_transcriber(cfg.transcript_backend)(path, doc_id=doc_id,

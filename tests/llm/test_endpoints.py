@@ -37,6 +37,7 @@ def test_local_and_private_servers_stay_allowed(base: str | None, monkeypatch: p
     check_endpoint(base)
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_the_command_refuses_before_any_run_and_names_the_switch(tmp_path: Path) -> None:
     home = tmp_path / "home"
     run = cli(home, "run", "--judge", "llm:openai/gpt-4o", "--api-base", "http://169.254.169.254/v1",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -90,6 +91,53 @@ def test_work_the_caller_abandons_does_not_block_the_shared_pool() -> None:
         started = time.monotonic()
         assert dict(run_isolated(slow_or_fast, [1, 4], workers=2, timeout_s=None)) == {0: 10, 1: 40}
         assert time.monotonic() - started < 120  # not behind the stuck document's 600 s
+
+
+HEAVY = ("duckdb", "pyarrow.dataset", "pyarrow.compute", "prefect")  # the command's, never a worker's
+
+
+def render_then_loaded(folder: str) -> list[str]:
+    """Render a one-page PDF as the render stage does; the HEAVY modules this worker then holds."""
+    import sys
+    from pathlib import Path
+
+    import pymupdf
+
+    from extractors.pages import render_pages
+
+    pdf = Path(folder) / "one.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page().insert_text((72, 72), "Hello")
+        doc.save(pdf)
+    assert render_pages(pdf, doc_id="d1", out_dir=Path(folder) / "pages")
+    return [name for name in HEAVY if name in sys.modules]
+
+
+def test_workers_and_their_fork_server_hold_no_database_no_arrow_datasets_and_no_prefect(tmp_path: Path) -> None:
+    """Whatever the fork server imports, every worker holds, and the run's process tree counts it once per
+    process: the per-document stages need PyMuPDF, pikepdf and Arrow's tables, not DuckDB (the command's
+    warehouse queries), Arrow's datasets and compute kernels, or Prefect."""
+    from tasks.benchmark.registry import STAGE_LIST
+
+    with shared_workers(2, preload=[stage.body.__module__ for stage in STAGE_LIST if stage.per_document]):
+        assert in_a_worker(render_then_loaded, str(tmp_path)) == []
+
+
+def inside_exclusive(arg: int) -> tuple[float, float]:
+    from common.exclusive import exclusive
+
+    time.sleep(0.3)  # both workers reach the block together
+    with exclusive():
+        started = time.monotonic()
+        time.sleep(0.3)
+        return started, time.monotonic()
+
+
+def test_the_workers_of_a_pool_enter_exclusive_blocks_one_at_a_time() -> None:
+    with shared_workers(2):
+        spans = sorted(dict(run_isolated(inside_exclusive, [0, 1, 2, 3], workers=2, timeout_s=120)).values())
+    assert all(earlier[1] <= later[0] for earlier, later in zip(spans, spans[1:], strict=False)), spans
+    assert inside_exclusive(0)  # no pool's lock in this process: the block just runs
 
 
 def test_a_worker_hands_its_free_heap_back_after_each_document(monkeypatch: pytest.MonkeyPatch) -> None:
