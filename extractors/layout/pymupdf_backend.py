@@ -190,6 +190,11 @@ class PyMuPDFLayoutBackend:
             _import_pymupdf_layout()
         except ImportError as exc:
             raise LayoutBackendError(NEEDS_MODEL) from exc
+        # The model itself (~60 MB, ~0.5 s) is built by the first page to lay out (`_model_built`): the layout
+        # stage checks the backend in one worker up front, and most runs' documents need few model pages or none.
+
+    @staticmethod
+    def _model_built() -> None:
         if not getattr(pymupdf._get_layout, "accessbench_tuned", False):
             _map_large_blocks()  # a process that holds the model: the layout stage's workers, stopped after it
             pymupdf._get_layout = tuned_layout_function()
@@ -201,6 +206,7 @@ class PyMuPDFLayoutBackend:
         if page.rotation:
             page.remove_rotation()
         with _LOCK:
+            self._model_built()
             # filter_img_bboxes adds embedded images the network missed as pictures;
             # expand_by_vectors grows regions over the vector drawings they belong to (charts).
             page.get_layout(filter_img_bboxes=True, expand_by_vectors=True)

@@ -255,7 +255,8 @@ def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_an
 def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_find(table_and_figure_pdf: Path) -> None:
     from pymupdf.layout import DocumentLayoutAnalyzer
 
-    get_backend("pymupdf")
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        get_backend("pymupdf").detect(doc[0])  # the first page to lay out builds the model
     assert getattr(pymupdf._get_layout, "accessbench_tuned", False)
     options = pymupdf_backend._make_session(str(Path(pymupdf.__file__).parent / "layout" / "resources" / "onnx"
                                                  / "feature_imf1.onnx")).get_session_options()
@@ -299,8 +300,10 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
         "    doc[0].find_tables()\n"
         "assert out.getvalue() == '', out.getvalue()  # no 'consider pymupdf_layout' hint\n"
         "from extractors.layout import get_backend\n"
+        "backend = get_backend('pymupdf')  # checked (as the stage does up front), no model built\n"
+        "assert not getattr(pymupdf._get_layout, 'accessbench_tuned', False)\n"
         "with pymupdf.open(sys.argv[1]) as doc:\n"
-        "    kinds = {r.kind for r in get_backend('pymupdf').detect(doc[0])}\n"
+        "    kinds = {r.kind for r in backend.detect(doc[0])}  # the first page to lay out builds it\n"
         "assert {'table', 'figure'} <= kinds, kinds\n"
         "assert getattr(pymupdf._get_layout, 'accessbench_tuned', False)\n"
         "print('ok')\n"
