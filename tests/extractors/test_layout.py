@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import time
 from pathlib import Path
 
 import numpy as np
@@ -285,6 +286,25 @@ def test_the_model_keeps_nothing_of_a_page_and_runs_its_networks_one_worker_at_a
     assert isinstance(extractor._session, pymupdf_backend._OneAtATime)
     assert extractor._combined is None and extractor._logits is None
     assert all(getattr(extractor, name, None) is None for name in pymupdf_backend.PAGE_OUTPUTS)
+
+
+def test_in_a_pool_the_model_is_held_for_one_document_at_a_time(table_and_figure_pdf: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker of a pool (a shared lock, `common.exclusive`) builds the model for a document's pages and drops
+    it after them; the regions are those of a process that keeps it."""
+    import threading
+
+    from common import exclusive
+
+    kept = detect_layout(table_and_figure_pdf, doc_id="d")
+    assert getattr(pymupdf._get_layout, "accessbench_tuned", False)  # no pool: kept
+    monkeypatch.setattr(exclusive, "_lock", threading.Lock())
+    monkeypatch.setattr(exclusive, "WAIT_S", 5.0)  # a block inside another must not wait for the lock
+    started = time.monotonic()
+    assert detect_layout(table_and_figure_pdf, doc_id="d") == kept
+    assert time.monotonic() - started < 60 and not exclusive._warned
+    assert not getattr(pymupdf._get_layout, "accessbench_tuned", False)
+    assert detect_layout(table_and_figure_pdf, doc_id="d") == kept  # built again for the next document
 
 
 def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_figure_pdf: Path) -> None:
