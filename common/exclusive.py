@@ -13,6 +13,7 @@ longer than `WAIT_S` goes on without the lock (as before there was one) and says
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -23,6 +24,7 @@ WAIT_S = 120.0  # far longer than any one inference; then the holder is taken fo
 
 _lock: Any = None  # a multiprocessing lock shared by the pool's workers, or None
 _warned = False
+_inside = threading.local()  # depth: this thread is inside `exclusive()`
 
 
 def share(lock: Any) -> None:
@@ -31,20 +33,32 @@ def share(lock: Any) -> None:
     _lock = lock
 
 
+def shared() -> bool:
+    """Whether this process is a worker of a pool that shares a lock (see `share`)."""
+    return _lock is not None
+
+
 @contextmanager
 def exclusive() -> Iterator[None]:
-    """The block runs while no other worker of this pool is inside one (a no-op without a shared lock)."""
+    """The block runs while no other worker of this pool is inside one (a no-op without a shared lock).
+
+    Re-entrant within a thread: a block inside another (a document's model pages, each page's inference)
+    runs at once.
+    """
     global _warned
     lock = _lock
-    if lock is None:
+    depth: int = getattr(_inside, "depth", 0)
+    if lock is None or depth:
         yield
         return
     held = lock.acquire(timeout=WAIT_S)
     if not held and not _warned:
         _warned = True
         log.warning("a worker held the shared lock for over %.0f s; going on without it", WAIT_S)
+    _inside.depth = 1
     try:
         yield
     finally:
+        _inside.depth = 0
         if held:
             lock.release()

@@ -8,6 +8,7 @@ own classes onto PubLayNet's five ``kind`` values and keeps its own class in ``r
 from __future__ import annotations
 
 from collections.abc import Collection
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,8 @@ def detect_layout(
     """
     detector = get_backend(backend, weights)
     records: list[dict[str, Any]] = []
-    with open_pdf(pdf) as doc:
+    scope = getattr(detector, "for_document", None)  # a backend that holds its model for a document's pages
+    with open_pdf(pdf) as doc, (scope() if scope is not None else nullcontext()):
         for number in range(doc.page_count) if pages is None else sorted(pages):
             page = doc.load_page(number)
             for index, region in enumerate(detector.detect(page)):

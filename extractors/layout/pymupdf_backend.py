@@ -8,15 +8,18 @@ features, entirely offline, and stores ``[x0, y0, x1, y1, class]`` rows on
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pymupdf
 
-from common.exclusive import exclusive
+from common import exclusive
 from extractors.layout.base import LayoutBackendError, LayoutKind, Region, register_backend, rounded_box
 
 # The model's eleven classes onto PubLayNet's five. PubLayNet labels section headings as
@@ -82,7 +85,7 @@ class _OneAtATime:
         self._session = session
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
-        with exclusive():
+        with exclusive.exclusive():
             return self._session.run(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -163,6 +166,13 @@ def _import_pymupdf_layout() -> None:
     importlib.import_module("pymupdf.layout")
 
 
+def _drop_model() -> None:
+    """Free the model this process built (``_model_built`` builds it again when a page needs it)."""
+    if getattr(pymupdf._get_layout, "accessbench_tuned", False):
+        pymupdf._get_layout = _not_loaded
+        gc.collect()  # the model's objects refer to each other
+
+
 def _not_loaded(*args: Any, **kwargs: Any) -> Any:
     raise LayoutBackendError("the pymupdf layout model is not loaded yet")
 
@@ -190,9 +200,28 @@ class PyMuPDFLayoutBackend:
             _import_pymupdf_layout()
         except ImportError as exc:
             raise LayoutBackendError(NEEDS_MODEL) from exc
+        # The model itself (~60 MB, ~0.5 s) is built by the first page to lay out (`_model_built`): the layout
+        # stage checks the backend in one worker up front, and most runs' documents need few model pages or none.
+
+    @staticmethod
+    def _model_built() -> None:
         if not getattr(pymupdf._get_layout, "accessbench_tuned", False):
             _map_large_blocks()  # a process that holds the model: the layout stage's workers, stopped after it
             pymupdf._get_layout = tuned_layout_function()
+
+    @contextmanager
+    def for_document(self) -> Iterator[None]:
+        """One document's pages (`extractors.layout.detect_layout`): in a pool of workers, the model is held
+        by one of them at a time, built for the document's first page and dropped after its last (~60 MB a
+        worker otherwise, each worker that got a page keeping its own; building it again costs ~0.5 s, and
+        most documents need the model on no page)."""
+        with exclusive.exclusive():
+            try:
+                yield
+            finally:
+                if exclusive.shared():
+                    with _LOCK:
+                        _drop_model()
 
     def detect(self, page: pymupdf.Page) -> list[Region]:
         # On a rotated page the model returns boxes in no consistent space (one page-sized
@@ -201,6 +230,7 @@ class PyMuPDFLayoutBackend:
         if page.rotation:
             page.remove_rotation()
         with _LOCK:
+            self._model_built()
             # filter_img_bboxes adds embedded images the network missed as pictures;
             # expand_by_vectors grows regions over the vector drawings they belong to (charts).
             page.get_layout(filter_img_bboxes=True, expand_by_vectors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import time
 from pathlib import Path
 
 import numpy as np
@@ -255,7 +256,8 @@ def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_an
 def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_find(table_and_figure_pdf: Path) -> None:
     from pymupdf.layout import DocumentLayoutAnalyzer
 
-    get_backend("pymupdf")
+    with pymupdf.open(table_and_figure_pdf) as doc:
+        get_backend("pymupdf").detect(doc[0])  # the first page to lay out builds the model
     assert getattr(pymupdf._get_layout, "accessbench_tuned", False)
     options = pymupdf_backend._make_session(str(Path(pymupdf.__file__).parent / "layout" / "resources" / "onnx"
                                                  / "feature_imf1.onnx")).get_session_options()
@@ -286,6 +288,25 @@ def test_the_model_keeps_nothing_of_a_page_and_runs_its_networks_one_worker_at_a
     assert all(getattr(extractor, name, None) is None for name in pymupdf_backend.PAGE_OUTPUTS)
 
 
+def test_in_a_pool_the_model_is_held_for_one_document_at_a_time(table_and_figure_pdf: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker of a pool (a shared lock, `common.exclusive`) builds the model for a document's pages and drops
+    it after them; the regions are those of a process that keeps it."""
+    import threading
+
+    from common import exclusive
+
+    kept = detect_layout(table_and_figure_pdf, doc_id="d")
+    assert getattr(pymupdf._get_layout, "accessbench_tuned", False)  # no pool: kept
+    monkeypatch.setattr(exclusive, "_lock", threading.Lock())
+    monkeypatch.setattr(exclusive, "WAIT_S", 5.0)  # a block inside another must not wait for the lock
+    started = time.monotonic()
+    assert detect_layout(table_and_figure_pdf, doc_id="d") == kept
+    assert time.monotonic() - started < 60 and not exclusive._warned
+    assert not getattr(pymupdf._get_layout, "accessbench_tuned", False)
+    assert detect_layout(table_and_figure_pdf, doc_id="d") == kept  # built again for the next document
+
+
 def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_figure_pdf: Path) -> None:
     """pymupdf imports its layout model at import; extractors defers it to the layout backend."""
     import subprocess
@@ -299,8 +320,10 @@ def test_the_layout_model_loads_only_in_processes_that_lay_out_pages(table_and_f
         "    doc[0].find_tables()\n"
         "assert out.getvalue() == '', out.getvalue()  # no 'consider pymupdf_layout' hint\n"
         "from extractors.layout import get_backend\n"
+        "backend = get_backend('pymupdf')  # checked (as the stage does up front), no model built\n"
+        "assert not getattr(pymupdf._get_layout, 'accessbench_tuned', False)\n"
         "with pymupdf.open(sys.argv[1]) as doc:\n"
-        "    kinds = {r.kind for r in get_backend('pymupdf').detect(doc[0])}\n"
+        "    kinds = {r.kind for r in backend.detect(doc[0])}  # the first page to lay out builds it\n"
         "assert {'table', 'figure'} <= kinds, kinds\n"
         "assert getattr(pymupdf._get_layout, 'accessbench_tuned', False)\n"
         "print('ok')\n"
