@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pikepdf
 import pytest
 import typst
 
@@ -14,6 +13,7 @@ from extractors.layout import layout_file
 from tasks.engine.context import RunConfig
 from tests.extractors.test_layout import PAGE_SOURCE, _chart_png, _retag
 from tests.judges.twins import judge_file
+from tests.tasks.test_honest_screening import _strip_tags
 
 FIGURE_ONLY = """#set page(width: 400pt, height: 560pt, margin: 40pt)
 #set text(size: 10pt)
@@ -34,15 +34,6 @@ def _compile(root: Path, source: str, name: str) -> Path:
     return path
 
 
-def _untagged(src: Path, dst: Path) -> Path:
-    with pikepdf.open(src) as pdf:
-        for key in ("/StructTreeRoot", "/MarkInfo"):
-            if key in pdf.Root:
-                del pdf.Root[key]
-        pdf.save(dst)
-    return dst
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("scope")
@@ -52,7 +43,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {
         "figure as Div": _retag(figure, root / "figure-as-div.pdf", "Figure"),
         "table as Div": table_as_div,
-        "untagged": _untagged(table_as_div, root / "untagged.pdf"),
+        "untagged": _strip_tags(table_as_div, root / "untagged.pdf"),
         "tagged": table_and_figure,
     }
 
