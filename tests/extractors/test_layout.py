@@ -288,6 +288,7 @@ def test_the_model_keeps_nothing_of_a_page_and_runs_its_networks_one_worker_at_a
     assert all(getattr(extractor, name, None) is None for name in pymupdf_backend.PAGE_OUTPUTS)
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_in_a_pool_the_model_is_held_for_one_document_at_a_time(table_and_figure_pdf: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker of a pool (a shared lock, `common.exclusive`) builds the model for a document's pages and drops

@@ -86,6 +86,7 @@ def test_only_model_judges_see_every_region_and_the_scope_is_a_stage_key(tmp_pat
     assert "layout_scope" in LAYOUT.config_keys  # a rules run's regions are not reused by an LLM run
 
 
+@pytest.mark.heavy  # seconds of CPU: make test runs it, make test-fast leaves it out
 def test_the_rules_judge_labels_the_same_with_fewer_pages_laid_out(files: dict[str, Path], tmp_path: Path) -> None:
     criteria = ["table_structure", "alt_text_quality", "color_contrast"]
     for name, path in files.items():
