@@ -105,9 +105,8 @@ def layout_file(
     ``all_pages`` runs the model on every page; ``drawn_tables_only`` only on the planned pages where a
     line-drawn table is found (a run whose judges read no other region: see the plan), and none when the
     file has no structure tree and is the ``whole_document`` (a document of several files is tagged when
-    any of them is). Raises as
-    :func:`detect_layout`. The model is loaded only when a page needs it (a process that lays out text-only
-    files never holds it).
+    any of them is). Raises as :func:`detect_layout`. The model is loaded only when a page needs it (a
+    process that lays out text-only files never holds it).
     """
     check_backend(backend, weights)
     with PdfSource(pdf) as source:
