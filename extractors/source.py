@@ -155,6 +155,10 @@ class PdfSource:
         """
         return self._cached(number, "drawing_log", lambda: self._drawing_log(number))
 
+    def page_memo(self, number: int, key: Any, make: Callable[[], T]) -> T:
+        """A value of page ``number`` computed once while the page stays cached (``make()`` on first use)."""
+        return self._cached(number, ("memo", key), make)
+
     def scale(self, number: int, dpi: float, clip: pymupdf.Rect | None = None) -> float:
         """The zoom for rendering page ``number`` (or ``clip``) at ``dpi``, lowered so the
         rendering stays within ``max_pixels``. Callers use it for coordinates as well."""
@@ -234,13 +238,48 @@ def capped_zoom(area: pymupdf.Rect, dpi: float, max_pixels: int = DEFAULT_MAX_PI
 
 
 @contextmanager
-def pdf_source(pdf: str | Path | PdfSource, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Iterator[PdfSource]:
-    """``pdf`` itself when it is a source (left open), else a new source closed on exit."""
+def pdf_source(pdf: str | Path | PdfSource, *, max_pixels: int | None = None) -> Iterator[PdfSource]:
+    """``pdf`` itself when it is a source (left open); else, within :func:`shared_sources`, the source that
+    block holds for the file (left open); else a new source closed on exit.
+
+    ``max_pixels`` (default ``DEFAULT_MAX_PIXELS``) bounds renderings: a shared source with another
+    limit is not used for a caller that names one (a caller that renders nothing names none).
+    """
     if isinstance(pdf, PdfSource):
         yield pdf
         return
-    with PdfSource(pdf, max_pixels=max_pixels) as source:
+    shared = _shared.get(Path(pdf)) if _shared is not None else None
+    if shared is not None and (max_pixels is None or shared.max_pixels == max(1, max_pixels)):
+        yield shared
+        return
+    source = PdfSource(pdf, max_pixels=DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels)
+    if _shared is not None and Path(pdf) not in _shared:
+        _shared[Path(pdf)] = source  # held by the block, closed when it ends
         yield source
+        return
+    with source:
+        yield source
+
+
+# The sources `shared_sources` holds, by path (None outside the block).
+_shared: dict[Path, PdfSource] | None = None
+
+
+@contextmanager
+def shared_sources() -> Iterator[None]:
+    """Within the block, every :func:`pdf_source` of one file path is one :class:`PdfSource`, closed when the
+    block ends: the stages that read a document one after another in one process (`tasks.engine.chain`) parse
+    it once and interpret each page once, as the extractors of one stage do. Not nested; one thread."""
+    global _shared
+    if _shared is not None:
+        raise RuntimeError("shared_sources blocks do not nest")
+    _shared = {}
+    try:
+        yield
+    finally:
+        held, _shared = _shared, None
+        for source in held.values():
+            source.close()
 
 
 def save_png(pixmap: pymupdf.Pixmap, path: Path) -> None:

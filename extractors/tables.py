@@ -520,8 +520,11 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
 
 
 def drawn_tables(source: PdfSource, number: int) -> list[Any]:
-    """The tables PyMuPDF's line-based search finds on page ``number`` (0-based), covered by tags or not."""
-    return list(source.page(number).find_tables(**_LINE_BASED).tables)
+    """The tables PyMuPDF's line-based search finds on page ``number`` (0-based), covered by tags or not;
+    searched once per page of a source (the layout plan and the table extractor both ask). Shared: do not
+    modify them."""
+    return source.page_memo(number, "drawn_tables",
+                            lambda: list(source.page(number).find_tables(**_LINE_BASED).tables))
 
 
 # Line-based only. With pymupdf-layout active in the process (after the layout stage in an in-process

@@ -375,6 +375,28 @@ class Staging:
         self._parts[name] = tables
         self._read.pop(name, None)
 
+    def adopt(self, key: str, part: Path) -> None:
+        """Take a part file written elsewhere for `key` (`_encode_part`, on this file system) as the key's done
+        part, moving it into place: `tasks.engine.chain` computed it ahead of the stage."""
+        name = _key_file(key)
+        os.replace(part, self._folder("_done") / name)
+        if name in self._retry_cache:
+            (self._folder(RETRY) / name).unlink(missing_ok=True)
+            self._retry_cache.discard(name)
+        self._done_cache.add(name)
+        self._parts.pop(name, None)
+        self._read.pop(name, None)
+
+    def tables(self, key: str) -> dict[str, pa.Table]:
+        """The tables of `key`'s done part (empty when it has none)."""
+        name = _key_file(key)
+        if name in self._parts:
+            return dict(self._parts[name])
+        found = self._from_disk(name)
+        if found is None:
+            return {}
+        return {table: part for table in found.tables if (part := found.table(table)) is not None}
+
     def _folder(self, name: str) -> Path:
         """The root's subfolder `name`, checked to lie inside the home and created, once per attempt."""
         folder = self._folders.get(name)

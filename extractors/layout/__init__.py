@@ -27,7 +27,7 @@ from extractors.layout.base import (
     register_backend,
 )
 from extractors.layout.plan import RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
-from extractors.source import PdfSource
+from extractors.source import pdf_source
 from extractors.structure.records import extract_struct_elements
 from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
@@ -109,7 +109,7 @@ def layout_file(
     process that lays out text-only files never holds it).
     """
     check_backend(backend, weights)
-    with PdfSource(pdf) as source:
+    with pdf_source(pdf) as source:
         if all_pages:
             plans = every_page(source)
         else:

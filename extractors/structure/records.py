@@ -46,13 +46,20 @@ def extract_struct_elements(pdf: str | Path | PdfSource, *, doc_id: str, page_of
     Raises ExtractionError for unreadable input.
     """
     with pdf_source(pdf) as source, reading(source, "tag tree"):
-        tree = source_struct_tree(source)
-        if not tree.nodes:
-            return []
-        # A private PyMuPDF copy: _collect_content edits it in memory, other extractors must not see that.
-        with open_pdf(source.path) as doc:
-            content = collect_content(doc, source.qpdf, tree.nodes)
-        return _records(tree, content, source_annotation_index(source), doc_id, page_offset)
+        # Once per source and page offset (the layout plan and the extract stage both read it in one pass over a
+        # document: `tasks.engine.chain`); each caller gets its own records, under its own document id.
+        records = source.memo(("struct_elements", page_offset), lambda: _source_records(source, page_offset))
+        return [{**record, "doc_id": doc_id} for record in records]
+
+
+def _source_records(source: PdfSource, page_offset: int) -> list[dict]:
+    tree = source_struct_tree(source)
+    if not tree.nodes:
+        return []
+    # A private PyMuPDF copy: _collect_content edits it in memory, other extractors must not see that.
+    with open_pdf(source.path) as doc:
+        content = collect_content(doc, source.qpdf, tree.nodes)
+    return _records(tree, content, source_annotation_index(source), "", page_offset)
 
 
 def _records(tree: StructTree, content: dict[int, Content], annot_index: dict[ObjGen, tuple[int, int]],

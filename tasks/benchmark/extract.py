@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from common import geometry
 from common.progress import in_shares
@@ -28,7 +31,16 @@ from extractors.structure.records import (
 from extractors.structure.summary import struct_summary
 from extractors.tables import extract_tables, render_table_crops
 from judges.conformance import conformance_rows
-from tasks.engine.common import add_run_id, content_key, document_files, error_row, good_documents
+from tasks.benchmark.render import pages_of
+from tasks.engine.chain import Link
+from tasks.engine.common import (
+    add_run_id,
+    content_key,
+    corpus_documents,
+    document_files,
+    error_row,
+    good_documents,
+)
 from tasks.engine.context import RunConfig
 from tasks.engine.failures import PartialFailure
 from tasks.engine.options import stage_keys
@@ -179,7 +191,7 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
     crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi" if crops_root else None
     for index, path in enumerate(document_files(doc, verify=True)):
         try:
-            with PdfSource(path, max_pixels=max_pixels) as source:
+            with pdf_source(path, max_pixels=max_pixels) as source:
                 summary = struct_summary(source)
                 out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
                 if summary.get("error"):  # already "kind: what happened; what to do" — kept as it is
@@ -206,19 +218,35 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
     return {**{table: add_run_id(run_id, rows) for table, rows in out.items()}, "errors": errors}
 
 
+def extract_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
+    crops = str(cfg.home / "artifacts" / "extract" / "crops") if cfg.model_evidence else None  # for model judges
+    return partial(extract_document, cfg.run_id, crops, cfg.crop_dpi, int(cfg.max_page_megapixels * 1e6),
+                   cfg.tag_tree_backend, (cfg.max_file_mb, cfg.max_stream_mb))
+
+
+def extract_item_of(doc: dict[str, Any], regions: list[dict[str, Any]]) -> dict[str, Any]:
+    """One document's work item: the document and its layout regions (rows of `layout_regions`)."""
+    return {"doc": doc, "doc_id": doc["doc_id"], "sha": content_key(doc), "regions": regions}
+
+
+def extract_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
+                 ) -> dict[str, Any] | None:
+    """The item from the layout regions the chain found (`tasks.engine.chain`): none without the layout stage
+    in the chain (its regions come from its stored table), none where the document was not laid out."""
+    if "layout" not in chained:
+        return None
+    laid_out = results.get("layout")
+    regions = laid_out.get("layout_regions") if laid_out is not None else None
+    return extract_item_of(doc, regions.to_pylist() if regions is not None else [])
+
+
 def extract_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
     regions: dict[str, list[dict[str, Any]]] = {}
     for row in io.read("layout", "layout_regions"):
         regions.setdefault(row["doc_id"], []).append(row)
-    items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha": content_key(d),
-                            "regions": regions.get(d["doc_id"], [])}) for d in good_documents(io)]
-    crops = str(cfg.home / "artifacts" / "extract" / "crops") if cfg.model_evidence else None  # for model judges
-    work = partial(extract_document, cfg.run_id, crops, cfg.crop_dpi,
-                   int(cfg.max_page_megapixels * 1e6), cfg.tag_tree_backend, (cfg.max_file_mb, cfg.max_stream_mb))
-    from tasks.benchmark.render import pages_of
-
-    return io.per_key(items, work, "extract evidence", isolated=True, same=lambda item: item["sha"],
+    items = [(d["doc_id"], extract_item_of(d, regions.get(d["doc_id"], []))) for d in good_documents(io)]
+    return io.per_key(items, extract_work(cfg), "extract evidence", isolated=True, same=lambda item: item["sha"],
                       weight=lambda item: pages_of(item["doc"]), unit="pages")
 
 
@@ -242,4 +270,5 @@ EXTRACT = Stage(
     code=("extractors", "common"),
     validate=check_extract,
     per_document=True,
+    link=Link(work=extract_work, item=extract_item, documents=corpus_documents, same=content_key, weight=pages_of),
 )

@@ -7,12 +7,17 @@ records for every page whether it ran and why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
+import pyarrow as pa
+
 from extractors.layout import check_backend, get_backend, layout_file
 from judges.criteria import SPECS
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.benchmark.render import pages_of
+from tasks.engine.chain import Link
+from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.isolation import in_a_worker
 from tasks.engine.options import stage_keys
@@ -47,15 +52,22 @@ def load_backend(name: str, weights: str | None) -> None:
     get_backend(name, weights)
 
 
+def layout_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
+    return partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights, cfg.layout_scope)
+
+
+def layout_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
+                ) -> dict[str, Any] | None:
+    """The document, if its criterion reads layout regions (`tasks.engine.chain`)."""
+    return doc if doc["criterion"] in LAYOUT_CRITERIA else None
+
+
 def layout_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    docs = [d for d in good_documents(io) if d["criterion"] in LAYOUT_CRITERIA]
+    docs = [d for d in good_documents(io) if layout_item(d, {}, frozenset()) is not None]
     if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
         in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
-    work = partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights, cfg.layout_scope)
-    from tasks.benchmark.render import pages_of
-
-    return io.per_key([(d["doc_id"], d) for d in docs], work, f"layout ({cfg.layout_backend})",
+    return io.per_key([(d["doc_id"], d) for d in docs], layout_work(cfg), f"layout ({cfg.layout_backend})",
                       isolated=True, same=content_key, weight=pages_of, unit="pages")
 
 
@@ -77,4 +89,5 @@ LAYOUT = Stage(
     validate=check_layout,
     per_document=True,
     releases_workers=True,  # the model stays with them otherwise, through extract and transcript
+    link=Link(work=layout_work, item=layout_item, documents=corpus_documents, same=content_key, weight=pages_of),
 )

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from extractors.pages import render_pages
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.engine.chain import Link
+from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
+from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
 from warehouse.tables import PAGES
@@ -28,10 +33,19 @@ def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc
     return {"pages": add_run_id(run_id, rows), "errors": []}
 
 
-def render_body(io: StageIO) -> dict[str, Any]:
-    cfg = io.cfg
-    work = partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi,
+def render_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
+    return partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi,
                    int(cfg.max_page_megapixels * 1e6))
+
+
+def render_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
+                ) -> dict[str, Any]:
+    """The document itself (`tasks.engine.chain`)."""
+    return doc
+
+
+def render_body(io: StageIO) -> dict[str, Any]:
+    work = render_work(io.cfg)
     docs = good_documents(io)
     return io.per_key([(d["doc_id"], d) for d in docs], work, "render", isolated=True, same=content_key,
                       weight=pages_of, unit="pages")
@@ -50,4 +64,5 @@ RENDER = Stage(
     body=render_body,
     code=("extractors", "common"),
     per_document=True,
+    link=Link(work=render_work, item=render_item, documents=corpus_documents, same=content_key, weight=pages_of),
 )

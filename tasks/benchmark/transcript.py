@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,9 @@ from typing import Any
 import pyarrow as pa
 
 from extractors.transcript import TranscriptError, get_transcriber
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.benchmark.render import pages_of
+from tasks.engine.chain import Link
+from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
@@ -68,21 +71,39 @@ def _from_audio(doc: dict[str, Any], files: list[Path]) -> list[dict[str, Any]]:
     return get_transcriber("aws-transcribe")(audio, doc_id=doc["doc_id"], bucket=bucket)
 
 
+def transcript_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
+    return partial(transcribe_document, cfg.run_id, cfg.transcript_backend)
+
+
+def transcript_item_of(doc: dict[str, Any], elements: pa.Table | None, links: pa.Table | None) -> dict[str, Any]:
+    """One document's work item: the document and its rows of the extract stage's tag tree and links."""
+    return {"doc": doc, "doc_id": doc["doc_id"], "sha256": content_key(doc),
+            "elements": elements if elements is not None else STRUCT_ELEMENTS_SCHEMA.empty_table(),
+            "links": links if links is not None else LINKS_SCHEMA.empty_table()}
+
+
+def transcript_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
+                    ) -> dict[str, Any] | None:
+    """The item from the rows the chain extracted (`tasks.engine.chain`): none without them, none for a document
+    the extract stage recorded an error for (the stage leaves those out)."""
+    extracted = results.get("extract")
+    if extracted is None:
+        return None
+    errors = extracted.get("errors")
+    if errors is not None and errors.num_rows:
+        return None
+    return transcript_item_of(doc, extracted.get("struct_elements"), extracted.get("links"))
+
+
 def transcript_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
     elements = _rows_by_document(io.read_table("extract", "struct_elements"))
     links = _rows_by_document(io.read_table("extract", "links"))
-    no_elements, no_links = STRUCT_ELEMENTS_SCHEMA.empty_table(), LINKS_SCHEMA.empty_table()
     failed = {e["doc_id"] for e in io.read("extract", "errors")}
-    items = [(d["doc_id"], {"doc": d, "doc_id": d["doc_id"], "sha256": content_key(d),
-                            "elements": elements.get(d["doc_id"], no_elements),
-                            "links": links.get(d["doc_id"], no_links)})
+    items = [(d["doc_id"], transcript_item_of(d, elements.get(d["doc_id"]), links.get(d["doc_id"])))
              for d in good_documents(io) if d["doc_id"] not in failed]
-    from tasks.benchmark.render import pages_of
-
-    return io.per_key(items, partial(transcribe_document, cfg.run_id, cfg.transcript_backend),
-                      "screen-reader transcript", isolated=True, same=lambda item: item["sha256"],
-                      weight=lambda item: pages_of(item["doc"]), unit="pages")
+    return io.per_key(items, transcript_work(cfg), "screen-reader transcript", isolated=True,
+                      same=lambda item: item["sha256"], weight=lambda item: pages_of(item["doc"]), unit="pages")
 
 
 def check_transcript(cfg: RunConfig) -> None:
@@ -102,4 +123,6 @@ TRANSCRIPT = Stage(
     code=("extractors", "common"),
     validate=check_transcript,
     per_document=True,
+    link=Link(work=transcript_work, item=transcript_item, documents=corpus_documents, same=content_key,
+              weight=pages_of),
 )

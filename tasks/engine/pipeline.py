@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tasks.engine import chain
 from tasks.engine.context import RunBase
 from tasks.engine.isolation import DEFAULT_WORKER_MEMORY_MB, shared_workers
 from tasks.engine.runner import ConfigError, Stage, StageFailed, execute
@@ -145,9 +146,15 @@ class Pipeline:
             last = max((i for i, (stage, _) in enumerate(plan) if stage.per_document), default=-1)
             with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload,
                                                                                         _memory_mb(cfg)) as pool:
+                chains = _chains(plan) if cfg.runner == "local" else {}
+                ends = {start + len(group) - 1: group for start, group in chains.items()}
                 for index, (stage, forced) in enumerate(plan):
+                    if index in chains:  # the stages that read the PDFs, one document at a time first
+                        chain.prefetch(cfg, chain.joined(cfg, chains[index]))
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
                            else execute(cfg, stage, force=forced, check=False))
+                    if index in ends:  # every stage of the chain ran: its parts are moot
+                        chain.clear(cfg, [s.name for s, _ in ends[index]])
                     results.append({"stage": stage.name, "status": str(row.status), "rows": row.row_count,
                                     "errors": row.error_count, "seconds": seconds(row)})
                     if index == last or stage.releases_workers:
@@ -158,6 +165,20 @@ class Pipeline:
         record_run(cfg, StageStatus.COMPLETED, finished=True)
         return results
 
+
+
+def _chains(plan: Sequence[tuple[Stage, bool]]) -> dict[int, list[tuple[Stage, bool]]]:
+    """Runs of two or more consecutive chained stages (`Stage.link`) in `plan`, by the index of their first."""
+    found: dict[int, list[tuple[Stage, bool]]] = {}
+    start: int | None = None
+    for index in range(len(plan) + 1):
+        if index < len(plan) and plan[index][0].link is not None:
+            start = index if start is None else start
+            continue
+        if start is not None and index - start >= 2:
+            found[start] = list(plan[start:index])
+        start = None
+    return found
 
 
 def _memory_mb(cfg: Any) -> float:

@@ -74,6 +74,9 @@ class Stage:
     per_document: bool = False
     # Its workers keep what no later stage reads (a model): the run's workers are restarted after it.
     releases_workers: bool = False
+    # A per-document stage that reads the document's PDF: run with the others, one document at a time,
+    # ahead of the stages (a `tasks.engine.chain.Link`).
+    link: Any = None
 
     def check(self, cfg: RunBase) -> None:
         """Refuse a config this stage cannot run with (ValueError with what to change), before any work.
@@ -152,6 +155,10 @@ class StageIO:
         for key, item in todo:
             groups.setdefault(same(item) if same else key, []).append((key, item))
         members = list(groups.values())
+        chained = self.stage.link.adopter(self.cfg, self.stage) if isolated and self.stage.link is not None else None
+        if chained is not None:  # computed ahead, one document at a time, from equal items (`tasks.engine.chain`)
+            members = [group for group in members if not chained.adopt(self.staging, group, _relabelled)]
+            todo = [unit for group in members for unit in group]
         workers = self.cfg.workers if isolated else 1
         timeout = self.cfg.doc_timeout_s if isolated else None  # per-document stages: the benchmark's
         # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
@@ -213,6 +220,10 @@ class Shaped:
                                          pa.array([doc_id] * table.num_rows, table.schema.field(column).type))
             relabelled[name] = table
         return relabelled
+
+
+def _relabelled(tables: Mapping[str, pa.Table], doc_id: str | None) -> Mapping[str, pa.Table]:
+    return Shaped(dict(tables), True, None).for_document(doc_id)
 
 
 def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping[str, pa.Schema],
@@ -398,6 +409,28 @@ def execute(cfg: RunBase, stage: Stage, *, force: bool = False, fanout: FanOut |
         raise StageFailed(str(exc)) from exc
     finally:
         release_memory()
+
+
+def will_compute(cfg: RunBase, stage: Stage, force: bool = False) -> bool | None:
+    """Whether `execute` would compute `stage` now rather than skip it or reuse another run's outputs;
+    None while an upstream stage has not completed (its outputs, part of the stage's inputs, are unknown)."""
+    store = cfg.store
+    for name in stage.upstream:
+        state = store.get_stage_run(cfg.run_id, name)
+        if state is None or not StageStatus(state.status).done:
+            return None
+    if force:
+        return True
+    digest = input_hash(cfg, stage)
+    previous = store.get_stage_run(cfg.run_id, stage.name)
+    if (previous is not None and StageStatus(previous.status).done and previous.input_hash == digest
+            and store.has_outputs(stage.name, cfg.run_id) and not store.retries_pending(stage.name, cfg.run_id)):
+        return False
+    if stage.reusable and not (stage.fresh is not None and stage.fresh(cfg)):
+        donor = store.completed_with_hash(stage.name, digest)
+        if donor is not None and donor.run_id != cfg.run_id:
+            return False
+    return True
 
 
 def release_memory() -> None:
