@@ -46,8 +46,30 @@ _channel: Connection | None = None  # in the runner's process: the pipe's write 
 def page_done(n: int = 1) -> None:
     """`n` more pages of the unit of work in progress are done (nothing outside a counted unit)."""
     unit = _unit.get()
-    if unit is not None and n > 0:
-        _send(unit, n, ended=False)
+    if unit is None or n <= 0:
+        return
+    parts = _parts.get()
+    if parts is not None:  # each page is reported once per pass: every `passes`-th report counts
+        passes, seen = parts
+        parts[1] = seen + n
+        n = (seen + n) // passes - seen // passes
+        if n <= 0:
+            return
+    _send(unit, n, ended=False)
+
+
+_parts: ContextVar[list[int] | None] = ContextVar("accessbench_page_parts", default=None)  # [passes, reported]
+
+
+@contextmanager
+def in_parts(passes: int) -> Iterator[None]:
+    """Within the block, work passes over each page `passes` times (several stages one after another): every
+    `passes` pages reported count as one."""
+    previous = _parts.set([max(1, passes), 0])
+    try:
+        yield
+    finally:
+        _parts.reset(previous)
 
 
 @dataclass

@@ -36,7 +36,6 @@ from tasks.engine.chain import Link
 from tasks.engine.common import (
     add_run_id,
     content_key,
-    corpus_documents,
     document_files,
     error_row,
     good_documents,
@@ -270,5 +269,5 @@ EXTRACT = Stage(
     code=("extractors", "common"),
     validate=check_extract,
     per_document=True,
-    link=Link(work=extract_work, item=extract_item, documents=corpus_documents, same=content_key, weight=pages_of),
+    link=Link(work=extract_work, item=extract_item),
 )

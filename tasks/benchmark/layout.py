@@ -17,7 +17,7 @@ from extractors.layout import check_backend, get_backend, layout_file
 from judges.criteria import SPECS
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.isolation import in_a_worker
 from tasks.engine.options import stage_keys
@@ -89,5 +89,5 @@ LAYOUT = Stage(
     validate=check_layout,
     per_document=True,
     releases_workers=True,  # the model stays with them otherwise, through extract and transcript
-    link=Link(work=layout_work, item=layout_item, documents=corpus_documents, same=content_key, weight=pages_of),
+    link=Link(work=layout_work, item=layout_item),
 )

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from extractors.pages import render_pages
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
@@ -64,5 +64,5 @@ RENDER = Stage(
     body=render_body,
     code=("extractors", "common"),
     per_document=True,
-    link=Link(work=render_work, item=render_item, documents=corpus_documents, same=content_key, weight=pages_of),
+    link=Link(work=render_work, item=render_item),
 )

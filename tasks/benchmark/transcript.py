@@ -14,7 +14,7 @@ import pyarrow as pa
 from extractors.transcript import TranscriptError, get_transcriber
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, corpus_documents, document_files, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
@@ -123,6 +123,5 @@ TRANSCRIPT = Stage(
     code=("extractors", "common"),
     validate=check_transcript,
     per_document=True,
-    link=Link(work=transcript_work, item=transcript_item, documents=corpus_documents, same=content_key,
-              weight=pages_of),
+    link=Link(work=transcript_work, item=transcript_item),
 )

@@ -1,24 +1,24 @@
-"""One pass per document over the stages that read its PDF, ahead of those stages (the "chain").
+"""One pass per document over the stages that read its PDF (the "chain").
 
 The per-document stages run one after another over every document: render reads all of them, then
 layout reads them again, then extract, then transcript. Each stage opened the file, parsed it and
-interpreted its pages once more (display lists, text pages, the tag tree, the drawn-table search),
-about a third of a screening run's work.
+interpreted its pages once more (display lists, text pages, the tag tree, the drawn-table search).
 
-When a run is about to compute two or more consecutive chained stages (a `Stage` with a `link`),
-`prefetch` first runs them for one document after another in the worker pool: one worker runs every
-chained stage of a document in turn, each stage's work given the item its own stage body would give it
-(`Link.item`, built from the earlier stages' results for that document), all of them reading one
-:class:`extractors.source.PdfSource` per file (`extractors.source.shared_sources`). Each stage's result
-is kept as a part in the stage's chain folder, named after the document and a digest of the item the
-work was given.
+When a run is about to compute two or more consecutive chained stages (a `Stage` with a `link`; `begin`,
+called by the pipeline with the stages that will compute, `joined`), the first of them reads each document
+for all of them: its `StageIO.per_key` hands a worker a document (with its byte-identical copies) and the
+worker runs every chained stage's work on it in turn (`chain_group`), each given the item its own stage body
+would give it (`Link.item`, built from the earlier stages' results for that document), all reading one
+:class:`extractors.source.PdfSource` per file (`extractors.source.shared_sources`). The first stage's result
+is its staged part, as always; each later stage's is kept in that stage's chain folder, named after the
+document and a digest of the item its work was given, written before the first stage's part.
 
-The stages then run as always (`tasks.engine.runner.execute`): when `StageIO.per_key` is about to
-compute a document, it first looks for a chain part computed from an item equal to its own (`adopt`),
-and takes it as the document's staged part instead. Whatever the chain did not compute (a document that
-timed out or crashed its worker, an item that differs, a part whose code or config changed since) the
-stage computes itself, so every table, error row, reuse and resume is what the stages alone would give.
-The chain is an order of work, not a different result.
+The later stages then run as always (`tasks.engine.runner.execute`): before `StageIO.per_key` computes a
+document it looks for a chain part computed from an item equal to its own, with the same code and config
+(`Adopter.adopt`), and stages that part instead. Whatever the chain did not compute (a document that
+timed out or crashed its worker, an item that differs) the stage computes itself, so every table, error
+row, reuse and resume is what the stages alone give: the chain changes the order of work, not a result.
+A killed run resumes with the first stage's staged parts and the chain parts it left.
 """
 
 from __future__ import annotations
@@ -59,13 +59,14 @@ class Link:
 
     work: Callable[[Any], Callable[[Any], Any]]  # the run's config → work(item)
     item: ItemOf  # a picklable top-level function
-    documents: Callable[[Any], list[dict[str, Any]]]  # the run's config → the documents the chain reads
-    same: Callable[[dict[str, Any]], str]  # identical documents (one is read, as the stages read one)
-    weight: Callable[[dict[str, Any]], int]  # a document's pages, for the progress bar
 
     def adopter(self, cfg: RunBase, stage: Stage) -> Adopter | None:
         """The stage's chain parts for this run, if the chain left usable ones (`StageIO.per_key`)."""
         return adopter(cfg, stage)
+
+    def head(self, cfg: RunBase, stage: Stage) -> Head | None:
+        """The chain this stage runs ahead of the later ones, if it is the first of one (`StageIO.per_key`)."""
+        return head(cfg, stage)
 
 
 def item_digest(item: Any) -> str:
@@ -106,25 +107,41 @@ def clear(cfg: RunBase, stages: Sequence[str]) -> None:
 
 # -- in a worker ---------------------------------------------------------------------------------------
 
-def chain_document(run_id: str, links: tuple[tuple[str, Callable[[Any], Any], ItemOf, Mapping[str, pa.Schema]], ...],
-                   group: list[dict[str, Any]]) -> dict[str, tuple[str, str, Any]]:
-    """Every chained stage's result for one document (`group`: its identical copies, in the run's order), in
-    stage order, each as its stage computes it (`runner.shaped`): {stage: (key, item digest, Shaped)}.
+@dataclass
+class Chained:
+    """One document's results: its first stage's (`runner.Shaped`) and the later stages' parts,
+    {stage: (key, item digest, Shaped)}."""
 
-    As in `StageIO.per_key`, a stage computes the first copy it takes (its `Link.item` is not None) and
-    each copy it takes gets those rows under its own id; a later stage sees the rows its own stage body
-    would read for a copy. Stops at a stage whose rows break its schema (a bug the stage itself reports).
+    head: Any
+    others: dict[str, tuple[str, str, Any]]
+
+
+def chain_group(run_id: str, links: tuple[tuple[str, Callable[[Any], Any], ItemOf, Mapping[str, pa.Schema]], ...],
+                pages: str | None, group: list[tuple[str, Any]]) -> Chained:
+    """Every chained stage's result for one document (`group`: the first stage's (key, item) of it and of its
+    identical copies, in the run's order), in stage order, each as its stage computes it (`runner.shaped`).
+
+    As in `StageIO.per_key`, a later stage computes the first copy it takes (its `Link.item` is not None) and
+    each copy it takes gets those rows under its own id; it sees the rows its own stage body would read for a
+    copy. The pages the stages report count for the first stage's tally `pages`, each page once over all the
+    stages. A later stage whose rows break its schema ends the chain there (the stage itself then reports it).
     """
+    from common.progress import counting, in_parts
     from extractors.source import shared_sources
+    from tasks.engine.common import document_of
     from tasks.engine.failures import guarded
     from tasks.engine.runner import StageBug, shaped
 
+    (head_name, head_work, _, head_schemas), later = links[0], links[1:]
+    key, head_item = group[0]
+    docs = [document_of(item) for _, item in group]
     chained = frozenset(name for name, *_ in links)
-    computed: dict[str, tuple[Any, set[str]]] = {}  # stage → (its Shaped, the ids of the copies it took)
-    out: dict[str, tuple[str, str, Any]] = {}
-    with shared_sources():
-        for name, work, item_of, schemas in links:
-            taken = [(doc, item) for doc in group
+    others: dict[str, tuple[str, str, Any]] = {}
+    with shared_sources(), counting(pages, key) as counted, in_parts(len(links)):
+        head = shaped(partial(guarded, head_work), run_id, head_name, head_schemas, (key, head_item))
+        computed: dict[str, tuple[Any, set[str]]] = {head_name: (head, {d["doc_id"] for d in docs})}
+        for name, work, item_of, schemas in later:
+            taken = [(doc, item) for doc in docs
                      if (item := item_of(doc, _Upstream(computed, doc["doc_id"]), chained)) is not None]
             if not taken:
                 continue
@@ -134,8 +151,9 @@ def chain_document(run_id: str, links: tuple[tuple[str, Callable[[Any], Any], It
             except StageBug:
                 break
             computed[name] = (result, {d["doc_id"] for d, _ in taken})
-            out[name] = (doc["doc_id"], item_digest(item), result)
-    return out
+            others[name] = (doc["doc_id"], item_digest(item), result)
+    head.reported = counted.reported
+    return Chained(head, others)
 
 
 class _Upstream(Mapping[str, Mapping[str, pa.Table]]):
@@ -197,54 +215,71 @@ def joined(cfg: RunBase, group: Sequence[tuple[Stage, bool]]) -> list[Stage]:
     return chosen
 
 
-def prefetch(cfg: RunBase, stages: Sequence[Stage]) -> int:
-    """Run `stages` (chained, in order) one document at a time and keep each result as a chain part; returns
-    how many documents were read. Documents with a part of the first stage (a killed run's) are not read
-    again; parts of other code or config are dropped first."""
-    from tasks.engine.isolation import run_isolated
-    from tasks.engine.runner import Shaped, _progress
+_pending: dict[str, tuple[Stage, ...]] = {}  # run id → the stages its next chain runs (`begin`)
 
-    links = [(s, s.link) for s in stages if s.link is not None]
-    if len(links) < 2 or not ENABLED:
-        return 0
-    head = links[0][1]
-    folders = {}
-    for stage, _ in links:
-        folders[stage.name] = target = folder(cfg, stage.name)
+
+def begin(cfg: RunBase, stages: Sequence[Stage]) -> None:
+    """The first of `stages` (chained, in order) reads each document for all of them (`Head`); their folders for
+    the later stages' parts are made ready (parts a killed attempt left with the same code and config are kept)."""
+    stages = [s for s in stages if s.link is not None]
+    if len(stages) < 2 or not ENABLED:
+        return
+    for stage in stages[1:]:
+        target = folder(cfg, stage.name)
         mark = target / STAMP
         expected = stamp(cfg, stage)
         if target.exists() and not (mark.is_file() and mark.read_text() == expected):
             remove_tree(cfg.home, target)
         target.mkdir(parents=True, exist_ok=True)
         mark.write_text(expected)
-    have = {p.name.partition(".")[0] for p in folders[links[0][0].name].iterdir() if p.name != STAMP}
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for doc in head.documents(cfg):  # identical documents are read once, as the stages read them
-        groups.setdefault(head.same(doc), []).append(doc)
-    units = [group for group in groups.values() if not {_key_file(d["doc_id"]) for d in group} & have]
-    if not units:
-        return 0
-    plan = tuple((stage.name, link.work(cfg), link.item,
-                  {name: stage.schema(name) for name in [spec.name for spec in stage.tables] + ["errors"]})
-                 for stage, link in links)
-    limit = getattr(cfg, "doc_timeout_s", None)
-    names = ", ".join(stage.name for stage, _ in links)
-    log.info("%s: one pass per document over %d document(s)", names, len(units))
-    total = sum(max(0, head.weight(group[0])) for group in units)
-    with _progress(cfg.progress and len(units) > 1, f"read ({names})", total, 0, "pages") as advance:
-        work = partial(chain_document, cfg.run_id, plan)
-        for index, result in run_isolated(work, units, workers=cfg.workers,
-                                          timeout_s=limit * len(plan) if limit else None):
-            group = units[index]
-            if isinstance(result, dict):
-                for name, (key, digest, shaped) in result.items():
-                    if isinstance(shaped, Shaped) and shaped.done:
-                        _write_part(folders[name] / f"{_key_file(key)}.{digest}", _encode_part(key, shaped.tables))
-            else:  # a time limit, a lost worker: the stages read the document themselves
-                log.info("%s: reading %s in one pass failed (%s); its stages read it one by one",
-                         names, group[0]["doc_id"], type(result).__name__)
-            advance(max(0, head.weight(group[0])))
-    return len(units)
+    _pending[cfg.run_id] = tuple(stages)
+
+
+def end(cfg: RunBase, names: Sequence[str]) -> None:
+    """The chain's stages all ran: its parts are moot."""
+    forget(cfg)
+    clear(cfg, names)
+
+
+def forget(cfg: RunBase) -> None:
+    """No chain is pending for the run (it stopped): the parts kept so far stay for its resume."""
+    _pending.pop(cfg.run_id, None)
+
+
+class Head:
+    """The chain as its first stage's `StageIO.per_key` runs it: `work` for a group of identical documents in a
+    worker, `take` for its result here (the later stages' parts kept, the first stage's result returned)."""
+
+    def __init__(self, cfg: RunBase, stages: Sequence[Stage]) -> None:
+        self.run_id = cfg.run_id
+        self.links = tuple((s.name, s.link.work(cfg), s.link.item,
+                            {name: s.schema(name) for name in [spec.name for spec in s.tables] + ["errors"]})
+                           for s in stages)
+        self.folders = {s.name: folder(cfg, s.name) for s in stages[1:]}
+
+    @property
+    def stages(self) -> int:
+        return len(self.links)
+
+    def work(self, pages: str | None) -> Callable[[list[tuple[str, Any]]], Chained]:
+        return partial(chain_group, self.run_id, self.links, pages)
+
+    def take(self, result: Any) -> Any:
+        """Keep the later stages' parts of a document's result; return the first stage's (or what was raised)."""
+        if not isinstance(result, Chained):
+            return result  # a time limit, a lost worker: the later stages read the document themselves
+        for name, (key, digest, shaped) in result.others.items():
+            if shaped.done:
+                _write_part(self.folders[name] / f"{_key_file(key)}.{digest}", _encode_part(key, shaped.tables))
+        return result.head
+
+
+def head(cfg: RunBase, stage: Stage) -> Head | None:
+    """The chain `stage` runs for the stages after it (`begin`), if it is the first of one."""
+    stages = _pending.get(cfg.run_id)
+    if not stages or stages[0].name != stage.name:
+        return None
+    return Head(cfg, stages)
 
 
 class Adopter:

@@ -11,12 +11,12 @@ from tasks.engine.runner import StageIO
 
 def good_documents(io: StageIO) -> list[dict[str, Any]]:
     """Documents the corpus stage could read; the others already have error rows."""
-    return corpus_documents(io.cfg)
+    return [row for row in io.read("corpus", "documents") if not row.get("error")]
 
 
-def corpus_documents(cfg: Any) -> list[dict[str, Any]]:
-    """The run's documents the corpus stage could read (`good_documents`), from the run's config."""
-    return [row for row in cfg.store.read_rows("corpus", cfg.run_id, "documents") if not row.get("error")]
+def document_of(item: dict[str, Any]) -> dict[str, Any]:
+    """The document (a `documents` row) of a per-document stage's work item: the row itself, or its "doc"."""
+    return item.get("doc", item)
 
 
 

@@ -149,17 +149,18 @@ class Pipeline:
                 chains = _chains(plan) if cfg.runner == "local" else {}
                 ends = {start + len(group) - 1: group for start, group in chains.items()}
                 for index, (stage, forced) in enumerate(plan):
-                    if index in chains:  # the stages that read the PDFs, one document at a time first
-                        chain.prefetch(cfg, chain.joined(cfg, chains[index]))
+                    if index in chains:  # the stages that read the PDFs: the first reads each document for all
+                        chain.begin(cfg, chain.joined(cfg, chains[index]))
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
                            else execute(cfg, stage, force=forced, check=False))
                     if index in ends:  # every stage of the chain ran: its parts are moot
-                        chain.clear(cfg, [s.name for s, _ in ends[index]])
+                        chain.end(cfg, [s.name for s, _ in ends[index]])
                     results.append({"stage": stage.name, "status": str(row.status), "rows": row.row_count,
                                     "errors": row.error_count, "seconds": seconds(row)})
                     if index == last or stage.releases_workers:
                         pool.reset()
         except BaseException:
+            chain.forget(cfg)  # its parts stay for the resume
             record_run(cfg, StageStatus.FAILED, finished=True)
             raise
         record_run(cfg, StageStatus.COMPLETED, finished=True)

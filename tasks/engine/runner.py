@@ -167,35 +167,60 @@ class StageIO:
         size = weight or (lambda item: 1)
         total = sum(max(0, size(item)) for _, item in items)
         remaining = sum(max(0, size(item)) for _, item in todo)
+        run = self.fanout if isolated and self.fanout is not None else run_isolated
+        # The first of a chain reads each document for the later stages too (`tasks.engine.chain`).
+        head = (self.stage.link.head(self.cfg, self.stage)
+                if isolated and run is run_isolated and self.stage.link is not None and members else None)
+        if head is not None:
+            description = f"{description or self.stage.name} (+ {', '.join(name for name, *_ in head.links[1:])})"
         with _progress(self.cfg.progress and (len(todo) > 1 or (weight is not None and remaining > 1)),
                        description or self.stage.name, total, total - remaining, unit) as bar, \
                 _Recorded(self.staging, bar, total, total - remaining, unit) as advance:
-            run = self.fanout if isolated and self.fanout is not None else run_isolated
             # Pages done inside a document advance the bar (and the progress `accessbench runs` shows) as they
             # happen where the work reaches this process (here or its worker processes); on a cluster a
             # document counts when its result is in.
             tally = (PageTally({group[0][0]: max(0, size(group[0][1])) for group in members}, advance)
                      if weight is not None and run is run_isolated else None)
-            shape = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name, schemas,
-                            pages=tally.token if tally is not None else None)
+            token = tally.token if tally is not None else None
+            shape: Callable[[Any], Any] = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name,
+                                                  schemas, pages=token)
+            units: list[Any] = [group[0] for group in members]
+            passes = [(shape, units, list(range(len(members))), timeout)]
+            if head is not None:  # whole groups: a later stage may take another copy than this one's first
+                passes = [(head.work(token), members, passes[0][2], timeout * head.stages if timeout else None)]
             with tally or nullcontext():
-                for index, result in run(shape, [group[0] for group in members], workers=workers,
-                                         timeout_s=timeout):
-                    for key, item in members[index]:
-                        if isinstance(result, Shaped):
-                            tables, done = result.for_document(_doc_id(item)), result.done
-                        else:  # raised outside the work: a time limit, a lost worker
-                            rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
-                            tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
-                        self.staging.put(key, tables, done=done)
-                        if tally is None:
-                            advance(max(0, size(item)))
-                    if tally is not None:
-                        tally.finish(members[index][0][0], sum(max(0, size(item)) for _, item in members[index]),
-                                     reported=isinstance(result, Shaped) and result.reported)
+                while passes:
+                    work_of, units, indexes, limit = passes.pop(0)
+                    alone: list[int] = []
+                    for at, result in run(work_of, units, workers=workers, timeout_s=limit):
+                        index = indexes[at]
+                        if head is not None and work_of is not shape:
+                            result = head.take(result)
+                            if not isinstance(result, Shaped):  # the chain failed (a time limit, a lost worker):
+                                alone.append(index)  # this stage reads the document alone, as it would have
+                                continue
+                        self._record(members[index], result, size, advance, tally)
+                    if alone:
+                        passes.append((shape, [members[i][0] for i in alone], alone, timeout))
         keys = [key for key, _ in items]
         names = [spec.name for spec in self.stage.tables] + ["errors"]
         return {name: self.staging.collect(name, keys, self.stage.schema(name)) for name in names}
+
+    def _record(self, group: Sequence[tuple[str, Any]], result: Any, size: Callable[[Any], int],
+                advance: Callable[[int], None], tally: PageTally | None) -> None:
+        """Stage one computed group's result (or what was raised) under each of its keys."""
+        for key, item in group:
+            if isinstance(result, Shaped):
+                tables, done = result.for_document(_doc_id(item)), result.done
+            else:  # raised outside the work: a time limit, a lost worker
+                rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
+                tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
+            self.staging.put(key, tables, done=done)
+            if tally is None:
+                advance(max(0, size(item)))
+        if tally is not None:
+            tally.finish(group[0][0], sum(max(0, size(item)) for _, item in group),
+                         reported=isinstance(result, Shaped) and result.reported)
 
 
 @dataclass
