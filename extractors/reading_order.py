@@ -637,7 +637,7 @@ def _sequence_order(source: PdfSource, page: _Page, elements: dict[int, list[int
     if not elements:
         return {}
     try:
-        anchors = _mcid_anchors(source.qpdf.pages[page.number], page.height)
+        anchors, _ = _page_anchors(source, page)
     except Exception:  # noqa: BLE001 - an unparsable content stream: nothing measured, nothing claimed
         return {}
     columns: dict[int, set[int | None]] = defaultdict(set)
@@ -678,9 +678,8 @@ def _artifact_units(source: PdfSource, page: _Page) -> set[int] | None:
     loose = [u for u in page.units if u.elem is None]
     if not loose:
         return set()
-    points: list[tuple[float, float]] = []
     try:
-        _mcid_anchors(source.qpdf.pages[page.number], page.height, artifacts=points)
+        _, points = _page_anchors(source, page)
     except Exception:  # noqa: BLE001 - an unparsable content stream: nothing measured, nothing claimed
         return None
     return {u.index for u in loose if any(_holds(u.bbox, x, y) for x, y in points)}
@@ -707,6 +706,16 @@ def _column_at(x: float, columns: list[tuple[float, float]]) -> int | None:
         if c0 - 2 <= x <= c1 + 2:
             return i
     return None
+
+
+def _page_anchors(source: PdfSource, page: _Page) -> tuple[dict[int, _Anchor], list[tuple[float, float]]]:
+    """The page's MCID anchors and artifact text starts (`_mcid_anchors`), from one reading of its content
+    stream shared by both callers (collecting the artifacts changes no anchor). Shared: do not modify."""
+    def read() -> tuple[dict[int, _Anchor], list[tuple[float, float]]]:
+        points: list[tuple[float, float]] = []
+        return _mcid_anchors(source.qpdf.pages[page.number], page.height, artifacts=points), points
+
+    return source.page_memo(page.number, ("mcid_anchors", page.height), read)
 
 
 def _mcid_anchors(page: pikepdf.Page, height: float,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from common import geometry
 from common.thresholds import BODY_FLOOR_PT
@@ -25,6 +25,7 @@ EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     name: tuple((item.name, item.starred) for item in spec.evidence) for name, spec in SPEC.items()
 }
 
+T = TypeVar("T")
 TEXT_LIMIT = 80  # characters of element text a bundle carries: enough to recognise, cheap to send
 
 
@@ -49,6 +50,28 @@ class DocEvidence:
     conformance: list[dict[str, Any]] = field(default_factory=list)  # the PDF/UA-1 validator's rows (failures)
     extract_failed: bool = False
     transcript_failed: bool = False
+    # Values computed from the rows above once (`_page_rows`, `_once`): building a page's evidence read every
+    # row of the document again for each page (a document's bundles cost pages x rows). Rows are not changed
+    # once the evidence is built.
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+
+def _once(ev: DocEvidence, key: Any, make: Callable[[], T]) -> T:
+    """A value of the document's evidence, computed on first use."""
+    if key not in ev._memo:
+        ev._memo[key] = make()
+    return ev._memo[key]
+
+
+def _page_rows(ev: DocEvidence, table: str, page: int) -> list[dict[str, Any]]:
+    """The rows of `table` (a list field) on `page`, in their order (what `_on` gives, indexed once)."""
+    def index() -> dict[Any, list[dict[str, Any]]]:
+        by_page: dict[Any, list[dict[str, Any]]] = {}
+        for row in getattr(ev, table):
+            by_page.setdefault(row.get("page"), []).append(row)
+        return by_page
+
+    return _once(ev, ("page_rows", table), index).get(page, [])
 
 
 @dataclass
@@ -126,8 +149,8 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         return None
     tagged = any(s.get("tagged") for s in ev.doc_structure)
     elements = ev.struct_elements
-    page_spans = [s for s in ev.text_spans if s.get("page") == page]
-    by_id = {e["elem_id"]: e for e in elements}
+    page_spans = _page_rows(ev, "text_spans", page)
+    by_id = _once(ev, "elements_by_id", lambda: {e["elem_id"]: e for e in elements})
     keep: set[int] = set()
     for element in elements:
         if element.get("page") == page:
@@ -141,7 +164,7 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         if e.get("page") is not None and e["page"] < page and _heading_level(e["type"]) is not None
     ]
     compact = []
-    siblings = {(e.get("parent_id"), e.get("order")): e for e in elements}
+    siblings = _once(ev, "elements_by_order", lambda: {(e.get("parent_id"), e.get("order")): e for e in elements})
     for element in elements:
         if element["elem_id"] not in keep:
             continue
@@ -166,7 +189,7 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "root_types": [e["type"] for e in elements if e.get("parent_id") is None],
         "prior_heading_level": prior[-1] if prior else None,
         "type_counts": _type_counts(elements),
-        "body_size": body_size(ev.text_spans),
+        "body_size": _once(ev, "body_size", lambda: body_size(ev.text_spans)),
         "heading_styles": _heading_styles(ev),
         # Across pages: the document's title H1 (its first heading, with its size) and how many H1 come before
         # this page, so a title alone on page 1 and the first section H1 on page 2 can be compared.
@@ -186,7 +209,7 @@ def artifact_text(ev: DocEvidence, page: int) -> list[dict[str, Any]]:
     (its reading-order role: header, footer or body), its words and its size, so a rule can tell running
     headers, page numbers and leader dots from prose a reader never hears."""
     out = []
-    for unit in _on(ev.reading_order, page):
+    for unit in _page_rows(ev, "reading_order", page):
         text = " ".join(str(unit.get("text") or "").split())
         if unit.get("artifact") and text:
             out.append({"text": _short(text), "role": unit.get("role"), "words": len(text.split()),
@@ -277,7 +300,7 @@ def _find_title_h1(ev: DocEvidence) -> dict[str, Any] | None:
     first = next((e for e in ev.struct_elements if _heading_level(e["type"]) is not None or e["type"] == "H"), None)
     if first is None or first["type"] != "H1" or first.get("page") is None:
         return None
-    spans = [s for s in ev.text_spans if s.get("page") == first["page"]]
+    spans = _page_rows(ev, "text_spans", first["page"])
     size = text_style(first.get("bbox"), spans).get("size")
     return {"text": _short(first.get("text")), "page": first["page"], "size": size} if size else None
 
@@ -376,7 +399,7 @@ def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
 def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    spans = [s for s in _on(ev.text_spans, page) if not s.get("render_invisible")]
+    spans = [s for s in _page_rows(ev, "text_spans", page) if not s.get("render_invisible")]
     used = {s["font_name"] for s in spans}
     fonts = [{k: f.get(k) for k in ("font_name", "font_type", "embedded", "subset", "has_tounicode", "encoding",
                                     "char_count")} | {"sizes": sorted(set(f.get("sizes") or []))[:12]}
@@ -392,13 +415,14 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "fonts": fonts,
         "chars_by_size": sorted(sizes.items()),
         "chars_by_font": dict(sorted(by_font.items(), key=lambda kv: -kv[1])),
-        "body_size": body_size(ev.text_spans),
+        "body_size": _once(ev, "body_size", lambda: body_size(ev.text_spans)),
         "page_chars": total,
         "small_chars": sum(n for size, n in sizes.items() if size < BODY_FLOOR_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
         "blocks": _font_blocks(spans),
         # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).
-        "document_chars": sum(int(s.get("char_count") or 0) for s in ev.text_spans if not s.get("render_invisible")),
+        "document_chars": _once(ev, "visible_chars", lambda: sum(int(s.get("char_count") or 0) for s in ev.text_spans
+                                                                  if not s.get("render_invisible"))),
         **_glyph_checks(ev, page),
     }
 
@@ -472,7 +496,8 @@ def figure_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
     figures = [{"figure": f["figure_index"], "kind": f["kind"], "bbox": f.get("bbox"), "small": f.get("small"),
-                "caption": _short(f.get("caption")), "crop_path": f.get("crop_path")} for f in _on(ev.figures, page)]
+                "caption": _short(f.get("caption")), "crop_path": f.get("crop_path")}
+               for f in _page_rows(ev, "figures", page)]
     return {"figures": figures, "document_figures": sum(1 for f in ev.figures if not f.get("small"))}
 
 
@@ -492,7 +517,7 @@ def alt_texts(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     meaningful = [f for f in ev.figures if not f.get("small")]
     vocabulary: set[str] | None = None
     figures = []
-    for f in _on(ev.figures, page):
+    for f in _page_rows(ev, "figures", page):
         caption = " ".join((f.get("caption") or "").split())
         item: dict[str, Any] = {
             "figure": f["figure_index"], "alt": f.get("alt"), "actual_text": f.get("actual_text"),
@@ -539,7 +564,7 @@ def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
              | {"text": _short(r.get("text")), "chars": len(r.get("text") or ""), "type": types.get(r.get("elem_id"))}
              # The order of an element's own marked-content sequences (lines), where it was measured.
              | {k: r[k] for k in MCID_ORDER_KEYS if r.get(k) is not None}
-             for r in _on(ev.reading_order, page)]
+             for r in _page_rows(ev, "reading_order", page)]
     # Tab order of the page's annotations (PDF/UA-1 7.18.3): /Tabs and how many annotations there are.
     facts = next((p for p in ev.pages if p.get("page") == page), {})
     return {"units": units, "agreement": ev.order_agreement.get(page),
@@ -555,16 +580,17 @@ def transcript(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed or ev.transcript_failed:
         return None
     lines = [{"seq": t["seq"], "role": t["role"], "level": t.get("level"), "says": _short(t["announcement"])}
-             for t in _on(ev.transcripts, page)]
+             for t in _page_rows(ev, "transcripts", page)]
     return {"announcements": lines[:300], "truncated": len(lines) > 300}
 
 
 def table_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    regions = [r.get("bbox") for r in _on(ev.layout_regions, page) if r.get("kind") == "table"]
+    regions = [r.get("bbox") for r in _page_rows(ev, "layout_regions", page) if r.get("kind") == "table"]
     tables = [{"table": t["table_id"], "bbox": t.get("bbox"), "rows": t.get("rows"), "cols": t.get("cols"),
-               "caption": _short(t.get("caption")), "crop_path": t.get("crop_path")} for t in _on(ev.tables, page)]
+               "caption": _short(t.get("caption")), "crop_path": t.get("crop_path")}
+              for t in _page_rows(ev, "tables", page)]
     return {"tables": tables, "layout_table_regions": regions, "document_tables": len(ev.tables)}
 
 
@@ -572,8 +598,8 @@ def table_tags(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
     out = []
-    page_cells = [e for e in _on(ev.struct_elements, page) if e["type"] in ("TH", "TD") and e.get("bbox")]
-    for table in _on(ev.tables, page):
+    page_cells = [e for e in _page_rows(ev, "struct_elements", page) if e["type"] in ("TH", "TD") and e.get("bbox")]
+    for table in _page_rows(ev, "tables", page):
         cells = [c for c in ev.table_cells if c["table_id"] == table["table_id"]]
         keep = ("table_id", "rows", "cols", "header_rows", "header_cols", "th_count", "td_count", "has_scope",
                 "has_headers_attr", "spans", "tagged", "source", "issues")
@@ -597,7 +623,7 @@ CONTRAST_FIELDS = ("text", "size", "bold", "color", "background_color", "contras
 def color_values(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    spans = [s for s in _on(ev.text_spans, page) if s.get("contrast_ratio") is not None]
+    spans = [s for s in _page_rows(ev, "text_spans", page) if s.get("contrast_ratio") is not None]
     visible = [s for s in spans if not s.get("invisible")]
     chars = sum(int(s.get("char_count") or 0) for s in visible)
     failing = [s for s in visible if s.get("passes") is False]
@@ -613,9 +639,10 @@ def color_values(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         # Figures, for the non-text contrast of graphics (measured on the page image by a judge).
         "figures": [{"figure": f["figure_index"], "bbox": f.get("bbox"), "kind": f.get("kind"),
                      "small": f.get("small"), "is_artifact": f.get("is_artifact"), "caption": _short(f.get("caption"))}
-                    for f in _on(ev.figures, page)],
-        "document_visible_chars": sum(int(s.get("char_count") or 0) for s in ev.text_spans
-                                      if s.get("contrast_ratio") is not None and not s.get("invisible")),
+                    for f in _page_rows(ev, "figures", page)],
+        "document_visible_chars": _once(ev, "measured_chars", lambda: sum(
+            int(s.get("char_count") or 0) for s in ev.text_spans
+            if s.get("contrast_ratio") is not None and not s.get("invisible"))),
     }
 
 
