@@ -9,8 +9,9 @@ dates or producer: bundles are built from extracted records only.
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -120,19 +121,57 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     sizes: dict[float, int] = {}
     faces: dict[str, int] = {}
     bold = total = 0
-    for span in spans:
-        if span.get("bbox") and geometry.inside(span["bbox"], bbox, slack=1.0):
-            chars = int(span.get("char_count") or 0)
-            sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
-            face = font_family(span.get("font_name"))
-            faces[face] = faces.get(face, 0) + chars
-            total += chars
-            bold += chars if span.get("bold") else 0
+    for span in _span_index(spans).within(bbox, slack=1.0):
+        chars = int(span.get("char_count") or 0)
+        sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+        face = font_family(span.get("font_name"))
+        faces[face] = faces.get(face, 0) + chars
+        total += chars
+        bold += chars if span.get("bold") else 0
     if not total:
         return {}
     face = max(faces, key=lambda k: faces[k])
     style: dict[str, Any] = {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
     return style | ({"font": face} if face else {})
+
+
+class _SpanIndex:
+    """A page's spans by their top edge: `within` gives the spans inside a box (as `geometry.inside` tests them)
+    in their order without testing every span of the page (a page's elements times its spans, per page)."""
+
+    def __init__(self, spans: list[dict[str, Any]]) -> None:
+        self.spans = spans
+        upright, self.odd = [], []  # odd: a box whose top is not above its bottom (or NaN), always tested
+        for i, span in enumerate(spans):
+            box = span.get("bbox")
+            if box:
+                if box[1] <= box[3]:
+                    upright.append((box[1], i))
+                else:
+                    self.odd.append(i)
+        upright.sort()
+        self.tops = [top for top, _ in upright]
+        self.order = [i for _, i in upright]
+
+    def within(self, bbox: Sequence[float], slack: float) -> list[dict[str, Any]]:
+        # Inside means top >= bbox top - slack and top <= bottom <= bbox bottom + slack.
+        lo, hi = bisect.bisect_left(self.tops, bbox[1] - slack), bisect.bisect_right(self.tops, bbox[3] + slack)
+        found = sorted([*self.order[lo:hi], *self.odd])
+        return [self.spans[i] for i in found if geometry.inside(self.spans[i]["bbox"], bbox, slack=slack)]
+
+
+_INDEXES: dict[int, tuple[list[dict[str, Any]], _SpanIndex]] = {}  # by id of the spans list (kept alive here)
+
+
+def _span_index(spans: list[dict[str, Any]]) -> _SpanIndex:
+    held = _INDEXES.get(id(spans))
+    if held is not None and held[0] is spans:
+        return held[1]
+    if len(_INDEXES) >= 64:  # a document's pages at a time
+        _INDEXES.clear()
+    index = _SpanIndex(spans)
+    _INDEXES[id(spans)] = (spans, index)
+    return index
 
 
 def font_family(name: str | None) -> str:
