@@ -21,7 +21,8 @@ each ratio taken within one round (the same minutes of machine load) and then th
 
 ``--baseline SRC`` adds another AccessBench source tree (e.g. main's, ``git archive main | tar -x -C SRC``)
 as a fourth tool run with this environment, so that a change is measured before and after in one sitting; the
-two trees' first-round runs are then compared table by table (labels, screening verdicts, judgments, findings):
+two trees' first-round runs are then compared table by table (labels, screening verdicts, judgments, findings,
+and the tables, table cells and figures that layout regions feed):
 a speed-up must not change what screening concludes.
 
     python -m benchmarks.peers [--folder DIR] [--runs 2] [--limit N] [--workers N] [--baseline SRC]
@@ -275,6 +276,10 @@ COMPARED = {
     "screening": "select * exclude (run_id) from screening",
     "judgments": "select * exclude (run_id, latency_s) from judgments",
     "findings": "select * exclude (run_id) from findings",
+    # The evidence the layout regions feed (a change to which pages are laid out must leave it as it was).
+    "tables": "select * exclude (run_id) from tables",
+    "table_cells": "select * exclude (run_id) from table_cells",
+    "figures": "select * exclude (run_id) from figures",
 }
 
 

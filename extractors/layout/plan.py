@@ -18,10 +18,15 @@ and as ``text_only`` when there is none.
 A run whose judges read no region but a table's (the rules judge and the checkers:
 ``drawn_tables_only``) needs the model on fewer pages still. The rules judge reads a page's
 table regions only beside a table drawn with lines that the extractor's line-based search
-(``find_tables``) finds on that page; on a page where that search finds no table at all, the
-regions can change no table record, no finding and no label. Such a page that would have been
-laid out is skipped as ``no_drawn_table``; a page where the search finds a table is laid out as
-before, so its regions, and everything read from them, are the same. In an untagged document
+(``find_tables``) finds on that page, and only where such a table is no tagged Table's box and
+lies outside every one (the extractor's ``_visual_tables`` drops a drawn table that a tagged box
+covers or that covers one; a table record drawn on the page is the only one a region is read for).
+On a page where that search finds no table at all, the regions can change no table record, no
+finding and no label: such a page that would have been laid out is skipped as ``no_drawn_table``.
+One where every table it finds is covered by a tagged Table's box or covers one (the boxes taken
+as the extractor takes them from the tagged table records) is skipped as ``drawn_tables_tagged``,
+for the same reason. A page with a drawn table the tags miss is laid out as before, so its regions,
+and everything read from them, are the same. In an untagged document
 (no structure tree) the rules judge has no table structure to assess and reads no region at all:
 its pages are not planned at all, each recorded as ``untagged_document``.
 
@@ -42,7 +47,7 @@ from extractors.source import PdfSource
 from extractors.tables import _caption_count, _ruled, drawn_tables
 
 RUN_REASONS = ("untagged_image", "untagged_graphics", "table_candidate", "every_page")
-SKIP_REASONS = ("covered_by_tags", "text_only", "no_drawn_table", "untagged_document")
+SKIP_REASONS = ("covered_by_tags", "text_only", "no_drawn_table", "drawn_tables_tagged", "untagged_document")
 # The tag types whose boxes account for pictures and tables (a formula is often an image).
 _COVERING = {"Figure": "figure", "Formula": "figure", "Form": "figure", "Table": "table"}
 _IMAGE_OPS = ("fill-image", "fill-imgmask")
@@ -74,9 +79,32 @@ def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0
         return [PagePlan(n, False, "untagged_document") for n in range(source.page_count)]
     plans = [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
     if drawn_tables_only:
-        plans = [PagePlan(p.number, False, "no_drawn_table") if p.run and not drawn_tables(source, p.number)
-                 else p for p in plans]
+        tagged = _tagged_table_boxes(elements, page_offset)
+        plans = [_drawn_tables_plan(source, p, tagged[p.number]) if p.run else p for p in plans]
     return plans
+
+
+def _tagged_table_boxes(elements: Sequence[dict], page_offset: int) -> dict[int, list[Sequence[float]]]:
+    """Per 0-based page, the boxes of the tagged table records as ``extractors.tables._visual_tables`` reads them:
+    every Table element's ``subtree_bbox`` (its table record's ``bbox``) where it has a page and a box."""
+    boxes: dict[int, list[Sequence[float]]] = defaultdict(list)
+    for e in elements:
+        if e["type"] == "Table" and e["page"] is not None and e.get("subtree_bbox") is not None:
+            boxes[e["page"] - 1 - page_offset].append(e["subtree_bbox"])
+    return boxes
+
+
+def _drawn_tables_plan(source: PdfSource, plan: PagePlan, tagged: list[Sequence[float]]) -> PagePlan:
+    """A planned page kept only where a line-drawn table is found that the extractor would record as untagged
+    (no tagged Table box covers it or lies inside it, as ``_visual_tables`` tests the rounded box)."""
+    found = drawn_tables(source, plan.number)
+    if not found:
+        return PagePlan(plan.number, False, "no_drawn_table")
+    for table in found:
+        bbox = [round(v, 2) for v in table.bbox]
+        if not any(geometry.covered(bbox, t) or geometry.covered(t, bbox) for t in tagged):
+            return plan
+    return PagePlan(plan.number, False, "drawn_tables_tagged")
 
 
 def _plan_page(source: PdfSource, number: int, tagged: list[Box], tagged_tables: list[Box]) -> PagePlan:

@@ -112,7 +112,7 @@ def tuned_layout_function() -> Any:
 
     pymupdf-layout builds its model at import with default sessions and no way to pass options,
     so the model is built once more while its modules' ``make_session`` is swapped for ours;
-    the first model is freed once nothing refers to it.
+    the first model is freed once nothing refers to it. The table-grid network is dropped (see below).
     """
     from pymupdf.layout import DocumentLayoutAnalyzer
     from pymupdf.layout.onnx import common_util
@@ -127,6 +127,13 @@ def tuned_layout_function() -> Any:
     finally:
         for module in users:
             module.make_session = original  # type: ignore[attr-defined]
+    # No table-grid network: it predicts the rows and columns of each table region into the model's raw groups, which
+    # only ``predict(return_raw=True)`` returns (pymupdf-layout's own find_tables with ``use_layout``); the regions that
+    # ``page.get_layout`` stores (``layout_information``) are computed before it runs and never read it. Without it,
+    # no session is held for it and no inference runs on a page with a table region.
+    inner: Any = getattr(model, "_model", None)
+    if getattr(inner, "table_grid_extractor", None) is not None:
+        inner.table_grid_extractor = None
 
     def get_layout(*args: Any, **kwargs: Any) -> Any:
         try:

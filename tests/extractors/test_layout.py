@@ -6,6 +6,7 @@ import importlib.util
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pikepdf
@@ -259,20 +260,26 @@ def test_tuned_sessions_run_on_one_thread_and_find_what_the_default_sessions_fin
     with pymupdf.open(table_and_figure_pdf) as doc:
         get_backend("pymupdf").detect(doc[0])  # the first page to lay out builds the model
     assert getattr(pymupdf._get_layout, "accessbench_tuned", False)
+    # No table-grid network (it fills only predict(return_raw=True)'s groups); the default model has one.
+    tuned_layout: Any = pymupdf._get_layout
+    assert tuned_layout.accessbench_model._model.table_grid_extractor is None
     options = pymupdf_backend._make_session(str(Path(pymupdf.__file__).parent / "layout" / "resources" / "onnx"
                                                  / "feature_imf1.onnx")).get_session_options()
     assert options.intra_op_num_threads == 1 and options.enable_cpu_mem_arena is False
     default = DocumentLayoutAnalyzer.get_model()  # pymupdf-layout's own sessions
     with pymupdf.open(table_and_figure_pdf) as doc:
-        doc[0].get_layout(filter_img_bboxes=True, expand_by_vectors=True)
-        tuned = doc[0].layout_information
+        page = doc[0]  # one Page object: `doc[0]` makes a new one, without the regions
+        page.get_layout(filter_img_bboxes=True, expand_by_vectors=True)
+        tuned = page.layout_information
     with pymupdf.open(table_and_figure_pdf) as doc:
         tuned_fn, pymupdf._get_layout = pymupdf._get_layout, default.predict
         try:
-            doc[0].get_layout(filter_img_bboxes=True, expand_by_vectors=True)
+            page = doc[0]
+            page.get_layout(filter_img_bboxes=True, expand_by_vectors=True)
         finally:
             pymupdf._get_layout = tuned_fn
-        assert doc[0].layout_information == tuned
+        assert page.layout_information == tuned
+    assert default._model.table_grid_extractor is not None and any(row[4] == "table" for row in tuned)
 
 
 def test_the_model_keeps_nothing_of_a_page_and_runs_its_networks_one_worker_at_a_time(

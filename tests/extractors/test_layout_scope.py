@@ -42,6 +42,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     table_as_div = _retag(table_and_figure, root / "table-as-div.pdf", "Table")
     return {
         "figure as Div": _retag(figure, root / "figure-as-div.pdf", "Figure"),
+        "figure as Div beside a tagged table": _retag(table_and_figure, root / "tagged-table.pdf", "Figure"),
         "table as Div": table_as_div,
         "untagged": _strip_tags(table_as_div, root / "untagged.pdf"),
         "tagged": table_and_figure,
@@ -63,6 +64,20 @@ def test_a_page_with_a_drawn_table_is_laid_out_as_before(files: dict[str, Path])
     tables_only = layout_file(files["table as Div"], doc_id="S", drawn_tables_only=True)
     assert [(p["ran"], p["reason"]) for p in tables_only[1]] == [(True, "table_candidate")]
     assert tables_only == everything and any(r["kind"] == "table" for r in tables_only[0])
+
+
+def test_a_page_whose_drawn_tables_are_all_tagged_needs_no_model(files: dict[str, Path]) -> None:
+    from extractors.tables import extract_tables
+
+    path = files["figure as Div beside a tagged table"]  # the picture is untagged, the drawn table a tagged Table
+    everything = layout_file(path, doc_id="S")
+    assert [(p["ran"], p["reason"]) for p in everything[1]] == [(True, "untagged_image")]
+    assert any(r["kind"] == "table" for r in everything[0])
+    regions, pages = layout_file(path, doc_id="S", drawn_tables_only=True)
+    assert regions == [] and [(p["ran"], p["reason"]) for p in pages] == [(False, "drawn_tables_tagged")]
+    tables = extract_tables(path, doc_id="S", regions=everything[0])
+    assert extract_tables(path, doc_id="S", regions=regions) == tables
+    assert [t["tagged"] for t in tables[0]] == [True]  # the drawn table is the tagged one: no untagged record
 
 
 def test_an_untagged_document_needs_no_model_unless_another_file_of_it_is_tagged(files: dict[str, Path]) -> None:

@@ -152,3 +152,26 @@ def test_a_worker_hands_its_free_heap_back_after_each_document(monkeypatch: pyte
     assert trims == ["trim", "trim"]
     monkeypatch.undo()
     isolation.release_heap()  # the real one runs here (glibc's malloc_trim, or nothing)
+
+
+def test_the_heap_release_drops_what_the_table_search_kept_from_its_last_page() -> None:
+    """PyMuPDF's find_tables leaves its last page's characters in module state; after a document they go, and the
+    next search finds the same tables."""
+    import pymupdf
+    import pymupdf.table
+
+    import tasks.engine.isolation as isolation
+
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        for y in (100, 130, 160):
+            page.draw_line((72, y), (300, y))
+        for x in (72, 186, 300):
+            page.draw_line((x, 100), (x, 160))
+        page.insert_text((80, 120), "Site")
+        page.insert_text((190, 120), "Mean")
+        first = [t.extract() for t in page.find_tables().tables]
+        assert first and pymupdf.table._CHARS_VAR.get()  # the characters of the page, still referenced
+        isolation.release_heap()
+        assert pymupdf.table._CHARS_VAR.get() is None and pymupdf.table._EDGES_VAR.get() is None
+        assert [t.extract() for t in page.find_tables().tables] == first
