@@ -161,6 +161,7 @@ def test_the_heap_release_drops_what_the_table_search_kept_from_its_last_page() 
     import pymupdf.table
 
     import tasks.engine.isolation as isolation
+    from extractors.tables import _LINE_BASED  # as the extractors search (no layout model, loaded or not)
 
     with pymupdf.open() as doc:
         page = doc.new_page()
@@ -170,8 +171,8 @@ def test_the_heap_release_drops_what_the_table_search_kept_from_its_last_page() 
             page.draw_line((x, 100), (x, 160))
         page.insert_text((80, 120), "Site")
         page.insert_text((190, 120), "Mean")
-        first = [t.extract() for t in page.find_tables().tables]
+        first = [t.extract() for t in page.find_tables(**_LINE_BASED).tables]
         assert first and pymupdf.table._CHARS_VAR.get()  # the characters of the page, still referenced
         isolation.release_heap()
         assert pymupdf.table._CHARS_VAR.get() is None and pymupdf.table._EDGES_VAR.get() is None
-        assert [t.extract() for t in page.find_tables().tables] == first
+        assert [t.extract() for t in page.find_tables(**_LINE_BASED).tables] == first
