@@ -85,6 +85,12 @@ class PdfSource:
             self._qpdf.close()
             self._qpdf = None
 
+    def drop_pages(self) -> None:
+        """Forget every cached page (display lists, text pages, drawing logs): they are made again when asked.
+        For a holder about to need memory for something else (the layout model, `extractors.layout.layout_file`)."""
+        self._pages.clear()
+        pymupdf.TOOLS.store_shrink(100)
+
     # ------------------------------------------------------------------ documents
 
     @property

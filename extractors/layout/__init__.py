@@ -121,6 +121,10 @@ def layout_file(
             with reading(source, "layout plan"):
                 plans = plan_pages(source, elements, drawn_tables_only=drawn_tables_only,
                                    untagged=whole_document and not elements and not broken)
+        if any(p.run for p in plans):
+            # The model's inference is a worker's memory peak: a source the next stages share
+            # (`extractors.source.shared_sources`) does not hold the pages' caches beside it.
+            source.drop_pages()
     page_done(sum(1 for p in plans if not p.run))  # decided without the model: done
     run = [p.number for p in plans if p.run]
     regions = detect_layout(pdf, doc_id=doc_id, backend=backend, weights=weights, page_offset=page_offset,

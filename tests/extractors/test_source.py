@@ -248,3 +248,50 @@ def test_saved_pngs_hold_exactly_the_rendered_pixels(tagged_pdf: Path, tmp_path:
     # the fast writer covers page renders and crops; alpha (premultiplied in MuPDF) stays with MuPDF's
     assert (source_module.png_bytes(pixmap) is None) == bool(pixmap.alpha)
     assert not list(tmp_path.glob(".*partial"))
+
+
+def _two_pages(path: Path) -> Path:
+    doc = pymupdf.open()
+    for _ in range(2):
+        page = doc.new_page()
+        page.insert_text((80, 120), "Site")
+        page.insert_text((190, 120), "Mean")
+        for y in (100, 130, 160):
+            page.draw_line((72, y), (300, y))
+        for x in (72, 186, 300):
+            page.draw_line((x, 100), (x, 160))
+    doc.save(path)
+    return path
+
+
+def test_within_shared_sources_every_reader_of_a_file_gets_one_source_closed_at_the_end(tmp_path: Path) -> None:
+    from extractors.source import DEFAULT_MAX_PIXELS, pdf_source, shared_sources
+
+    path = _two_pages(tmp_path / "a.pdf")
+    with shared_sources():
+        with pdf_source(path) as first:
+            first.display_list(0)
+        with pdf_source(str(path), max_pixels=DEFAULT_MAX_PIXELS) as again:  # the same file, the same limit
+            assert again is first and first._doc is not None  # left open between readers
+        with pdf_source(path, max_pixels=1000) as other:  # another limit: a source of its own
+            assert other is not first
+        assert other._doc is None  # closed by its reader
+        with pytest.raises(RuntimeError, match="do not nest"), shared_sources():
+            pass
+    assert first._doc is None  # closed when the block ends
+    with pdf_source(path) as alone:  # outside the block: a new source, closed by its reader
+        assert alone is not first
+    assert alone._doc is None
+
+
+def test_a_pages_table_search_runs_once_and_dropped_pages_are_made_again(tmp_path: Path) -> None:
+    from extractors.source import PdfSource
+    from extractors.tables import drawn_tables
+
+    with PdfSource(_two_pages(tmp_path / "t.pdf")) as source:
+        found = drawn_tables(source, 0)
+        assert found and drawn_tables(source, 0) is found
+        listed = source.display_list(1)
+        source.drop_pages()
+        assert source.display_list(1) is not listed
+        assert [t.bbox for t in drawn_tables(source, 0)] == [t.bbox for t in found]
