@@ -23,6 +23,7 @@ A killed run resumes with the first stage's staged parts and the chain parts it 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -102,7 +103,10 @@ def folder(cfg: RunBase, stage: str) -> Path:
 
 def clear(cfg: RunBase, stages: Sequence[str]) -> None:
     for name in stages:
-        remove_tree(cfg.home, folder(cfg, name))
+        target = folder(cfg, name)
+        remove_tree(cfg.home, target)
+        with contextlib.suppress(OSError):
+            target.parent.rmdir()  # `_chain` itself, once no run's parts are left in it
 
 
 # -- in a worker ---------------------------------------------------------------------------------------
