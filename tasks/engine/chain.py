@@ -90,11 +90,9 @@ def _plain(value: Any) -> Any:
 
 def stamp(cfg: RunBase, stage: Stage) -> str:
     """What a stage's chain parts were computed with besides their items: its code and its config."""
-    from tasks.engine.runner import code_version
+    from tasks.engine.runner import stage_identity
 
-    parts = {"stage": stage.name, "version": stage.version, "code": code_version(*stage.code),
-             "config": {key: getattr(cfg, key) for key in stage.config_keys}}
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(stage_identity(cfg, stage), sort_keys=True, default=str).encode()).hexdigest()
 
 
 def folder(cfg: RunBase, stage: str) -> Path:
@@ -256,9 +254,7 @@ class Head:
 
     def __init__(self, cfg: RunBase, stages: Sequence[Stage]) -> None:
         self.run_id = cfg.run_id
-        self.links = tuple((s.name, s.link.work(cfg), s.link.item,
-                            {name: s.schema(name) for name in [spec.name for spec in s.tables] + ["errors"]})
-                           for s in stages)
+        self.links = tuple((s.name, s.link.work(cfg), s.link.item, s.schemas()) for s in stages)
         self.folders = {s.name: folder(cfg, s.name) for s in stages[1:]}
 
     @property

@@ -92,6 +92,10 @@ class Stage:
                 raise
             raise ConfigError(str(exc)) from exc
 
+    def schemas(self) -> dict[str, pa.Schema]:
+        """Each table the stage writes, its `errors` included, with its schema."""
+        return {name: self.schema(name) for name in [spec.name for spec in self.tables] + ["errors"]}
+
     def schema(self, table: str) -> pa.Schema:
         if table == "errors":
             return ERRORS_SCHEMA
@@ -163,7 +167,7 @@ class StageIO:
         timeout = self.cfg.doc_timeout_s if isolated else None  # per-document stages: the benchmark's
         # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
         # runner only writes them, so it is no bottleneck for many workers.
-        schemas = {name: self.stage.schema(name) for name in [spec.name for spec in self.stage.tables] + ["errors"]}
+        schemas = self.stage.schemas()
         size = weight or (lambda item: 1)
         total = sum(max(0, size(item)) for _, item in items)
         remaining = sum(max(0, size(item)) for _, item in todo)
@@ -405,13 +409,16 @@ def code_version(*packages: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def stage_identity(cfg: RunBase, stage: Stage) -> dict[str, Any]:
+    """What a stage computes with besides its inputs: its name, version, code and config."""
+    return {"stage": stage.name, "version": stage.version, "code": code_version(*stage.code),
+            "config": {key: getattr(cfg, key) for key in stage.config_keys}}
+
+
 def input_hash(cfg: RunBase, stage: Stage) -> str:
     store = cfg.store
     parts = {
-        "stage": stage.name,
-        "version": stage.version,
-        "code": code_version(*stage.code),
-        "config": {key: getattr(cfg, key) for key in stage.config_keys},
+        **stage_identity(cfg, stage),
         "upstream": {name: store.fingerprint(name, cfg.run_id) for name in stage.upstream},
         "external": stage.external_inputs(cfg) if stage.external_inputs else None,
     }
@@ -447,15 +454,29 @@ def will_compute(cfg: RunBase, stage: Stage, force: bool = False) -> bool | None
     if force:
         return True
     digest = input_hash(cfg, stage)
-    previous = store.get_stage_run(cfg.run_id, stage.name)
-    if (previous is not None and StageStatus(previous.status).done and previous.input_hash == digest
-            and store.has_outputs(stage.name, cfg.run_id) and not store.retries_pending(stage.name, cfg.run_id)):
-        return False
-    if stage.reusable and not (stage.fresh is not None and stage.fresh(cfg)):
-        donor = store.completed_with_hash(stage.name, digest)
-        if donor is not None and donor.run_id != cfg.run_id:
-            return False
-    return True
+    return not _current(cfg, stage, digest, store.get_stage_run(cfg.run_id, stage.name)) \
+        and _donor(cfg, stage, digest) is None
+
+
+def _current(cfg: RunBase, stage: Stage, digest: str, previous: StageRun | None) -> bool:
+    """The run's own outputs of the stage are current: done, for these inputs, and no document waits for a retry."""
+    store = cfg.store
+    return (
+        previous is not None
+        and StageStatus(previous.status).done
+        and previous.input_hash == digest
+        and store.has_outputs(stage.name, cfg.run_id)
+        # Documents that failed transiently are retried: the stage runs again for them alone.
+        and not store.retries_pending(stage.name, cfg.run_id)
+    )
+
+
+def _donor(cfg: RunBase, stage: Stage, digest: str) -> StageRun | None:
+    """Another run whose outputs of the stage, for identical inputs, this run may reuse."""
+    if not stage.reusable or (stage.fresh is not None and stage.fresh(cfg)):
+        return None
+    donor = cfg.store.completed_with_hash(stage.name, digest)
+    return donor if donor is not None and donor.run_id != cfg.run_id else None
 
 
 def release_memory() -> None:
@@ -483,20 +504,12 @@ def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None =
     digest = input_hash(cfg, stage)
     config_json = json.dumps({key: getattr(cfg, key) for key in stage.config_keys}, sort_keys=True, default=str)
     previous = store.get_stage_run(cfg.run_id, stage.name)
-    current = (
-        previous is not None
-        and StageStatus(previous.status).done
-        and previous.input_hash == digest
-        and store.has_outputs(stage.name, cfg.run_id)
-        # Documents that failed transiently are retried: the stage runs again for them alone.
-        and not store.retries_pending(stage.name, cfg.run_id)
-    )
-    if current and not force and previous is not None:
+    if not force and previous is not None and _current(cfg, stage, digest, previous):
         console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
         return StageRun(**{**previous.__dict__, "status": StageStatus.SKIPPED})
-    if not force and stage.reusable and not (stage.fresh is not None and stage.fresh(cfg)):
-        donor = store.completed_with_hash(stage.name, digest)
-        if donor is not None and donor.run_id != cfg.run_id:
+    if not force:
+        donor = _donor(cfg, stage, digest)
+        if donor is not None:
             started = now()
             store.copy_outputs(stage.name, donor.run_id, cfg.run_id)
             store.copy_doc_status(stage.name, donor.run_id, cfg.run_id)
