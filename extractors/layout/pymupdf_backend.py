@@ -120,17 +120,26 @@ def tuned_layout_function() -> Any:
     original = common_util.make_session
     users = [m for name, m in list(sys.modules.items())
              if name.startswith("pymupdf.layout.") and getattr(m, "make_session", None) is original]
+    # The table-grid network's classes, as the model's modules name them: not built at all (see below).
+    layout_modules = [m for name, m in list(sys.modules.items()) if name.startswith("pymupdf.layout.") and m]
+    grids = [(m, name, value) for m in layout_modules for name, value in list(vars(m).items())
+             if name.startswith("TableGridExtractor") and isinstance(value, type)]
     for module in users:
         module.make_session = _make_session  # type: ignore[attr-defined]
+    for module, name, _ in grids:
+        setattr(module, name, _NoTableGrid)
     try:
         model = DocumentLayoutAnalyzer.get_model()
     finally:
         for module in users:
             module.make_session = original  # type: ignore[attr-defined]
+        for module, name, value in grids:
+            setattr(module, name, value)
     # No table-grid network: it predicts the rows and columns of each table region into the model's raw groups, which
     # only ``predict(return_raw=True)`` returns (pymupdf-layout's own find_tables with ``use_layout``); the regions that
     # ``page.get_layout`` stores (``layout_information``) are computed before it runs and never read it. Without it,
-    # no session is held for it and no inference runs on a page with a table region.
+    # no session is held for it and no inference runs on a page with a table region. It is not even built: its
+    # session was ~40% of building the model, which happens once per document that needs the model.
     inner: Any = getattr(model, "_model", None)
     if getattr(inner, "table_grid_extractor", None) is not None:
         inner.table_grid_extractor = None
@@ -144,6 +153,13 @@ def tuned_layout_function() -> Any:
     get_layout.accessbench_tuned = True  # type: ignore[attr-defined]
     get_layout.accessbench_model = model  # type: ignore[attr-defined]
     return get_layout
+
+
+class _NoTableGrid:
+    """Stands in for pymupdf-layout's table-grid extractor while the model is built (`tuned_layout_function`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
 
 
 def release_page_outputs(model: Any) -> None:

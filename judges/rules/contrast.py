@@ -151,7 +151,7 @@ def _graphic_issues(bundle: PageBundle, values: dict[str, Any], where: str,
     from PIL import Image  # a base dependency; imported here because only pages with figures need it
 
     with Image.open(bundle.image_path) as image:
-        pixels = np.asarray(image.convert("RGB"), dtype=float)
+        pixels = np.asarray(image.convert("RGB"))  # 8-bit: each figure's box is measured, not the page
     scale = pixels.shape[1] / float(page["width_pt"])
     issues, measured = [], 0
     for figure in figures:
