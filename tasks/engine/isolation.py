@@ -247,6 +247,8 @@ def run_isolated(fn: Callable[[Any], Any], args: Sequence[Any], *, workers: int,
     in this process (cheap for small runs and for debugging). Worker processes come from `pool`,
     else the run's shared pool (see `shared_workers`), else a pool for this call.
     """
+    if not args:  # nothing to do (every document reused or taken from the chain): no pool started for it
+        return
     if workers <= 1 and timeout_s is None:
         for index, arg in enumerate(args):
             try:

@@ -69,6 +69,8 @@ def test_a_run_with_nothing_to_process_starts_no_worker() -> None:
         while time.monotonic() < deadline:
             assert not pool.started and set(mp.active_children()) == before
             time.sleep(0.1)
+        assert list(run_isolated(worker_pid, [], workers=2, timeout_s=60)) == []  # every document reused
+        assert not pool.started and set(mp.active_children()) == before
         assert dict(run_isolated(worker_pid, [0], workers=2, timeout_s=60))[0] != os.getpid()
         assert pool.started  # the first work started it
     assert not pool.started
