@@ -504,10 +504,9 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
     for page in source.pages():
         boxes = tagged_boxes[page.number]
         uncovered = [b for b in hinted[page.number] if not any(geometry.covered(b, t) for t in boxes)]
-        blocks = _blocks(source, page.number)
-        ruled = untagged and _ruled(source.drawing_log(page.number))
-        if not (uncovered or _caption_count(blocks) > len(boxes) or ruled):
+        if not searches_page(source, page.number, len(boxes), untagged, hinted=bool(uncovered)):
             continue
+        blocks = _blocks(source, page.number)
         for found in drawn_tables(source, page.number):
             bbox = [round(v, 2) for v in found.bbox]
             if any(geometry.covered(bbox, t) or geometry.covered(t, bbox) for t in boxes):
@@ -517,6 +516,16 @@ def _visual_tables(source: PdfSource, tagged: list[dict], regions: Iterable[dict
             tables.append(record)
             cells.extend(table_cells)
     return tables, cells
+
+
+def searches_page(source: PdfSource, number: int, tagged_tables: int, untagged: bool, hinted: bool = False) -> bool:
+    """Whether the search for drawn tables the tags miss looks at page ``number`` (0-based) of a file: where a layout
+    ``table`` region lies outside every tagged table (``hinted``), where the page has more "Table N" captions than
+    ``tagged_tables`` (the tagged table records on it), or, in an ``untagged`` file, where it draws three or more
+    rules of one width. No other page gets a drawn-table record (the layout plan relies on it)."""
+    if hinted or _caption_count(_blocks(source, number)) > tagged_tables:
+        return True
+    return untagged and _ruled(source.drawing_log(number))
 
 
 def drawn_tables(source: PdfSource, number: int) -> list[Any]:

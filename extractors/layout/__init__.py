@@ -98,6 +98,7 @@ def layout_file(
     all_pages: bool = False,
     drawn_tables_only: bool = False,
     whole_document: bool = True,
+    regions_searched: bool = True,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Layout records of the pages that need the model (see :mod:`extractors.layout.plan`), and
     one ``LAYOUT_PAGES_SCHEMA`` record per page saying whether the model ran there and why.
@@ -105,8 +106,9 @@ def layout_file(
     ``all_pages`` runs the model on every page; ``drawn_tables_only`` only on the planned pages where a
     line-drawn table is found (a run whose judges read no other region: see the plan), and none when the
     file has no structure tree and is the ``whole_document`` (a document of several files is tagged when
-    any of them is). Raises as :func:`detect_layout`. The model is loaded only when a page needs it (a
-    process that lays out text-only files never holds it).
+    any of them is); with ``regions_searched`` False (the regions never reach the drawn-table search) only the pages
+    that search looks at on its own count (see the plan). Raises as :func:`detect_layout`. The model is loaded only
+    when a page needs it (a process that lays out text-only files never holds it).
     """
     check_backend(backend, weights)
     with pdf_source(pdf) as source:
@@ -120,7 +122,8 @@ def layout_file(
                 elements, broken = [], True
             with reading(source, "layout plan"):
                 plans = plan_pages(source, elements, drawn_tables_only=drawn_tables_only,
-                                   untagged=whole_document and not elements and not broken)
+                                   untagged=whole_document and not elements and not broken,
+                                   regions_searched=regions_searched)
         if any(p.run for p in plans):
             # The model's inference is a worker's memory peak: a source the next stages share
             # (`extractors.source.shared_sources`) does not hold the pages' caches beside it.

@@ -26,7 +26,13 @@ finding and no label: such a page that would have been laid out is skipped as ``
 One where every table it finds is covered by a tagged Table's box or covers one (the boxes taken
 as the extractor takes them from the tagged table records) is skipped as ``drawn_tables_tagged``,
 for the same reason. A page with a drawn table the tags miss is laid out as before, so its regions,
-and everything read from them, are the same. In an untagged document
+and everything read from them, are the same.
+Where the document's regions do not reach that search (``regions_searched=False``: the extraction of
+its file is computed for another document of the run, one of a criterion that is not laid out, as a
+screened file's is), the search looks only at the pages it picks on its own
+(``extractors.tables.searches_page``: more "Table N" captions than tagged tables, or rules in an
+untagged file); on any other page no drawn-table record can come, whatever the model finds, so such
+a page is skipped as ``not_searched`` before the drawn-table search itself runs. In an untagged document
 (no structure tree) the rules judge has no table structure to assess and reads no region at all:
 its pages are not planned at all, each recorded as ``untagged_document``.
 
@@ -44,10 +50,11 @@ from dataclasses import dataclass
 from common import geometry
 from extractors.figures import SMALL_SHARE, _vector_clusters
 from extractors.source import PdfSource
-from extractors.tables import _caption_count, _ruled, drawn_tables
+from extractors.tables import _caption_count, _ruled, drawn_tables, searches_page
 
 RUN_REASONS = ("untagged_image", "untagged_graphics", "table_candidate", "every_page")
-SKIP_REASONS = ("covered_by_tags", "text_only", "no_drawn_table", "drawn_tables_tagged", "untagged_document")
+SKIP_REASONS = ("covered_by_tags", "text_only", "no_drawn_table", "drawn_tables_tagged", "not_searched",
+                "untagged_document")
 # The tag types whose boxes account for pictures and tables (a formula is often an image).
 _COVERING = {"Figure": "figure", "Formula": "figure", "Form": "figure", "Table": "table"}
 _IMAGE_OPS = ("fill-image", "fill-imgmask")
@@ -62,11 +69,13 @@ class PagePlan:
 
 
 def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0,
-               drawn_tables_only: bool = False, untagged: bool = False) -> list[PagePlan]:
+               drawn_tables_only: bool = False, untagged: bool = False,
+               regions_searched: bool = True) -> list[PagePlan]:
     """One decision per page of ``source``; ``elements`` are its struct_elements records.
 
     ``drawn_tables_only``: only pages with a line-drawn table need the model, and none of an ``untagged``
-    document (see the module's doc)."""
+    document; with ``regions_searched`` False, only those the drawn-table search looks at on its own (see the
+    module's doc)."""
     figures: dict[int, list[Box]] = defaultdict(list)
     tables: dict[int, list[Box]] = defaultdict(list)
     for e in elements:
@@ -80,7 +89,10 @@ def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0
     plans = [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
     if drawn_tables_only:
         tagged = _tagged_table_boxes(elements, page_offset)
-        plans = [_drawn_tables_plan(source, p, tagged[p.number]) if p.run else p for p in plans]
+        plans = [p if not p.run
+                 else PagePlan(p.number, False, "not_searched")
+                 if not regions_searched and not searches_page(source, p.number, len(tagged[p.number]), not elements)
+                 else _drawn_tables_plan(source, p, tagged[p.number]) for p in plans]
     return plans
 
 

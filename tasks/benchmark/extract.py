@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -228,8 +228,8 @@ def extract_item_of(doc: dict[str, Any], regions: list[dict[str, Any]]) -> dict[
     return {"doc": doc, "doc_id": doc["doc_id"], "sha": content_key(doc), "regions": regions}
 
 
-def extract_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
-                 ) -> dict[str, Any] | None:
+def extract_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],
+                 copies: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The item from the layout regions the chain found (`tasks.engine.chain`): none without the layout stage
     in the chain (its regions come from its stored table), none where the document was not laid out."""
     if "layout" not in chained:

@@ -7,7 +7,7 @@ records for every page whether it ran and why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -15,9 +15,10 @@ import pyarrow as pa
 
 from extractors.layout import check_backend, get_backend, layout_file
 from judges.criteria import SPECS
+from judges.labels import Label
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, document_of, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.isolation import in_a_worker
 from tasks.engine.options import stage_keys
@@ -29,19 +30,23 @@ from warehouse.tables import LAYOUT_PAGES, LAYOUT_REGIONS
 LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 
-def layout_document(run_id: str, backend: str, weights: str | None, scope: str, doc: dict[str, Any]
+def layout_document(run_id: str, backend: str, weights: str | None, scope: str, item: dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
-    """Regions and per-page decisions of one document; raises when it cannot be laid out (an error row).
+    """Regions and per-page decisions of one document (its item, `layout_item_of`, or the document row itself);
+    raises when it cannot be laid out (an error row).
 
     ``scope`` is the run's `RunConfig.layout_scope`: ``drawn_tables`` lays out only the pages where a
-    line-drawn table is found, the only regions the run's judges read."""
+    line-drawn table is found, the only regions the run's judges read; of those, where the document's regions
+    never reach the extract stage's table search (`regions_searched`), only the pages that search looks at."""
+    doc = document_of(item)
+    searched = bool(item.get("regions_searched", True)) if "doc" in item else True
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     files = document_files(doc, verify=True)
     for path in files:
         found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
                                      page_offset=len(pages), drawn_tables_only=scope == "drawn_tables",
-                                     whole_document=len(files) == 1)
+                                     whole_document=len(files) == 1, regions_searched=searched)
         rows += found
         pages += decided
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}
@@ -56,19 +61,44 @@ def layout_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
     return partial(layout_document, cfg.run_id, cfg.layout_backend, cfg.layout_weights, cfg.layout_scope)
 
 
-def layout_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
-                ) -> dict[str, Any] | None:
-    """The document, if its criterion reads layout regions (`tasks.engine.chain`)."""
-    return doc if doc["criterion"] in LAYOUT_CRITERIA else None
+def regions_searched(copies: Sequence[dict[str, Any]]) -> bool:
+    """Whether the layout regions of a content (the run's documents of one file, `copies`, in run order) can
+    change its table records or how the rules judge reads them anywhere but where the drawn-table search looks
+    on its own (`extractors.layout.plan`, ``not_searched``).
+
+    The extract stage computes a content once, for its first document (`StageIO.per_key` and the chain compute
+    a group's first), with that document's regions: none unless its criterion is laid out, as a screened
+    file's first criterion is not. A document whose table tags the protocol withholds (an expected Cannot
+    Tell, `tasks.benchmark.inputs`) is judged from its table regions wherever they are."""
+    if not copies or copies[0]["criterion"] in LAYOUT_CRITERIA:
+        return True
+    return any(d["criterion"] in LAYOUT_CRITERIA and d.get("expected_label") == Label.CANNOT_TELL for d in copies)
+
+
+def layout_item_of(doc: dict[str, Any], copies: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One document's work item: the document and whether its regions reach the drawn-table search."""
+    return {"doc": doc, "doc_id": doc["doc_id"], "regions_searched": regions_searched(copies)}
+
+
+def layout_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],
+                copies: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The document's item, if its criterion reads layout regions (`tasks.engine.chain`)."""
+    return layout_item_of(doc, copies) if doc["criterion"] in LAYOUT_CRITERIA else None
 
 
 def layout_body(io: StageIO) -> dict[str, Any]:
     cfg = io.cfg
-    docs = [d for d in good_documents(io) if layout_item(d, {}, frozenset()) is not None]
-    if docs:  # a misconfigured backend fails the stage up front (loaded where the work will run)
+    documents = good_documents(io)
+    copies: dict[str, list[dict[str, Any]]] = {}
+    for d in documents:
+        copies.setdefault(content_key(d), []).append(d)
+    items = [(d["doc_id"], item) for d in documents
+             if (item := layout_item(d, {}, frozenset(), copies[content_key(d)])) is not None]
+    if items:  # a misconfigured backend fails the stage up front (loaded where the work will run)
         in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
-    return io.per_key([(d["doc_id"], d) for d in docs], layout_work(cfg), f"layout ({cfg.layout_backend})",
-                      isolated=True, same=content_key, weight=pages_of, unit="pages")
+    return io.per_key(items, layout_work(cfg), f"layout ({cfg.layout_backend})", isolated=True,
+                      same=lambda item: content_key(item["doc"]), weight=lambda item: pages_of(item["doc"]),
+                      unit="pages")
 
 
 def check_layout(cfg: RunConfig) -> None:

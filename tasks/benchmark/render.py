@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,8 @@ def render_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
                    int(cfg.max_page_megapixels * 1e6))
 
 
-def render_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
-                ) -> dict[str, Any]:
+def render_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],
+                copies: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The document itself (`tasks.engine.chain`)."""
     return doc
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -82,8 +82,8 @@ def transcript_item_of(doc: dict[str, Any], elements: pa.Table | None, links: pa
             "links": links if links is not None else LINKS_SCHEMA.empty_table()}
 
 
-def transcript_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str]
-                    ) -> dict[str, Any] | None:
+def transcript_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],
+                    copies: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The item from the rows the chain extracted (`tasks.engine.chain`): none without them, none for a document
     the extract stage recorded an error for (the stage leaves those out)."""
     extracted = results.get("extract")

@@ -48,9 +48,11 @@ ENABLED = True  # tests compare runs with and without the chain
 STAMP = "stamp"
 
 # (the document's corpus row, the chain's earlier results for it by stage: {table: rows}, the chained
-# stages' names) → the item the stage's work takes, or None where the stage does not process the document
-# or its item cannot be told from the chain (an upstream stage the chain does not run).
-ItemOf = Callable[[dict[str, Any], Mapping[str, Mapping[str, pa.Table]], frozenset[str]], Any]
+# stages' names, the run's documents of the same content in run order, this one among them) → the item the
+# stage's work takes, or None where the stage does not process the document or its item cannot be told from
+# the chain (an upstream stage the chain does not run).
+ItemOf = Callable[[dict[str, Any], Mapping[str, Mapping[str, pa.Table]], frozenset[str], Sequence[dict[str, Any]]],
+                  Any]
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ def chain_group(run_id: str, links: tuple[tuple[str, Callable[[Any], Any], ItemO
         computed: dict[str, tuple[Any, set[str]]] = {head_name: (head, {d["doc_id"] for d in docs})}
         for name, work, item_of, schemas in later:
             taken = [(doc, item) for doc in docs
-                     if (item := item_of(doc, _Upstream(computed, doc["doc_id"]), chained)) is not None]
+                     if (item := item_of(doc, _Upstream(computed, doc["doc_id"]), chained, docs)) is not None]
             if not taken:
                 continue
             doc, item = taken[0]
