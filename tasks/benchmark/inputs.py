@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from extractors.reading_order import order_agreement
@@ -35,32 +35,33 @@ class _ByDocument:
         if table is None or table.num_rows == 0:  # no document has rows: each has its leader's (none)
             self.same = {doc_id for doc_id, leader in leader_of.items() if doc_id != leader}
             return
-        positions: dict[str, list[int]] = defaultdict(list)
-        for index, doc_id in enumerate(table.column("doc_id").to_pylist()):
-            positions[doc_id].append(index)
+        positions = _positions(table.column("doc_id"))
         table = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names])
 
-        def rows(indices: list[int]) -> pa.Table:
+        def rows(indices: np.ndarray) -> pa.Table:
             if indices[-1] - indices[0] + 1 == len(indices):  # contiguous, as the stages write them: no copy
-                return table.slice(indices[0], len(indices))
+                return table.slice(int(indices[0]), len(indices))
             return table.take(indices)
 
-        kept: list[int] = []
+        kept: list[np.ndarray] = []
+        count = 0
         for doc_id, indices in positions.items():
             leader = leader_of.get(doc_id, doc_id)
             theirs = positions.get(leader)
             if leader != doc_id and theirs is not None and rows(theirs).equals(rows(indices)):
                 self.same.add(doc_id)
                 continue
-            self.ranges[doc_id] = (len(kept), len(indices))
-            kept += indices
+            self.ranges[doc_id] = (count, len(indices))
+            kept.append(indices)
+            count += len(indices)
         for doc_id, leader in leader_of.items():  # neither has rows: the same (none)
             if doc_id != leader and doc_id not in positions and leader not in positions:
                 self.same.add(doc_id)
-        if kept == list(range(table.num_rows)):
+        order = np.concatenate(kept) if kept else np.empty(0, dtype=np.int64)
+        if len(order) == table.num_rows and bool((order == np.arange(table.num_rows)).all()):
             self.table = table
         elif kept:
-            self.table = table.take(kept)  # a copy of the kept rows: the whole table is let go
+            self.table = table.take(order)  # a copy of the kept rows: the whole table is let go
 
     def of(self, doc_id: str, leader: str) -> pa.Table | None:
         span = self.ranges.get(leader if doc_id in self.same else doc_id)
@@ -68,6 +69,22 @@ class _ByDocument:
 
     def same_as_leader(self, doc_id: str, leader: str) -> bool:
         return doc_id in self.same or (doc_id == leader)
+
+
+def _positions(doc_ids: pa.ChunkedArray) -> dict[str | None, np.ndarray]:
+    """Each document's row numbers (ascending), documents in the order of their first row: grouped in Arrow
+    and numpy rather than row by row in Python (the stage's upstream tables hold a run's rows)."""
+    column = doc_ids.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    encoded = column.dictionary_encode(null_encoding="encode")  # one code per distinct value (null included)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    by_code = np.argsort(codes, kind="stable")  # row numbers grouped by code, ascending within each group
+    ends = np.cumsum(np.bincount(codes, minlength=len(names))).tolist()
+    present, first = np.unique(codes, return_index=True)  # each code's first row
+    return {names[code]: by_code[(ends[code - 1] if code else 0):ends[code]]
+            for code in present[np.argsort(first, kind="stable")].tolist()}
 
 
 def _records(tables: dict[str, pa.Table | None]) -> dict[str, list[dict[str, Any]]]:
