@@ -71,7 +71,7 @@ class _ByDocument:
         return doc_id in self.same or (doc_id == leader)
 
 
-def _positions(doc_ids: pa.ChunkedArray) -> dict[str | None, np.ndarray]:
+def _positions(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:
     """Each document's row numbers (ascending), documents in the order of their first row: grouped in Arrow
     and numpy rather than row by row in Python (the stage's upstream tables hold a run's rows)."""
     column = doc_ids.combine_chunks()
