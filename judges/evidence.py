@@ -10,6 +10,7 @@ dates or producer: bundles are built from extracted records only.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,17 @@ from judges.language import detect_language
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     name: tuple((item.name, item.starred) for item in spec.evidence) for name, spec in SPEC.items()
+}
+
+# Columns of the upstream tables that no evidence builder reads: the inputs stage leaves them out of the rows it
+# turns into Python objects (a document's rows as dicts were a large share of the stage's CPU, issue 56). Links
+# are not here: a link's whole row is evidence (`_strip`). tests/judges/test_evidence.py checks that this module
+# names none of them.
+UNREAD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "struct_elements": ("elem_key", "mcids", "objr_annots", "subtree_bbox", "obj_num"),
+    "text_spans": ("italic", "superscript", "alpha", "clipped", "invisible_reason"),
+    "reading_order": ("mupdf_block",),
+    "transcripts": ("element",),
 }
 
 T = TypeVar("T")
@@ -158,7 +170,11 @@ class _SpanIndex:
         # Inside means top >= bbox top - slack and top <= bottom <= bbox bottom + slack.
         lo, hi = bisect.bisect_left(self.tops, bbox[1] - slack), bisect.bisect_right(self.tops, bbox[3] + slack)
         found = sorted([*self.order[lo:hi], *self.odd])
-        return [i for i in found if geometry.inside(self.spans[i]["bbox"], bbox, slack=slack)]
+        # geometry.inside(span box, bbox, slack), its comparisons written out (a page's elements times its spans)
+        left, top, right, bottom = bbox[0] - slack, bbox[1] - slack, bbox[2] + slack, bbox[3] + slack
+        spans = self.spans
+        return [i for i in found if (box := spans[i]["bbox"])[0] >= left and box[1] >= top and box[2] <= right
+                and box[3] <= bottom]
 
     def styles_within(self, bbox: Sequence[float], slack: float) -> list[tuple[int, float, str, bool]]:
         """(characters, size rounded to 0.1 pt, font family, bold) of each span inside the box, in order."""
@@ -187,6 +203,7 @@ def _span_index(spans: list[dict[str, Any]]) -> _SpanIndex:
     return index
 
 
+@functools.lru_cache(maxsize=4096)  # a document's spans name a few fonts
 def font_family(name: str | None) -> str:
     """A font's family: its name without the subset tag (ABCDEF+) and the style after '-' or ','
     (Helvetica-Bold → helvetica): two texts in one family differ in weight or style only."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from extractors.reading_order import order_agreement
-from judges.evidence import DocEvidence, build_bundles
+from judges.evidence import UNREAD_COLUMNS, DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.engine.common import good_documents
 from tasks.engine.failures import WARNING_KINDS
@@ -22,13 +23,13 @@ EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_s
 
 
 class _ByDocument:
-    """One upstream table's rows per document, without the run and document they belong to (the evidence
-    builders never read them), kept in Arrow: a document's rows become Python objects only when its evidence
-    is built. A document whose rows equal its leader's (the first document of its file: a screened file is one
-    document per criterion, each with the same rows) keeps none of its own, so that the table held while the
-    stage runs is about one copy of each file's rows, not one per criterion."""
+    """One upstream table's rows per document, without the run and document they belong to and the `unread`
+    columns (the evidence builders never read them), kept in Arrow: a document's rows become Python objects only
+    when its evidence is built. A document whose rows equal its leader's (the first document of its file: a
+    screened file is one document per criterion, each with the same rows) keeps none of its own, so that the table
+    held while the stage runs is about one copy of each file's rows, not one per criterion."""
 
-    def __init__(self, table: pa.Table | None, leader_of: dict[str, str]) -> None:
+    def __init__(self, table: pa.Table | None, leader_of: dict[str, str], unread: tuple[str, ...] = ()) -> None:
         self.same: set[str] = set()  # documents whose rows are their leader's
         self.ranges: dict[str, tuple[int, int]] = {}  # document → (offset, length) in self.table
         self.table: pa.Table | None = None
@@ -36,7 +37,7 @@ class _ByDocument:
             self.same = {doc_id for doc_id, leader in leader_of.items() if doc_id != leader}
             return
         positions = _positions(table.column("doc_id"))
-        table = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names])
+        table = table.drop_columns([c for c in ("run_id", "doc_id", *unread) if c in table.column_names])
 
         def rows(indices: np.ndarray) -> pa.Table:
             if indices[-1] - indices[0] + 1 == len(indices):  # contiguous, as the stages write them: no copy
@@ -87,6 +88,36 @@ def _positions(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:
             for code in present[np.argsort(first, kind="stable")].tolist()}
 
 
+def _payload(evidence: dict[str, Any], dumped: dict[int, tuple[Any, str]]) -> str:
+    """`json.dumps(evidence, sort_keys=True, default=str)`, the same text, built from the JSON of each item and each
+    item's values, kept in `dumped` (by identity) for the next bundle that holds the same value: a file's documents
+    (one per criterion) share most items (build_bundles: `built`), and a criterion's carrier item is a copy of a
+    shared item with two keys added (its values are the shared item's). Values are not changed once built."""
+    def text(value: Any) -> str:
+        held = dumped.get(id(value))
+        if held is None or held[0] is not value:
+            held = dumped[id(value)] = (value, _JSON.encode(value))
+        return held[1]
+
+    def item(value: Any) -> str:
+        held = dumped.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        if isinstance(value, dict) and all(type(k) is str for k in value):  # sort_keys orders str keys so
+            return _object((k, text(value[k])) for k in sorted(value))
+        return text(value)
+
+    return _object((name, item(evidence[name])) for name in sorted(evidence))
+
+
+def _object(members: Iterable[tuple[str, str]]) -> str:
+    """A JSON object from (key, value JSON) in order, as json.dumps writes one (default separators)."""
+    return "{" + ", ".join(f"{_JSON.encode(key)}: {value}" for key, value in members) + "}"
+
+
+_JSON = json.JSONEncoder(sort_keys=True, default=str)  # what json.dumps(value, sort_keys=True, default=str) uses
+
+
 def _records(tables: dict[str, pa.Table | None]) -> dict[str, list[dict[str, Any]]]:
     records = {name: table.to_pylist() if table is not None else [] for name, table in tables.items()}
     records["pages"].sort(key=lambda p: p["page"])
@@ -122,10 +153,10 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
     # a copy per criterion, was the command's peak memory.
     upstream = {}
     for name, stage, table in UPSTREAM:
-        upstream[name] = _ByDocument(io.read_table(stage, table), leader_of)
+        upstream[name] = _ByDocument(io.read_table(stage, table), leader_of, UNREAD_COLUMNS.get(name, ()))
         release_memory()
     # Only the current file's evidence is kept as Python objects: the run's evidence at once was its peak memory.
-    evidence_of: tuple[str, DocEvidence, dict] | None = None
+    evidence_of: tuple[str, DocEvidence, dict, dict] | None = None
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
@@ -145,18 +176,19 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
                                                     for p in {r["page"] for r in order}},
                                    **records)
             if doc_id == leader:
-                evidence_of = (leader, evidence, {})
+                evidence_of = (leader, evidence, {}, {})
             built: dict = evidence_of[2] if doc_id == leader and evidence_of is not None else {}
+            dumped: dict = evidence_of[3] if doc_id == leader and evidence_of is not None else {}
         else:
             assert evidence_of is not None
-            _, evidence, built = evidence_of
+            _, evidence, built, dumped = evidence_of
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
         # A document without an expected label is a user's file being screened (judges.rules.is_screening).
         screening = doc.get("expected_label") is None
         for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold, screening=screening,
                                               built=built):
-            payload = json.dumps(bundle.evidence, sort_keys=True, default=str)
+            payload = _payload(bundle.evidence, dumped)
             rows.append({
                 "run_id": io.cfg.run_id, "doc_id": doc_id, "criterion": bundle.criterion, "page": bundle.page,
                 "image_path": bundle.image_path, "evidence": payload, "available": sorted(bundle.evidence),
