@@ -78,13 +78,14 @@ def _once(ev: DocEvidence, key: Any, make: Callable[[], T]) -> T:
 
 def _page_rows(ev: DocEvidence, table: str, page: int) -> list[dict[str, Any]]:
     """The rows of `table` (a list field) on `page`, in their order (what `_on` gives, indexed once)."""
-    def index() -> dict[Any, list[dict[str, Any]]]:
-        by_page: dict[Any, list[dict[str, Any]]] = {}
-        for row in getattr(ev, table):
-            by_page.setdefault(row.get("page"), []).append(row)
-        return by_page
+    return _once(ev, ("page_rows", table), lambda: _by_page(getattr(ev, table))).get(page, [])
 
-    return _once(ev, ("page_rows", table), index).get(page, [])
+
+def _by_page(rows: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
+    by_page: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_page.setdefault(row.get("page"), []).append(row)
+    return by_page
 
 
 @dataclass
@@ -346,7 +347,15 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             # PDF/UA-1 7.2 lets the language be set per structure element or marked-content sequence: the
             # validator found every piece of text's language declared somewhere (None: not validated).
             "lang_declared_for_all_text": _text_language_declared(ev.conformance),
-            "text_lang": text_language(ev.text_spans)}
+            "text_lang": text_language(_language_spans(ev))}
+
+
+def _language_spans(ev: DocEvidence) -> list[dict[str, Any]]:
+    """The spans `text_language` reads (those of the first LANGUAGE_PAGES pages with text), by page: it orders them
+    by page, block and line itself."""
+    index = _once(ev, ("page_rows", "text_spans"), lambda: _by_page(ev.text_spans))
+    pages = sorted({int(page) for page in index if page is not None})[:LANGUAGE_PAGES]
+    return [span for page in pages for span in index[page]]
 
 
 def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
@@ -478,9 +487,11 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
              if f["font_name"] in used]
     sizes: dict[float, int] = {}
     by_font: dict[str, int] = {}
+    measured = []  # each span's characters and size (rounded), for its block too
     for span in spans:
         chars = int(span.get("char_count") or 0)
         size = round(float(span["size"]), 1)
+        measured.append((chars, size))
         sizes[size] = sizes.get(size, 0) + chars
         by_font[span["font_name"]] = by_font.get(span["font_name"], 0) + chars
     total = sum(sizes.values())
@@ -492,7 +503,7 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "page_chars": total,
         "small_chars": sum(n for size, n in sizes.items() if size < BODY_FLOOR_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
-        "blocks": _font_blocks(spans),
+        "blocks": _font_blocks(spans, measured),
         # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).
         "document_chars": _once(ev, "visible_chars", lambda: sum(int(s.get("char_count") or 0) for s in ev.text_spans
                                                                   if not s.get("render_invisible"))),
@@ -545,25 +556,24 @@ BLOCK_MIN_CHARS = 40  # text blocks shorter than this (labels, page numbers) say
 ADVANCE_MIN_CHARS = 20  # spans this long average out the widths of individual letters
 
 
-def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _font_blocks(spans: list[dict[str, Any]], measured: list[tuple[int, float]]) -> list[dict[str, Any]]:
     """Per text block, in page order: its dominant font and size, and how wide its characters are set.
 
     ``em_per_char`` is the block's horizontal advance per character (spaces included) in ems of
     its type size, over horizontal spans of at least ``ADVANCE_MIN_CHARS`` characters: about 0.4–0.5
     for ordinary Latin text, less when letters are squeezed together or the face is condensed.
+    `measured`: each span's characters and size rounded to 0.1 pt (font_metadata works them out).
     """
-    blocks: dict[int, list[dict[str, Any]]] = {}
-    for span in spans:
-        blocks.setdefault(int(span.get("block") or 0), []).append(span)
+    blocks: dict[int, list[tuple[dict[str, Any], int, float]]] = {}
+    for span, (chars, size) in zip(spans, measured, strict=True):
+        blocks.setdefault(int(span.get("block") or 0), []).append((span, chars, size))
     out = []
     for number, members in blocks.items():
         fonts: dict[str, int] = {}
         sizes: dict[float, int] = {}
         width = ems = 0.0
-        for span in members:
-            chars = int(span.get("char_count") or 0)
+        for span, chars, size in members:
             fonts[span["font_name"]] = fonts.get(span["font_name"], 0) + chars
-            size = round(float(span["size"]), 1)
             sizes[size] = sizes.get(size, 0) + chars
             box, text = span.get("bbox"), span.get("text") or ""
             if box and len(text.strip()) >= ADVANCE_MIN_CHARS and box[2] - box[0] > box[3] - box[1] \

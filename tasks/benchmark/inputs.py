@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -46,12 +48,16 @@ class _ByDocument:
 
         kept: list[np.ndarray] = []
         count = 0
+        leaders: dict[str, pa.Table] = {}  # a leader's rows, compared with each of its documents'
         for doc_id, indices in positions.items():
             leader = leader_of.get(doc_id, doc_id)
             theirs = positions.get(leader)
-            if leader != doc_id and theirs is not None and rows(theirs).equals(rows(indices)):
-                self.same.add(doc_id)
-                continue
+            if leader != doc_id and theirs is not None and len(theirs) == len(indices):
+                if leader not in leaders:
+                    leaders[leader] = rows(theirs)
+                if leaders[leader].equals(rows(indices)):
+                    self.same.add(doc_id)
+                    continue
             self.ranges[doc_id] = (count, len(indices))
             kept.append(indices)
             count += len(indices)
@@ -128,7 +134,25 @@ UPSTREAM = (("pages", "render", "pages"), ("transcripts", "transcript", "transcr
             ("layout_regions", "layout", "layout_regions"), *((name, "extract", name) for name in EVIDENCE_TABLES))
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the stage: turning a run's rows into dicts and lists (which form
+    no cycles) triggered full collections that walk every object of the command's process (issue 56)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def inputs_body(io: StageIO) -> dict[str, Any]:
+    with _collector_paused():
+        return _inputs(io)
+
+
+def _inputs(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
     failed: dict[str, str] = {}
     for e in io.read("extract", "errors"):
