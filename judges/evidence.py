@@ -124,7 +124,7 @@ def body_size(spans: Iterable[dict[str, Any]]) -> float | None:
     for span in spans:
         size = round(float(span["size"]), 1)
         weights[size] = weights.get(size, 0) + int(span.get("char_count") or 0)
-    return max(weights, key=lambda k: weights[k]) if weights else None
+    return max(weights, key=weights.__getitem__) if weights else None
 
 
 def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[str, Any]:
@@ -141,8 +141,8 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
         bold += chars if heavy else 0
     if not total:
         return {}
-    face = max(faces, key=lambda k: faces[k])
-    style: dict[str, Any] = {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+    face = max(faces, key=faces.__getitem__)
+    style: dict[str, Any] = {"size": max(sizes, key=sizes.__getitem__), "bold": round(bold / total, 2)}
     return style | ({"font": face} if face else {})
 
 
@@ -582,8 +582,8 @@ def _font_blocks(spans: list[dict[str, Any]], measured: list[tuple[int, float]])
                 ems += len(text) * float(span["size"])
         chars = sum(fonts.values())
         if chars >= BLOCK_MIN_CHARS:
-            out.append({"block": number, "font": max(fonts, key=lambda k: fonts[k]),
-                        "size": max(sizes, key=lambda k: sizes[k]), "chars": chars,
+            out.append({"block": number, "font": max(fonts, key=fonts.__getitem__),
+                        "size": max(sizes, key=sizes.__getitem__), "chars": chars,
                         "em_per_char": round(width / ems, 3) if ems else None})
     return out[:200]
 
