@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from extractors import reading_order
 from judges import conformance, evidence
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE, UNREAD_COLUMNS, DocEvidence, build_bundles
@@ -147,8 +149,12 @@ def test_document_level_values_found_once_are_those_of_the_page_asked_for() -> N
 
 
 def test_the_columns_the_inputs_stage_leaves_out_are_read_by_no_builder() -> None:
-    # The stage drops UNREAD_COLUMNS before building evidence: a builder that reads one would see None there.
-    sources = "\n".join(Path(module.__file__).read_text() for module in (evidence, conformance))  # type: ignore[arg-type]
+    # The stage drops UNREAD_COLUMNS before building evidence (and the reading-order agreement): a builder that
+    # read one would see None there.
+    sources = "\n".join([*(Path(module.__file__).read_text() for module in (evidence, conformance)),  # type: ignore[arg-type]
+                         *(inspect.getsource(getattr(reading_order, name)) for name in (
+                             "order_agreement", "_tau_terms", "_tau", "_same_line", "_column_switches",
+                             "_footnote_in_body"))])
     definition = sources[sources.index("UNREAD_COLUMNS: dict"):sources.index("T = TypeVar")]
     schemas = {spec.name: spec.schema.names for spec in ALL_TABLES}
     assert "links" not in UNREAD_COLUMNS  # a link's whole row is evidence
