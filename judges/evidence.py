@@ -147,8 +147,9 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
 
 
 class _SpanIndex:
-    """A page's spans by their top edge: `styles_within` gives the spans inside a box (as `geometry.inside` tests them)
-    in their order without testing every span of the page (a page's elements times its spans, per page)."""
+    """A page's spans by their top edge: `styles_within` gives the styles of the spans inside a box (as
+    `geometry.inside` tests them) in their order without testing every span of the page (a page's elements times
+    its spans, per page)."""
 
     def __init__(self, spans: list[dict[str, Any]]) -> None:
         self.spans = spans
