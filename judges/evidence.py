@@ -10,6 +10,7 @@ dates or producer: bundles are built from extracted records only.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,17 @@ from judges.language import detect_language
 # criterion → [(evidence name, withheld for Cannot Tell items)], from the criterion spec
 EVIDENCE: dict[str, tuple[tuple[str, bool], ...]] = {
     name: tuple((item.name, item.starred) for item in spec.evidence) for name, spec in SPEC.items()
+}
+
+# Columns of the upstream tables that no evidence builder reads: the inputs stage leaves them out of the rows it
+# turns into Python objects (a document's rows as dicts were a large share of the stage's CPU, issue 56). Links
+# are not here: a link's whole row is evidence (`_strip`). tests/judges/test_evidence.py checks that this module
+# names none of them.
+UNREAD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "struct_elements": ("elem_key", "mcids", "objr_annots", "subtree_bbox", "obj_num"),
+    "text_spans": ("italic", "superscript", "alpha", "clipped", "invisible_reason"),
+    "reading_order": ("mupdf_block",),
+    "transcripts": ("element",),
 }
 
 T = TypeVar("T")
@@ -66,13 +78,14 @@ def _once(ev: DocEvidence, key: Any, make: Callable[[], T]) -> T:
 
 def _page_rows(ev: DocEvidence, table: str, page: int) -> list[dict[str, Any]]:
     """The rows of `table` (a list field) on `page`, in their order (what `_on` gives, indexed once)."""
-    def index() -> dict[Any, list[dict[str, Any]]]:
-        by_page: dict[Any, list[dict[str, Any]]] = {}
-        for row in getattr(ev, table):
-            by_page.setdefault(row.get("page"), []).append(row)
-        return by_page
+    return _once(ev, ("page_rows", table), lambda: _by_page(getattr(ev, table))).get(page, [])
 
-    return _once(ev, ("page_rows", table), index).get(page, [])
+
+def _by_page(rows: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
+    by_page: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_page.setdefault(row.get("page"), []).append(row)
+    return by_page
 
 
 @dataclass
@@ -111,7 +124,7 @@ def body_size(spans: Iterable[dict[str, Any]]) -> float | None:
     for span in spans:
         size = round(float(span["size"]), 1)
         weights[size] = weights.get(size, 0) + int(span.get("char_count") or 0)
-    return max(weights, key=lambda k: weights[k]) if weights else None
+    return max(weights, key=weights.__getitem__) if weights else None
 
 
 def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[str, Any]:
@@ -121,23 +134,22 @@ def text_style(bbox: list[float] | None, spans: list[dict[str, Any]]) -> dict[st
     sizes: dict[float, int] = {}
     faces: dict[str, int] = {}
     bold = total = 0
-    for span in _span_index(spans).within(bbox, slack=1.0):
-        chars = int(span.get("char_count") or 0)
-        sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
-        face = font_family(span.get("font_name"))
+    for chars, size, face, heavy in _span_index(spans).styles_within(bbox, slack=1.0):
+        sizes[size] = sizes.get(size, 0) + chars
         faces[face] = faces.get(face, 0) + chars
         total += chars
-        bold += chars if span.get("bold") else 0
+        bold += chars if heavy else 0
     if not total:
         return {}
-    face = max(faces, key=lambda k: faces[k])
-    style: dict[str, Any] = {"size": max(sizes, key=lambda k: sizes[k]), "bold": round(bold / total, 2)}
+    face = max(faces, key=faces.__getitem__)
+    style: dict[str, Any] = {"size": max(sizes, key=sizes.__getitem__), "bold": round(bold / total, 2)}
     return style | ({"font": face} if face else {})
 
 
 class _SpanIndex:
-    """A page's spans by their top edge: `within` gives the spans inside a box (as `geometry.inside` tests them)
-    in their order without testing every span of the page (a page's elements times its spans, per page)."""
+    """A page's spans by their top edge: `styles_within` gives the styles of the spans inside a box (as
+    `geometry.inside` tests them) in their order without testing every span of the page (a page's elements times
+    its spans, per page)."""
 
     def __init__(self, spans: list[dict[str, Any]]) -> None:
         self.spans = spans
@@ -152,12 +164,31 @@ class _SpanIndex:
         upright.sort()
         self.tops = [top for top, _ in upright]
         self.order = [i for _, i in upright]
+        # Per span, what `text_style` reads of it (characters, size, font family, bold), worked out on first use:
+        # a span lies inside the boxes of an element and of each of its ancestors with text on the page.
+        self.styles: list[tuple[int, float, str, bool] | None] = [None] * len(spans)
 
-    def within(self, bbox: Sequence[float], slack: float) -> list[dict[str, Any]]:
+    def _found(self, bbox: Sequence[float], slack: float) -> list[int]:
         # Inside means top >= bbox top - slack and top <= bottom <= bbox bottom + slack.
         lo, hi = bisect.bisect_left(self.tops, bbox[1] - slack), bisect.bisect_right(self.tops, bbox[3] + slack)
         found = sorted([*self.order[lo:hi], *self.odd])
-        return [self.spans[i] for i in found if geometry.inside(self.spans[i]["bbox"], bbox, slack=slack)]
+        # geometry.inside(span box, bbox, slack), its comparisons written out (a page's elements times its spans)
+        left, top, right, bottom = bbox[0] - slack, bbox[1] - slack, bbox[2] + slack, bbox[3] + slack
+        spans = self.spans
+        return [i for i in found if (box := spans[i]["bbox"])[0] >= left and box[1] >= top and box[2] <= right
+                and box[3] <= bottom]
+
+    def styles_within(self, bbox: Sequence[float], slack: float) -> list[tuple[int, float, str, bool]]:
+        """(characters, size rounded to 0.1 pt, font family, bold) of each span inside the box, in order."""
+        out = []
+        for i in self._found(bbox, slack):
+            style = self.styles[i]
+            if style is None:
+                span = self.spans[i]
+                style = self.styles[i] = (int(span.get("char_count") or 0), round(float(span["size"]), 1),
+                                          font_family(span.get("font_name")), bool(span.get("bold")))
+            out.append(style)
+        return out
 
 
 _INDEXES: dict[int, tuple[list[dict[str, Any]], _SpanIndex]] = {}  # by id of the spans list (kept alive here)
@@ -174,6 +205,7 @@ def _span_index(spans: list[dict[str, Any]]) -> _SpanIndex:
     return index
 
 
+@functools.lru_cache(maxsize=4096)  # a document's spans name a few fonts
 def font_family(name: str | None) -> str:
     """A font's family: its name without the subset tag (ABCDEF+) and the style after '-' or ','
     (Helvetica-Bold → helvetica): two texts in one family differ in weight or style only."""
@@ -191,22 +223,22 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     page_spans = _page_rows(ev, "text_spans", page)
     by_id = _once(ev, "elements_by_id", lambda: {e["elem_id"]: e for e in elements})
     keep: set[int] = set()
-    for element in elements:
-        if element.get("page") == page:
-            node: dict[str, Any] | None = element
-            while node is not None and node["elem_id"] not in keep:
-                keep.add(node["elem_id"])
-                parent = node.get("parent_id")
-                node = by_id.get(parent) if parent is not None else None
-    prior = [
-        int(e["type"][1:]) for e in elements
-        if e.get("page") is not None and e["page"] < page and _heading_level(e["type"]) is not None
-    ]
+    for element in _page_rows(ev, "struct_elements", page):
+        node: dict[str, Any] | None = element
+        while node is not None and node["elem_id"] not in keep:
+            keep.add(node["elem_id"])
+            parent = node.get("parent_id")
+            node = by_id.get(parent) if parent is not None else None
+    # The last heading (H1-H9) before this page, and how many H1 come before it: from the document's headings
+    # with a page, in element order (found once), rather than from every element again per page.
+    headings = _once(ev, "heading_pages", lambda: [(e["page"], e["type"]) for e in elements
+                                                   if e.get("page") is not None
+                                                   and _heading_level(e["type"]) is not None])
+    prior = next((int(kind[1:]) for at, kind in reversed(headings) if at < page), None)
     compact = []
     siblings = _once(ev, "elements_by_order", lambda: {(e.get("parent_id"), e.get("order")): e for e in elements})
-    for element in elements:
-        if element["elem_id"] not in keep:
-            continue
+    positions = _once(ev, "element_positions", lambda: _positions(elements))
+    for element in (elements[i] for i in sorted(i for elem_id in keep for i in positions[elem_id])):
         item = {
             "id": element["elem_id"], "parent": element.get("parent_id"), "type": element["type"],
             "raw_type": element.get("raw_type"), "depth": element.get("depth"), "page": element.get("page"),
@@ -225,16 +257,16 @@ def tag_structure(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "tagged": tagged,
         "marked": any(s.get("marked") for s in ev.doc_structure),
         "element_count": len(elements),
-        "root_types": [e["type"] for e in elements if e.get("parent_id") is None],
-        "prior_heading_level": prior[-1] if prior else None,
-        "type_counts": _type_counts(elements),
+        "root_types": list(_once(ev, "root_types",
+                                 lambda: [e["type"] for e in elements if e.get("parent_id") is None])),
+        "prior_heading_level": prior,
+        "type_counts": dict(_once(ev, "type_counts", lambda: _type_counts(elements))),
         "body_size": _once(ev, "body_size", lambda: body_size(ev.text_spans)),
-        "heading_styles": _heading_styles(ev),
+        "heading_styles": [list(s) for s in _once(ev, "heading_styles", lambda: _heading_styles(ev))],
         # Across pages: the document's title H1 (its first heading, with its size) and how many H1 come before
         # this page, so a title alone on page 1 and the first section H1 on page 2 can be compared.
         "title_h1": _title_h1(ev),
-        "h1_before": sum(1 for e in elements if e["type"] == "H1" and e.get("page") is not None
-                         and e["page"] < page),
+        "h1_before": sum(1 for at, kind in headings if kind == "H1" and at < page),
         "elements": compact,
         "artifact_text": artifact_text(ev, page),
     } | ({"document": document_facts(ev)} if page == _first_page(ev) else {})
@@ -316,7 +348,15 @@ def document_facts(ev: DocEvidence) -> dict[str, Any]:
             # PDF/UA-1 7.2 lets the language be set per structure element or marked-content sequence: the
             # validator found every piece of text's language declared somewhere (None: not validated).
             "lang_declared_for_all_text": _text_language_declared(ev.conformance),
-            "text_lang": text_language(ev.text_spans)}
+            "text_lang": text_language(_language_spans(ev))}
+
+
+def _language_spans(ev: DocEvidence) -> list[dict[str, Any]]:
+    """The spans `text_language` reads (those of the first LANGUAGE_PAGES pages with text), by page: it orders them
+    by page, block and line itself."""
+    index = _once(ev, ("page_rows", "text_spans"), lambda: _by_page(ev.text_spans))
+    pages = sorted({int(page) for page in index if page is not None})[:LANGUAGE_PAGES]
+    return [span for page in pages for span in index[page]]
 
 
 def _text_language_declared(rows: list[dict[str, Any]]) -> bool | None:
@@ -360,17 +400,22 @@ def text_language(spans: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"lang": guess.lang, "share": round(guess.share, 2), "words": guess.words} if guess.lang else None
 
 
+def _positions(elements: list[dict[str, Any]]) -> dict[Any, list[int]]:
+    """Where each element id occurs among the elements (in order)."""
+    positions: dict[Any, list[int]] = {}
+    for i, element in enumerate(elements):
+        positions.setdefault(element["elem_id"], []).append(i)
+    return positions
+
+
 def _heading_styles(ev: DocEvidence) -> list[list[Any]]:
     """Each heading type's looks across the document ([type, size, bold share, font family], one entry per
     distinct style): a block elsewhere styled like them but tagged otherwise is a heading tagged inconsistently."""
-    spans: dict[int, list[dict[str, Any]]] = {}
-    for span in ev.text_spans:
-        spans.setdefault(span.get("page"), []).append(span)  # type: ignore[arg-type]
     styles: set[tuple[str, float, float, str]] = set()
     for element in ev.struct_elements:
         if _heading_level(element["type"]) is None and element["type"] != "H":
             continue
-        style = text_style(element.get("bbox"), spans.get(element.get("page"), []))  # type: ignore[arg-type]
+        style = text_style(element.get("bbox"), _page_rows(ev, "text_spans", element.get("page")))  # type: ignore[arg-type]
         if style:
             styles.add((element["type"], style["size"], style["bold"], style.get("font", "")))
         if len(styles) >= 24:
@@ -415,11 +460,9 @@ def _heading_level(kind: str) -> int | None:
 def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     if ev.extract_failed:
         return None
-    by_id = {e["elem_id"]: e for e in ev.struct_elements}
+    by_id = _once(ev, "elements_by_id", lambda: {e["elem_id"]: e for e in ev.struct_elements})
     links = []
-    for link in ev.links:
-        if link.get("page") != page:
-            continue
+    for link in _page_rows(ev, "links", page):
         claimed = by_id.get(link.get("element_id"))
         # What a screen reader can announce for the link besides /Contents: its element's text or Alt.
         spoken = claimed and (claimed.get("alt") or claimed.get("actual_text") or claimed.get("text"))
@@ -427,7 +470,7 @@ def link_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     link_elements = [
         {"id": e["elem_id"], "page": e.get("page"), "objr_count": e.get("objr_count", 0),
          "text": _short(e.get("text")), "alt": e.get("alt")}
-        for e in ev.struct_elements if e["type"] == "Link" and e.get("page") == page
+        for e in _page_rows(ev, "struct_elements", page) if e["type"] == "Link"
     ]
     return {"links": links, "link_elements": link_elements,
             "tagged": any(s.get("tagged") for s in ev.doc_structure),
@@ -440,14 +483,17 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         return None
     spans = [s for s in _page_rows(ev, "text_spans", page) if not s.get("render_invisible")]
     used = {s["font_name"] for s in spans}
-    fonts = [{k: f.get(k) for k in ("font_name", "font_type", "embedded", "subset", "has_tounicode", "encoding",
-                                    "char_count")} | {"sizes": sorted(set(f.get("sizes") or []))[:12]}
-             for f in ev.fonts if page in (f.get("pages") or []) and f["font_name"] in used]
+    fonts = [{k: f.get(k) for k in FONT_FIELDS} | {"sizes": list(sizes)}
+             for f, sizes in _once(ev, "fonts_by_page", lambda: _fonts_by_page(ev.fonts)).get(page, [])
+             if f["font_name"] in used]
     sizes: dict[float, int] = {}
     by_font: dict[str, int] = {}
+    measured = []  # each span's characters and size (rounded), for its block too
     for span in spans:
         chars = int(span.get("char_count") or 0)
-        sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+        size = round(float(span["size"]), 1)
+        measured.append((chars, size))
+        sizes[size] = sizes.get(size, 0) + chars
         by_font[span["font_name"]] = by_font.get(span["font_name"], 0) + chars
     total = sum(sizes.values())
     return {
@@ -458,7 +504,7 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         "page_chars": total,
         "small_chars": sum(n for size, n in sizes.items() if size < BODY_FLOOR_PT),
         "unmapped_chars": sum(int(s.get("unmapped_chars") or 0) for s in spans),
-        "blocks": _font_blocks(spans),
+        "blocks": _font_blocks(spans, measured),
         # Visible characters in the whole document: none means a scan (an OCR layer is invisible text).
         "document_chars": _once(ev, "visible_chars", lambda: sum(int(s.get("char_count") or 0) for s in ev.text_spans
                                                                   if not s.get("render_invisible"))),
@@ -466,12 +512,36 @@ def font_metadata(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     }
 
 
+FONT_FIELDS = ("font_name", "font_type", "embedded", "subset", "has_tounicode", "encoding", "char_count")
+
+
+def _fonts_by_page(fonts: list[dict[str, Any]]) -> dict[Any, list[tuple[dict[str, Any], list[Any]]]]:
+    """Each page's fonts (those whose `pages` name it), in order, each with its first 12 distinct sizes."""
+    by_page: dict[Any, list[tuple[dict[str, Any], list[Any]]]] = {}
+    for font in fonts:
+        sizes = sorted(set(font.get("sizes") or []))[:12]
+        for page in dict.fromkeys(font.get("pages") or []):
+            by_page.setdefault(page, []).append((font, sizes))
+    return by_page
+
+
+def _glyph_pages(fonts: list[dict[str, Any]]) -> list[dict[Any, dict[str, Any]]]:
+    """Per font (in order), its first glyph counts of each page."""
+    out: list[dict[Any, dict[str, Any]]] = []
+    for font in fonts:
+        first: dict[Any, dict[str, Any]] = {}
+        for counts in font.get("glyph_pages") or []:
+            first.setdefault(counts.get("page"), counts)
+        out.append(first)
+    return out
+
+
 def _glyph_checks(ev: DocEvidence, page: int) -> dict[str, Any]:
     """Visible glyphs drawn on the page, and per font that draws some the font contradicts the mapping
     of (wrong) or that map to no text (textless): extractors/fonts.py, glyph_pages."""
     drawn, checks = 0, []
-    for font in ev.fonts:
-        counts = next((g for g in font.get("glyph_pages") or [] if g.get("page") == page), None)
+    for font, pages in zip(ev.fonts, _once(ev, "glyph_pages", lambda: _glyph_pages(ev.fonts)), strict=True):
+        counts = pages.get(page)
         if not counts:
             continue
         drawn += int(counts.get("glyphs") or 0)
@@ -487,25 +557,25 @@ BLOCK_MIN_CHARS = 40  # text blocks shorter than this (labels, page numbers) say
 ADVANCE_MIN_CHARS = 20  # spans this long average out the widths of individual letters
 
 
-def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _font_blocks(spans: list[dict[str, Any]], measured: list[tuple[int, float]]) -> list[dict[str, Any]]:
     """Per text block, in page order: its dominant font and size, and how wide its characters are set.
 
     ``em_per_char`` is the block's horizontal advance per character (spaces included) in ems of
     its type size, over horizontal spans of at least ``ADVANCE_MIN_CHARS`` characters: about 0.4–0.5
     for ordinary Latin text, less when letters are squeezed together or the face is condensed.
+    `measured`: each span's characters and size rounded to 0.1 pt (font_metadata works them out).
     """
-    blocks: dict[int, list[dict[str, Any]]] = {}
-    for span in spans:
-        blocks.setdefault(int(span.get("block") or 0), []).append(span)
+    blocks: dict[int, list[tuple[dict[str, Any], int, float]]] = {}
+    for span, (chars, size) in zip(spans, measured, strict=True):
+        blocks.setdefault(int(span.get("block") or 0), []).append((span, chars, size))
     out = []
     for number, members in blocks.items():
         fonts: dict[str, int] = {}
         sizes: dict[float, int] = {}
         width = ems = 0.0
-        for span in members:
-            chars = int(span.get("char_count") or 0)
+        for span, chars, size in members:
             fonts[span["font_name"]] = fonts.get(span["font_name"], 0) + chars
-            sizes[round(float(span["size"]), 1)] = sizes.get(round(float(span["size"]), 1), 0) + chars
+            sizes[size] = sizes.get(size, 0) + chars
             box, text = span.get("bbox"), span.get("text") or ""
             if box and len(text.strip()) >= ADVANCE_MIN_CHARS and box[2] - box[0] > box[3] - box[1] \
                     and _wordy(text):
@@ -513,8 +583,8 @@ def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 ems += len(text) * float(span["size"])
         chars = sum(fonts.values())
         if chars >= BLOCK_MIN_CHARS:
-            out.append({"block": number, "font": max(fonts, key=lambda k: fonts[k]),
-                        "size": max(sizes, key=lambda k: sizes[k]), "chars": chars,
+            out.append({"block": number, "font": max(fonts, key=fonts.__getitem__),
+                        "size": max(sizes, key=sizes.__getitem__), "chars": chars,
                         "em_per_char": round(width / ems, 3) if ems else None})
     return out[:200]
 
@@ -522,8 +592,16 @@ def _font_blocks(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _wordy(text: str) -> bool:
     """Mostly letters and digits: leader dots ("Introduction ........ 1"), rules of underscores or
     dashes are set tight on purpose and say nothing about how text is spaced."""
-    visible = [c for c in text if not c.isspace()]
-    return sum(c.isalnum() for c in visible) >= 0.6 * len(visible) if visible else False
+    visible = "".join(text.split())  # the characters that are not white space (str.isspace), in order
+    return sum(map(str.isalnum, visible)) >= 0.6 * len(visible) if visible else False
+
+
+def _by_key(rows: list[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any]]]:
+    """`rows` grouped by `row[key]`, in their order."""
+    groups: dict[Any, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row[key], []).append(row)
+    return groups
 
 
 def _on(rows: list[dict[str, Any]], page: int) -> list[dict[str, Any]]:
@@ -537,7 +615,7 @@ def figure_crops(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     figures = [{"figure": f["figure_index"], "kind": f["kind"], "bbox": f.get("bbox"), "small": f.get("small"),
                 "caption": _short(f.get("caption")), "crop_path": f.get("crop_path")}
                for f in _page_rows(ev, "figures", page)]
-    return {"figures": figures, "document_figures": sum(1 for f in ev.figures if not f.get("small"))}
+    return {"figures": figures, "document_figures": len(_meaningful(ev))}
 
 
 CAPTION_LIMIT = 300  # alt text is read against its caption: keep more of a caption than of other texts
@@ -553,7 +631,7 @@ def alt_texts(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     """
     if ev.extract_failed:
         return None
-    meaningful = [f for f in ev.figures if not f.get("small")]
+    meaningful = _meaningful(ev)
     vocabulary: set[str] | None = None
     figures = []
     for f in _page_rows(ev, "figures", page):
@@ -564,16 +642,23 @@ def alt_texts(ev: DocEvidence, page: int) -> dict[str, Any] | None:
             "small": f.get("small"), "caption": caption[:CAPTION_LIMIT] or None, "caption_words": len(caption.split())}
         alt = _squash(f.get("alt"))
         if alt:
-            vocabulary = _text_vocabulary(ev) if vocabulary is None else vocabulary
+            vocabulary = _once(ev, "vocabulary", lambda: _text_vocabulary(ev)) if vocabulary is None else vocabulary
             item["alt_words_not_in_text"] = sorted({w for w in alt_words(alt) if w[:5] not in vocabulary})
             item["same_alt_as"] = [{"figure": o["figure_index"], "page": o.get("page"),
                                     "caption": _short(o.get("caption"))}
-                                   for o in meaningful if o is not f and _squash(o.get("alt")) == alt]
+                                   for o, other in zip(meaningful, _once(ev, "meaningful_alts", lambda: [
+                                       _squash(o.get("alt")) for o in meaningful]), strict=True)
+                                   if o is not f and other == alt]
         figures.append(item)
     return {"figures": figures, "tagged": any(s.get("tagged") for s in ev.doc_structure),
             "document_figures": len(meaningful),
-            "document_figures_with_alt": sum(1 for f in meaningful
-                                             if f.get("alt") is not None or f.get("actual_text") is not None)}
+            "document_figures_with_alt": _once(ev, "figures_with_alt", lambda: sum(
+                1 for f in meaningful if f.get("alt") is not None or f.get("actual_text") is not None))}
+
+
+def _meaningful(ev: DocEvidence) -> list[dict[str, Any]]:
+    """The document's figures that are not small (icons, inline glyphs), in order (found once)."""
+    return _once(ev, "meaningful_figures", lambda: [f for f in ev.figures if not f.get("small")])
 
 
 def alt_words(text: str) -> list[str]:
@@ -597,7 +682,7 @@ def reading_order(ev: DocEvidence, page: int) -> dict[str, Any] | None:
         return None
     # The element type tells a judge which units are headings; `chars` (of the first 200 the
     # record keeps) weighs units by how much text they hold; `bbox` says which share a line.
-    types = {e["elem_id"]: e["type"] for e in ev.struct_elements}
+    types = _once(ev, "element_types", lambda: {e["elem_id"]: e["type"] for e in ev.struct_elements})
     units = [{k: r.get(k) for k in ("block_index", "struct_rank", "content_rank", "visual_rank", "column", "role",
                                     "marks", "bbox")}
              | {"text": _short(r.get("text")), "chars": len(r.get("text") or ""), "type": types.get(r.get("elem_id"))}
@@ -639,7 +724,7 @@ def table_tags(ev: DocEvidence, page: int) -> dict[str, Any] | None:
     out = []
     page_cells = [e for e in _page_rows(ev, "struct_elements", page) if e["type"] in ("TH", "TD") and e.get("bbox")]
     for table in _page_rows(ev, "tables", page):
-        cells = [c for c in ev.table_cells if c["table_id"] == table["table_id"]]
+        cells = _once(ev, "cells_by_table", lambda: _by_key(ev.table_cells, "table_id")).get(table["table_id"], [])
         keep = ("table_id", "rows", "cols", "header_rows", "header_cols", "th_count", "td_count", "has_scope",
                 "has_headers_attr", "spans", "tagged", "source", "issues")
         extra: dict[str, Any] = {}

@@ -7,6 +7,7 @@ Used by the rules judge (a declared /Lang that disagrees with the text is a find
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 # The commonest function words of each language (articles, pronouns, prepositions, conjunctions, auxiliaries):
@@ -50,7 +51,8 @@ def detect_language(text: str) -> LanguageGuess:
     of the words. Confident only with enough words, a share typical of running text (≥ 0.15) and a clear
     lead (at least twice the runner-up's share); otherwise `lang` is None and the shares say why."""
     words = re.findall(r"[^\W\d_]+", text.lower())
-    shares = sorted(((sum(w in stop for w in words) / len(words) if words else 0.0, lang)
+    counts = Counter(words)  # occurrences per word: a language's stopwords are counted, not every word looked up
+    shares = sorted(((sum(counts.get(w, 0) for w in stop) / len(words) if words else 0.0, lang)
                      for lang, stop in STOPWORDS.items()), reverse=True)
     (best, lang), (second, runner_up) = shares[0], shares[1]
     confident = len(words) >= MIN_WORDS and best >= 0.15 and best >= 2 * second

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
-from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from extractors.reading_order import order_agreement
-from judges.evidence import DocEvidence, build_bundles
+from judges.evidence import UNREAD_COLUMNS, DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.engine.common import good_documents
 from tasks.engine.failures import WARNING_KINDS
@@ -22,45 +25,50 @@ EVIDENCE_TABLES = ("struct_elements", "doc_structure", "links", "fonts", "text_s
 
 
 class _ByDocument:
-    """One upstream table's rows per document, without the run and document they belong to (the evidence
-    builders never read them), kept in Arrow: a document's rows become Python objects only when its evidence
-    is built. A document whose rows equal its leader's (the first document of its file: a screened file is one
-    document per criterion, each with the same rows) keeps none of its own, so that the table held while the
-    stage runs is about one copy of each file's rows, not one per criterion."""
+    """One upstream table's rows per document, without the run and document they belong to and the `unread`
+    columns (the evidence builders never read them), kept in Arrow: a document's rows become Python objects only
+    when its evidence is built. A document whose rows equal its leader's (the first document of its file: a
+    screened file is one document per criterion, each with the same rows) keeps none of its own, so that the table
+    held while the stage runs is about one copy of each file's rows, not one per criterion."""
 
-    def __init__(self, table: pa.Table | None, leader_of: dict[str, str]) -> None:
+    def __init__(self, table: pa.Table | None, leader_of: dict[str, str], unread: tuple[str, ...] = ()) -> None:
         self.same: set[str] = set()  # documents whose rows are their leader's
         self.ranges: dict[str, tuple[int, int]] = {}  # document → (offset, length) in self.table
         self.table: pa.Table | None = None
         if table is None or table.num_rows == 0:  # no document has rows: each has its leader's (none)
             self.same = {doc_id for doc_id, leader in leader_of.items() if doc_id != leader}
             return
-        positions: dict[str, list[int]] = defaultdict(list)
-        for index, doc_id in enumerate(table.column("doc_id").to_pylist()):
-            positions[doc_id].append(index)
-        table = table.drop_columns([c for c in ("run_id", "doc_id") if c in table.column_names])
+        positions = _positions(table.column("doc_id"))
+        table = table.drop_columns([c for c in ("run_id", "doc_id", *unread) if c in table.column_names])
 
-        def rows(indices: list[int]) -> pa.Table:
+        def rows(indices: np.ndarray) -> pa.Table:
             if indices[-1] - indices[0] + 1 == len(indices):  # contiguous, as the stages write them: no copy
-                return table.slice(indices[0], len(indices))
+                return table.slice(int(indices[0]), len(indices))
             return table.take(indices)
 
-        kept: list[int] = []
+        kept: list[np.ndarray] = []
+        count = 0
+        leaders: dict[str, pa.Table] = {}  # a leader's rows, compared with each of its documents'
         for doc_id, indices in positions.items():
             leader = leader_of.get(doc_id, doc_id)
             theirs = positions.get(leader)
-            if leader != doc_id and theirs is not None and rows(theirs).equals(rows(indices)):
-                self.same.add(doc_id)
-                continue
-            self.ranges[doc_id] = (len(kept), len(indices))
-            kept += indices
+            if leader != doc_id and theirs is not None and len(theirs) == len(indices):
+                if leader not in leaders:
+                    leaders[leader] = rows(theirs)
+                if leaders[leader].equals(rows(indices)):
+                    self.same.add(doc_id)
+                    continue
+            self.ranges[doc_id] = (count, len(indices))
+            kept.append(indices)
+            count += len(indices)
         for doc_id, leader in leader_of.items():  # neither has rows: the same (none)
             if doc_id != leader and doc_id not in positions and leader not in positions:
                 self.same.add(doc_id)
-        if kept == list(range(table.num_rows)):
+        order = np.concatenate(kept) if kept else np.empty(0, dtype=np.int64)
+        if len(order) == table.num_rows and bool((order == np.arange(table.num_rows)).all()):
             self.table = table
         elif kept:
-            self.table = table.take(kept)  # a copy of the kept rows: the whole table is let go
+            self.table = table.take(order)  # a copy of the kept rows: the whole table is let go
 
     def of(self, doc_id: str, leader: str) -> pa.Table | None:
         span = self.ranges.get(leader if doc_id in self.same else doc_id)
@@ -68,6 +76,52 @@ class _ByDocument:
 
     def same_as_leader(self, doc_id: str, leader: str) -> bool:
         return doc_id in self.same or (doc_id == leader)
+
+
+def _positions(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:
+    """Each document's row numbers (ascending), documents in the order of their first row: grouped in Arrow
+    and numpy rather than row by row in Python (the stage's upstream tables hold a run's rows)."""
+    column = doc_ids.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    encoded = column.dictionary_encode(null_encoding="encode")  # one code per distinct value (null included)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    by_code = np.argsort(codes, kind="stable")  # row numbers grouped by code, ascending within each group
+    ends = np.cumsum(np.bincount(codes, minlength=len(names))).tolist()
+    present, first = np.unique(codes, return_index=True)  # each code's first row
+    return {names[code]: by_code[(ends[code - 1] if code else 0):ends[code]]
+            for code in present[np.argsort(first, kind="stable")].tolist()}
+
+
+def _payload(evidence: dict[str, Any], dumped: dict[int, tuple[Any, str]]) -> str:
+    """`json.dumps(evidence, sort_keys=True, default=str)`, the same text, built from the JSON of each item and each
+    item's values, kept in `dumped` (by identity) for the next bundle that holds the same value: a file's documents
+    (one per criterion) share most items (build_bundles: `built`), and a criterion's carrier item is a copy of a
+    shared item with two keys added (its values are the shared item's). Values are not changed once built."""
+    def text(value: Any) -> str:
+        held = dumped.get(id(value))
+        if held is None or held[0] is not value:
+            held = dumped[id(value)] = (value, _JSON.encode(value))
+        return held[1]
+
+    def item(value: Any) -> str:
+        held = dumped.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        if isinstance(value, dict) and all(type(k) is str for k in value):  # sort_keys orders str keys so
+            return _object((k, text(value[k])) for k in sorted(value))
+        return text(value)
+
+    return _object((name, item(evidence[name])) for name in sorted(evidence))
+
+
+def _object(members: Iterable[tuple[str, str]]) -> str:
+    """A JSON object from (key, value JSON) in order, as json.dumps writes one (default separators)."""
+    return "{" + ", ".join(f"{_JSON.encode(key)}: {value}" for key, value in members) + "}"
+
+
+_JSON = json.JSONEncoder(sort_keys=True, default=str)  # what json.dumps(value, sort_keys=True, default=str) uses
 
 
 def _records(tables: dict[str, pa.Table | None]) -> dict[str, list[dict[str, Any]]]:
@@ -80,7 +134,25 @@ UPSTREAM = (("pages", "render", "pages"), ("transcripts", "transcript", "transcr
             ("layout_regions", "layout", "layout_regions"), *((name, "extract", name) for name in EVIDENCE_TABLES))
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the stage: turning a run's rows into dicts and lists (which form
+    no cycles) triggered full collections that walk every object of the command's process (issue 56)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def inputs_body(io: StageIO) -> dict[str, Any]:
+    with _collector_paused():
+        return _inputs(io)
+
+
+def _inputs(io: StageIO) -> dict[str, Any]:
     docs = good_documents(io)
     failed: dict[str, str] = {}
     for e in io.read("extract", "errors"):
@@ -105,10 +177,10 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
     # a copy per criterion, was the command's peak memory.
     upstream = {}
     for name, stage, table in UPSTREAM:
-        upstream[name] = _ByDocument(io.read_table(stage, table), leader_of)
+        upstream[name] = _ByDocument(io.read_table(stage, table), leader_of, UNREAD_COLUMNS.get(name, ()))
         release_memory()
     # Only the current file's evidence is kept as Python objects: the run's evidence at once was its peak memory.
-    evidence_of: tuple[str, DocEvidence, dict] | None = None
+    evidence_of: tuple[str, DocEvidence, dict, dict] | None = None
     rows = []
     for doc in docs:
         doc_id = doc["doc_id"]
@@ -128,18 +200,19 @@ def inputs_body(io: StageIO) -> dict[str, Any]:
                                                     for p in {r["page"] for r in order}},
                                    **records)
             if doc_id == leader:
-                evidence_of = (leader, evidence, {})
+                evidence_of = (leader, evidence, {}, {})
             built: dict = evidence_of[2] if doc_id == leader and evidence_of is not None else {}
+            dumped: dict = evidence_of[3] if doc_id == leader and evidence_of is not None else {}
         else:
             assert evidence_of is not None
-            _, evidence, built = evidence_of
+            _, evidence, built, dumped = evidence_of
         # The protocol: Cannot Tell items are judged without the criterion's starred evidence.
         withhold = doc.get("expected_label") == Label.CANNOT_TELL
         # A document without an expected label is a user's file being screened (judges.rules.is_screening).
         screening = doc.get("expected_label") is None
         for bundle, withheld in build_bundles(doc["criterion"], evidence, withhold=withhold, screening=screening,
                                               built=built):
-            payload = json.dumps(bundle.evidence, sort_keys=True, default=str)
+            payload = _payload(bundle.evidence, dumped)
             rows.append({
                 "run_id": io.cfg.run_id, "doc_id": doc_id, "criterion": bundle.criterion, "page": bundle.page,
                 "image_path": bundle.image_path, "evidence": payload, "available": sorted(bundle.evidence),

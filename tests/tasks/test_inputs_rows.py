@@ -3,9 +3,13 @@ document still reads exactly its own rows (issue 56)."""
 
 from __future__ import annotations
 
+import gc
+import json
+from datetime import date
+
 import pyarrow as pa
 
-from tasks.benchmark.inputs import _ByDocument
+from tasks.benchmark.inputs import _ByDocument, _collector_paused, _payload, _positions
 
 
 def _table(rows: list[tuple[str, int]]) -> pa.Table:
@@ -32,3 +36,43 @@ def test_a_table_without_rows_gives_every_document_its_leaders_none() -> None:
     for table in (None, _table([])):
         rows = _ByDocument(table, leader_of)
         assert rows.of("a1", "a1") is None and rows.of("a2", "a1") is None and rows.same_as_leader("a2", "a1")
+
+
+def test_rows_are_grouped_by_document_in_first_row_order_whatever_the_column_holds() -> None:
+    ids = ["b", "a", "b", None, "c", "a", None]
+    for column in (pa.chunked_array([ids[:3], ids[3:]]), pa.chunked_array([pa.array(ids).dictionary_encode()])):
+        got = {doc: indices.tolist() for doc, indices in _positions(column).items()}
+        assert list(got) == ["b", "a", None, "c"]
+        assert got == {"b": [0, 2], "a": [1, 5], None: [3, 6], "c": [4]}
+
+
+def test_the_unread_columns_are_left_out_of_every_documents_rows() -> None:
+    table = _table([("a1", 1), ("a2", 1)]).append_column("mcids", pa.array([[1], [2]]))
+    rows = _ByDocument(table, {"a1": "a1", "a2": "a1"}, ("mcids", "not_there"))
+    assert rows.same_as_leader("a2", "a1")  # the rows differ only where no builder reads
+    got = rows.of("a2", "a1")
+    assert got is not None and got.column_names == ["page"]
+
+
+def test_a_payload_is_the_text_json_dumps_gives_with_items_shared_between_bundles() -> None:
+    shared = {"elements": [{"b": 1.5, "a": None}], "page": 3, "title": "Ünïcode \"quoted\"", "when": date(2024, 1, 2)}
+    carrier = {**shared, "screening": True, "conformance": []}  # a criterion's carrier: a copy with two keys more
+    bundles = [{"tag_structure": shared, "page_image": {"width_pt": 612.0}},
+               {"tag_structure": carrier, "transcript": {"announcements": [], "truncated": False}},
+               {"alt_texts": {1: "int keys", 2: [float("nan")]}, "tag_structure": shared},
+               {"z": [], "a": "text", "m": {"nested": {2: "b", 1: "a"}}}, {}]
+    dumped: dict = {}
+    for evidence in bundles + bundles:  # the second time round from what `dumped` keeps
+        assert _payload(evidence, dumped) == json.dumps(evidence, sort_keys=True, default=str)
+    assert any(held is shared["elements"] for held, _ in dumped.values())  # the carrier's values were shared's
+
+
+def test_the_stage_pauses_the_garbage_collector_and_restores_it() -> None:
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            with _collector_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
