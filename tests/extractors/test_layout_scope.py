@@ -129,3 +129,30 @@ def test_a_run_without_model_judges_makes_no_crops_and_nothing_else_changes(file
     assert RunConfig(home=tmp_path, run_id="r").model_evidence is False
     assert RunConfig(home=tmp_path, run_id="r", judges=["hybrid:openai/gpt-4o"]).model_evidence is True
     assert "model_evidence" in EXTRACT.config_keys  # a rules run's evidence is not reused by an LLM run
+
+
+def test_regions_that_never_reach_the_search_leave_only_the_pages_it_looks_at_on_its_own(
+        files: dict[str, Path]) -> None:
+    from extractors.source import PdfSource
+    from extractors.structure.records import extract_struct_elements
+    from extractors.tables import extract_tables, searches_page
+
+    path = files["table as Div"]  # an untagged drawn table, no "Table N" caption
+    assert _plan(path, drawn_tables_only=True) == [(True, "table_candidate")]
+    regions, pages = layout_file(path, doc_id="S", drawn_tables_only=True, regions_searched=False)
+    assert regions == [] and [(p["ran"], p["reason"]) for p in pages] == [(False, "not_searched")]
+    assert _plan(path, regions_searched=False) == _plan(path)  # a run whose model judges read every region
+    # Without regions the search never looks at that page, so no drawn-table record can come from it.
+    found = 0
+    for name, pdf in files.items():
+        tables, _ = extract_tables(pdf, doc_id="S", regions=[])
+        with PdfSource(pdf) as source:
+            untagged = not extract_struct_elements(source, doc_id="S")
+            tagged = [t for t in tables if t["tagged"]]
+            for number in {t["page"] - 1 for t in tables if not t["tagged"]}:
+                count = sum(1 for t in tagged if t["page"] == number + 1 and t["bbox"] is not None)
+                assert searches_page(source, number, count, untagged), name
+                found += 1
+    assert found  # the untagged file's ruled table
+    with PdfSource(path) as source:
+        assert not searches_page(source, 0, 0, untagged=False)
