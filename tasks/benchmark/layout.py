@@ -40,6 +40,8 @@ def layout_document(run_id: str, backend: str, weights: str | None, scope: str, 
     never reach the extract stage's table search (`regions_searched`), only the pages that search looks at."""
     doc = document_of(item)
     searched = bool(item.get("regions_searched", True)) if "doc" in item else True
+    if "doc" in item and item.get("tags_withheld"):
+        scope = "evidence"  # judged from its table regions wherever they are (see `tags_withheld`)
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     files = document_files(doc, verify=True)
@@ -62,22 +64,28 @@ def layout_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
 
 
 def regions_searched(copies: Sequence[dict[str, Any]]) -> bool:
-    """Whether the layout regions of a content (the run's documents of one file, `copies`, in run order) can
-    change its table records or how the rules judge reads them anywhere but where the drawn-table search looks
-    on its own (`extractors.layout.plan`, ``not_searched``).
+    """Whether the layout regions of a content (the run's documents of one file, `copies`, in run order) reach
+    the extract stage's search for drawn tables the tags miss; where they do not, they can change no table
+    record anywhere but where that search looks on its own (`extractors.layout.plan`, ``not_searched``).
 
     The extract stage computes a content once, for its first document (`StageIO.per_key` and the chain compute
     a group's first), with that document's regions: none unless its criterion is laid out, as a screened
-    file's first criterion is not. A document whose table tags the protocol withholds (an expected Cannot
-    Tell, `tasks.benchmark.inputs`) is judged from its table regions wherever they are."""
-    if not copies or copies[0]["criterion"] in LAYOUT_CRITERIA:
-        return True
+    file's first criterion is not."""
+    return not copies or copies[0]["criterion"] in LAYOUT_CRITERIA
+
+
+def tags_withheld(copies: Sequence[dict[str, Any]]) -> bool:
+    """Whether a laid-out document of the content has its table tags withheld by the protocol (an expected
+    Cannot Tell, `tasks.benchmark.inputs`): the rules judge then reads its table regions wherever they are
+    (`judges.rules.tables`), not only beside drawn tables, so its pages are laid out as for model judges."""
     return any(d["criterion"] in LAYOUT_CRITERIA and d.get("expected_label") == Label.CANNOT_TELL for d in copies)
 
 
 def layout_item_of(doc: dict[str, Any], copies: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One document's work item: the document and whether its regions reach the drawn-table search."""
-    return {"doc": doc, "doc_id": doc["doc_id"], "regions_searched": regions_searched(copies)}
+    """One document's work item: the document, whether its regions reach the drawn-table search and whether the
+    judge reads them without the table tags."""
+    return {"doc": doc, "doc_id": doc["doc_id"], "regions_searched": regions_searched(copies),
+            "tags_withheld": tags_withheld(copies)}
 
 
 def layout_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],

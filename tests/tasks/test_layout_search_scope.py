@@ -12,7 +12,7 @@ import pytest
 import typst
 
 from tasks.benchmark import layout as layout_stage
-from tasks.benchmark.layout import layout_item_of, regions_searched
+from tasks.benchmark.layout import layout_item_of, regions_searched, tags_withheld
 from tasks.benchmark.registry import BENCHMARK
 from tasks.engine.context import RunConfig
 from tests.extractors.test_layout import PAGE_SOURCE, _chart_png, _retag
@@ -47,10 +47,24 @@ def test_only_a_content_whose_extraction_is_computed_for_a_laid_out_document_has
     assert regions_searched([table, alt]) is True  # --criteria table_structure first: the table document's
     assert regions_searched([table]) is True
     # An expected Cannot Tell withholds the table tags: the judge reads the table regions wherever they are.
-    assert regions_searched([alt, _doc("t", "table_structure", expected="cannot_tell")]) is True
-    assert regions_searched([alt, _doc("t", "table_structure", expected="failed")]) is False
-    item = layout_item_of(table, [alt, table])
-    assert item == {"doc": table, "doc_id": "t", "regions_searched": False}
+    withheld = _doc("t", "table_structure", expected="cannot_tell")
+    assert tags_withheld([alt, withheld]) is True
+    assert tags_withheld([alt, _doc("t", "table_structure", expected="failed")]) is False
+    assert tags_withheld([_doc("a", "alt_text_quality", expected="cannot_tell"), table]) is False  # not laid out
+    assert layout_item_of(table, [alt, table]) == {"doc": table, "doc_id": "t", "regions_searched": False,
+                                                   "tags_withheld": False}
+    assert layout_item_of(withheld, [alt, withheld])["tags_withheld"] is True
+
+
+def test_a_document_judged_without_its_table_tags_is_laid_out_as_for_model_judges(tmp_path: Path) -> None:
+    path = _retag(_compile(tmp_path, PAGE_SOURCE, "table-and-figure"), tmp_path / "picture as Div.pdf", "Figure")
+    doc = {"doc_id": "t", "criterion": "table_structure", "root": "/", "files": [str(path)], "sha256": None}
+    plain = layout_stage.layout_document("r", "pymupdf", None, "drawn_tables", layout_item_of(doc, [doc]))
+    withheld = {**doc, "expected_label": "cannot_tell"}
+    laid_out = layout_stage.layout_document("r", "pymupdf", None, "drawn_tables", layout_item_of(withheld, [withheld]))
+    assert [(p["ran"], p["reason"]) for p in plain["layout_pages"]] == [(False, "drawn_tables_tagged")]
+    assert [(p["ran"], p["reason"]) for p in laid_out["layout_pages"]] == [(True, "untagged_image")]
+    assert laid_out["layout_regions"] and not plain["layout_regions"]
 
 
 def _run(root: Path, folder: Path, name: str) -> RunConfig:
