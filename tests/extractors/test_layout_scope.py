@@ -131,6 +131,7 @@ def test_a_run_without_model_judges_makes_no_crops_and_nothing_else_changes(file
     assert "model_evidence" in EXTRACT.config_keys  # a rules run's evidence is not reused by an LLM run
 
 
+@pytest.mark.heavy  # the layout model and the table search on several files: make test runs it
 def test_regions_that_never_reach_the_search_leave_only_the_pages_it_looks_at_on_its_own(
         files: dict[str, Path]) -> None:
     from extractors.source import PdfSource

@@ -56,6 +56,7 @@ def test_only_a_content_whose_extraction_is_computed_for_a_laid_out_document_has
     assert layout_item_of(withheld, [alt, withheld])["tags_withheld"] is True
 
 
+@pytest.mark.heavy  # the layout model and the table search on several files: make test runs it
 def test_a_document_judged_without_its_table_tags_is_laid_out_as_for_model_judges(tmp_path: Path) -> None:
     path = _retag(_compile(tmp_path, PAGE_SOURCE, "table-and-figure"), tmp_path / "picture as Div.pdf", "Figure")
     doc = {"doc_id": "t", "criterion": "table_structure", "root": "/", "files": [str(path)], "sha256": None}
