@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import typst
 
 from tasks.benchmark import layout as layout_stage
 from tasks.benchmark.layout import layout_item_of, regions_searched, tags_withheld
 from tasks.benchmark.registry import BENCHMARK
 from tasks.engine.context import RunConfig
-from tests.extractors.test_layout import PAGE_SOURCE, _chart_png, _retag
+from tests.extractors.test_layout import PAGE_SOURCE, _retag
+from tests.extractors.test_layout_scope import _compile
 
 CAPTIONED = """#set page(width: 400pt, height: 560pt, margin: 40pt)
 #set text(size: 10pt)
@@ -27,14 +27,6 @@ The measurements below were collected over twelve weeks at four sites and summar
   [Harbour], [41], [12], [Old Town], [37], [15], [Riverside], [52], [9], [Station], [44], [11]),
   caption: [Means per site])
 """
-
-
-def _compile(root: Path, source: str, name: str) -> Path:
-    (root / f"{name}.typ").write_text(source, encoding="utf-8")
-    (root / "chart.png").write_bytes(_chart_png())
-    path = root / f"{name}.pdf"
-    path.write_bytes(typst.compile(str(root / f"{name}.typ"), root=str(root), format="pdf"))
-    return path
 
 
 def _doc(doc_id: str, criterion: str, sha: str = "s", expected: str | None = None) -> dict[str, Any]:
