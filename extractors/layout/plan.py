@@ -89,10 +89,8 @@ def plan_pages(source: PdfSource, elements: Sequence[dict], page_offset: int = 0
     plans = [_plan_page(source, n, figures[n] + tables[n], tables[n]) for n in range(source.page_count)]
     if drawn_tables_only:
         tagged = _tagged_table_boxes(elements, page_offset)
-        plans = [p if not p.run
-                 else PagePlan(p.number, False, "not_searched")
-                 if not regions_searched and not searches_page(source, p.number, len(tagged[p.number]), not elements)
-                 else _drawn_tables_plan(source, p, tagged[p.number]) for p in plans]
+        plans = [_drawn_tables_plan(source, p, tagged[p.number], regions_searched, not elements) if p.run else p
+                 for p in plans]
     return plans
 
 
@@ -106,9 +104,13 @@ def _tagged_table_boxes(elements: Sequence[dict], page_offset: int) -> dict[int,
     return boxes
 
 
-def _drawn_tables_plan(source: PdfSource, plan: PagePlan, tagged: list[Sequence[float]]) -> PagePlan:
+def _drawn_tables_plan(source: PdfSource, plan: PagePlan, tagged: list[Sequence[float]], regions_searched: bool,
+                       untagged: bool) -> PagePlan:
     """A planned page kept only where a line-drawn table is found that the extractor would record as untagged
-    (no tagged Table box covers it or lies inside it, as ``_visual_tables`` tests the rounded box)."""
+    (no tagged Table box covers it or lies inside it, as ``_visual_tables`` tests the rounded box), on a page the
+    extractor's search looks at (without the regions, only those it picks on its own)."""
+    if not regions_searched and not searches_page(source, plan.number, len(tagged), untagged):
+        return PagePlan(plan.number, False, "not_searched")
     found = drawn_tables(source, plan.number)
     if not found:
         return PagePlan(plan.number, False, "no_drawn_table")

@@ -15,7 +15,7 @@ import pyarrow as pa
 from extractors.reading_order import order_agreement
 from judges.evidence import UNREAD_COLUMNS, DocEvidence, build_bundles
 from judges.labels import Label
-from tasks.engine.common import good_documents
+from tasks.engine.common import document_rows, good_documents
 from tasks.engine.failures import WARNING_KINDS
 from tasks.engine.runner import Stage, StageIO, release_memory
 from warehouse.tables import JUDGE_INPUTS
@@ -38,7 +38,7 @@ class _ByDocument:
         if table is None or table.num_rows == 0:  # no document has rows: each has its leader's (none)
             self.same = {doc_id for doc_id, leader in leader_of.items() if doc_id != leader}
             return
-        positions = _positions(table.column("doc_id"))
+        positions = document_rows(table.column("doc_id"))
         table = table.drop_columns([c for c in ("run_id", "doc_id", *unread) if c in table.column_names])
 
         def rows(indices: np.ndarray) -> pa.Table:
@@ -76,22 +76,6 @@ class _ByDocument:
 
     def same_as_leader(self, doc_id: str, leader: str) -> bool:
         return doc_id in self.same or (doc_id == leader)
-
-
-def _positions(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:
-    """Each document's row numbers (ascending), documents in the order of their first row: grouped in Arrow
-    and numpy rather than row by row in Python (the stage's upstream tables hold a run's rows)."""
-    column = doc_ids.combine_chunks()
-    if pa.types.is_dictionary(column.type):
-        column = column.dictionary_decode()
-    encoded = column.dictionary_encode(null_encoding="encode")  # one code per distinct value (null included)
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    names = encoded.dictionary.to_pylist()
-    by_code = np.argsort(codes, kind="stable")  # row numbers grouped by code, ascending within each group
-    ends = np.cumsum(np.bincount(codes, minlength=len(names))).tolist()
-    present, first = np.unique(codes, return_index=True)  # each code's first row
-    return {names[code]: by_code[(ends[code - 1] if code else 0):ends[code]]
-            for code in present[np.argsort(first, kind="stable")].tolist()}
 
 
 def _payload(evidence: dict[str, Any], dumped: dict[int, tuple[Any, str]]) -> str:

@@ -18,7 +18,7 @@ from judges.criteria import SPECS
 from judges.labels import Label
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, document_files, document_of, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.isolation import in_a_worker
 from tasks.engine.options import stage_keys
@@ -32,23 +32,22 @@ LAYOUT_CRITERIA = frozenset(spec.name for spec in SPECS if spec.needs_layout)
 
 def layout_document(run_id: str, backend: str, weights: str | None, scope: str, item: dict[str, Any]
                     ) -> dict[str, list[dict[str, Any]]]:
-    """Regions and per-page decisions of one document (its item, `layout_item_of`, or the document row itself);
-    raises when it cannot be laid out (an error row).
+    """Regions and per-page decisions of one document (its item, `layout_item_of`); raises when it cannot be laid
+    out (an error row).
 
     ``scope`` is the run's `RunConfig.layout_scope`: ``drawn_tables`` lays out only the pages where a
-    line-drawn table is found, the only regions the run's judges read; of those, where the document's regions
-    never reach the extract stage's table search (`regions_searched`), only the pages that search looks at."""
-    doc = document_of(item)
-    searched = bool(item.get("regions_searched", True)) if "doc" in item else True
-    if "doc" in item and item.get("tags_withheld"):
-        scope = "evidence"  # judged from its table regions wherever they are (see `tags_withheld`)
+    line-drawn table is found, the only regions the run's judges read (not for a document judged without its
+    table tags, `tags_withheld`); of those, where the document's regions never reach the extract stage's table
+    search (`regions_searched`), only the pages that search looks at."""
+    doc = item["doc"]
+    drawn_tables_only = scope == "drawn_tables" and not item["tags_withheld"]
     rows: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     files = document_files(doc, verify=True)
     for path in files:
         found, decided = layout_file(path, doc_id=doc["doc_id"], backend=backend, weights=weights,
-                                     page_offset=len(pages), drawn_tables_only=scope == "drawn_tables",
-                                     whole_document=len(files) == 1, regions_searched=searched)
+                                     page_offset=len(pages), drawn_tables_only=drawn_tables_only,
+                                     whole_document=len(files) == 1, regions_searched=item["regions_searched"])
         rows += found
         pages += decided
     return {"layout_regions": add_run_id(run_id, rows), "layout_pages": add_run_id(run_id, pages), "errors": []}

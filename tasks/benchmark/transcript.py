@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -14,7 +13,7 @@ import pyarrow as pa
 from extractors.transcript import TranscriptError, get_transcriber
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.engine.common import add_run_id, content_key, document_files, document_rows, good_documents
 from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
@@ -34,10 +33,7 @@ def _rows_by_document(table: pa.Table | None) -> dict[str, pa.Table]:
     """Each document's rows of an upstream table, in their order, as Arrow tables."""
     if table is None or table.num_rows == 0:
         return {}
-    positions: dict[str, list[int]] = defaultdict(list)
-    for index, doc_id in enumerate(table.column("doc_id").to_pylist()):
-        positions[doc_id].append(index)
-    return {doc_id: table.take(indices) for doc_id, indices in positions.items()}
+    return {doc_id: table.take(indices) for doc_id, indices in document_rows(table.column("doc_id")).items()}
 
 
 def transcribe_document(run_id: str, backend: str, item: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from common.filenames import file_name
 from tasks.engine.runner import StageIO
 
@@ -45,3 +48,19 @@ def error_row(run_id: str, stage: str, doc: dict[str, Any], kind: str, message: 
     """One `errors` row. The kind has its own column, so a message that starts with it drops it."""
     message = message.removeprefix(f"{kind}: ")
     return {"run_id": run_id, "stage": stage, "doc_id": doc["doc_id"], "kind": kind, "message": message}
+
+
+def document_rows(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:
+    """Each document's row numbers in an upstream table's ``doc_id`` column (ascending), documents in the order of
+    their first row: grouped in Arrow and numpy rather than row by row in Python (a table holds a run's rows)."""
+    column = doc_ids.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    encoded = column.dictionary_encode(null_encoding="encode")  # one code per distinct value (null included)
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    names = encoded.dictionary.to_pylist()
+    by_code = np.argsort(codes, kind="stable")  # row numbers grouped by code, ascending within each group
+    ends = np.cumsum(np.bincount(codes, minlength=len(names))).tolist()
+    present, first = np.unique(codes, return_index=True)  # each code's first row
+    return {names[code]: by_code[(ends[code - 1] if code else 0):ends[code]]
+            for code in present[np.argsort(first, kind="stable")].tolist()}

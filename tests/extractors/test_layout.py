@@ -27,7 +27,7 @@ from extractors.layout import (
     pymupdf_backend,
 )
 from extractors.layout.layoutparser_backend import model_files
-from tasks.benchmark.layout import layout_document
+from tasks.benchmark.layout import layout_document, layout_item_of
 from warehouse.schema import conform
 from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
@@ -245,8 +245,8 @@ def test_a_file_whose_pages_need_no_model_never_loads_it(tagged_pdf: Path) -> No
 def test_the_stage_numbers_pages_on_across_files_and_records_every_page(table_and_figure_pdf: Path,
                                                                         tagged_pdf: Path, tmp_path: Path) -> None:
     untagged = _retag(table_and_figure_pdf, tmp_path / "figure-as-div.pdf", "Figure")
-    doc = {"doc_id": "D", "root": "/", "files": [str(tagged_pdf), str(untagged)]}
-    out = layout_document("r1", "pymupdf", None, "evidence", doc)
+    doc = {"doc_id": "D", "criterion": "table_structure", "root": "/", "files": [str(tagged_pdf), str(untagged)]}
+    out = layout_document("r1", "pymupdf", None, "evidence", layout_item_of(doc, [doc]))
     assert out["errors"] == []
     assert [(p["page"], p["reason"]) for p in out["layout_pages"]] == [
         (1, "covered_by_tags"), (2, "text_only"), (3, "untagged_image")]

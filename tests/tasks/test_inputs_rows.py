@@ -9,7 +9,8 @@ from datetime import date
 
 import pyarrow as pa
 
-from tasks.benchmark.inputs import _ByDocument, _collector_paused, _payload, _positions
+from tasks.benchmark.inputs import _ByDocument, _collector_paused, _payload
+from tasks.engine.common import document_rows
 
 
 def _table(rows: list[tuple[str, int]]) -> pa.Table:
@@ -41,7 +42,7 @@ def test_a_table_without_rows_gives_every_document_its_leaders_none() -> None:
 def test_rows_are_grouped_by_document_in_first_row_order_whatever_the_column_holds() -> None:
     ids = ["b", "a", "b", None, "c", "a", None]
     for column in (pa.chunked_array([ids[:3], ids[3:]]), pa.chunked_array([pa.array(ids).dictionary_encode()])):
-        got = {doc: indices.tolist() for doc, indices in _positions(column).items()}
+        got = {doc: indices.tolist() for doc, indices in document_rows(column).items()}
         assert list(got) == ["b", "a", None, "c"]
         assert got == {"b": [0, 2], "a": [1, 5], None: [3, 6], "c": [4]}
 
