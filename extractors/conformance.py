@@ -70,10 +70,16 @@ def validate(path: str, *, max_file_mb: float, max_stream_mb: float) -> tuple[li
 
 
 def extract_conformance(path: str, qpdf: pikepdf.Pdf, *, max_file_mb: float, max_stream_mb: float,
-                        page_offset: int = 0) -> tuple[list[dict[str, Any]], set[str], str | None]:
+                        page_offset: int = 0, validated: tuple[list[Any], str | None] | None = None
+                        ) -> tuple[list[dict[str, Any]], set[str], str | None]:
     """The validator's failures of one file (rule_id, message, object_id, page), the "@…" features the file
-    has, and why it could not be checked (None when it was)."""
-    failures, error = validate(path, max_file_mb=max_file_mb, max_stream_mb=max_stream_mb)
+    has, and why it could not be checked (None when it was).
+
+    `validated` is what :func:`validate` gave for the file when the caller ran it earlier (the extract stage
+    does, before its extractors fill the file's page caches: the validator's own buffers then never sit on top
+    of them)."""
+    failures, error = validated if validated is not None else validate(path, max_file_mb=max_file_mb,
+                                                                       max_stream_mb=max_stream_mb)
     if error is not None:
         return [], set(), error
     rows = []

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from common import geometry
 from common.progress import in_shares
-from extractors.conformance import extract_conformance
+from extractors.conformance import extract_conformance, validate
 from extractors.contrast import extract_contrast
 from extractors.figures import extract_figures, render_figure_crops
 from extractors.fonts import extract_fonts, extract_text_spans
@@ -163,12 +163,15 @@ REPAIRED = ("the file is damaged (broken cross-reference table, truncation or ba
 
 
 def file_conformance(source: PdfSource, doc_id: str, file_index: int, page_offset: int,
-                     rows: dict[str, list[dict[str, Any]]], limits: tuple[float, float]) -> list[dict[str, Any]]:
-    """The `conformance` rows of one file: the validator's failures, and every other declared rule passed where
-    the file has what it checks (its tag types and features) and not applicable where it has not."""
+                     rows: dict[str, list[dict[str, Any]]], limits: tuple[float, float],
+                     validated: tuple[list[Any], str | None] | None = None) -> list[dict[str, Any]]:
+    """The `conformance` rows of one file: the validator's failures (`validated`, when already run), and every
+    other declared rule passed where the file has what it checks (its tag types and features) and not applicable
+    where it has not."""
     max_file_mb, max_stream_mb = limits
     failures, features, error = extract_conformance(str(source.path), source.qpdf, max_file_mb=max_file_mb,
-                                                    max_stream_mb=max_stream_mb, page_offset=page_offset)
+                                                    max_stream_mb=max_stream_mb, page_offset=page_offset,
+                                                    validated=validated)
     present = features | {t for e in rows["struct_elements"] for t in (e.get("type"), e.get("raw_type")) if t}
     if rows["fonts"]:
         present.add("@fonts")
@@ -190,6 +193,9 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
     crops = Path(crops_root) / f"{(doc.get('sha256') or doc_id)[:24]}-{crop_dpi}dpi" if crops_root else None
     for index, path in enumerate(document_files(doc, verify=True)):
         try:
+            # The validator first, before the extractors fill the file's page caches (the peak of a worker is
+            # otherwise both at once); it reads the file itself.
+            validated = validate(str(path), max_file_mb=limits[0], max_stream_mb=limits[1])
             with pdf_source(path, max_pixels=max_pixels) as source:
                 summary = struct_summary(source)
                 out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
@@ -205,7 +211,7 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
                         if page_offset < r["page"] <= page_offset + pages]
                 rows = extract_file(source, doc_id, page_offset, len(out["struct_elements"]), crops, crop_dpi, mine,
                                     tag_tree)
-                rows["conformance"] = file_conformance(source, doc_id, index, page_offset, rows, limits)
+                rows["conformance"] = file_conformance(source, doc_id, index, page_offset, rows, limits, validated)
                 errors += [error_row(run_id, "extract", doc, "conformance", r["message"])
                            for r in rows["conformance"] if r["status"] == "not_checked"]
                 for table, found in rows.items():

@@ -74,20 +74,55 @@ class Link:
 
 def item_digest(item: Any) -> str:
     """A digest of a stage's work item: equal items (rows compared by value, Arrow tables by their rows
-    without the run id) have equal digests."""
-    text = json.dumps(_plain(item), sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    without the run id) have equal digests.
+
+    The digest of the item's JSON (sorted keys, compact separators; a table as its column names and rows), fed to
+    the hash piece by piece: a table's rows become Python values a batch at a time, so the item's rows are never
+    all in memory as dicts, nor its JSON as one text (a document's transcript item holds all its extract tables).
+    """
+    digest = hashlib.sha256()
+    _feed(digest.update, item)
+    return digest.hexdigest()[:32]
 
 
-def _plain(value: Any) -> Any:
+_ROWS_AT_ONCE = 1024
+
+
+def _feed(put: Callable[[bytes], Any], value: Any) -> None:
+    def dump(plain: Any) -> None:
+        put(json.dumps(plain, sort_keys=True, default=str, separators=(",", ":")).encode())
+
     if isinstance(value, pa.Table):
         table = value.drop_columns([c for c in ("run_id",) if c in value.column_names])
-        return {"columns": table.column_names, "rows": table.to_pylist()}
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
+        put(b'{"columns":')
+        dump(table.column_names)
+        put(b',"rows":[')
+        first = True
+        for batch in table.to_batches(max_chunksize=_ROWS_AT_ONCE):
+            for row in batch.to_pylist():
+                if not first:
+                    put(b",")
+                first = False
+                dump(row)
+        put(b"]}")
+    elif isinstance(value, Mapping):
+        put(b"{")
+        for at, (key, member) in enumerate(sorted(((str(k), v) for k, v in value.items()), key=lambda kv: kv[0])):
+            if at:
+                put(b",")
+            dump(key)
+            put(b":")
+            _feed(put, member)
+        put(b"}")
+    elif isinstance(value, list | tuple):
+        put(b"[")
+        for at, member in enumerate(value):
+            if at:
+                put(b",")
+            _feed(put, member)
+        put(b"]")
+    else:
+        dump(value)
 
 
 def stamp(cfg: RunBase, stage: Stage) -> str:

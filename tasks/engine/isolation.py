@@ -141,13 +141,14 @@ def forget_table_search() -> None:
 
 
 class WorkerPool:
-    """Worker processes kept for every stage of one run.
+    """Worker processes kept for the stages of one run.
 
-    Starting a pool costs interpreter start and imports (seconds under load); a run keeps one pool,
-    its workers forked from a fork server that imported the stages once (see `_context`). It starts
-    when a stage first has documents to process, so a run or rerun whose per-document stages are all
-    reused starts no process. A pool whose work was abandoned (a time limit, an interrupt) is
-    terminated and started again on next use.
+    Starting a pool costs a fork and the imports of the work it serves; a run keeps one pool while its
+    stages want the same modules (see `_context`). It starts when a stage first has documents to process,
+    so a run or rerun whose per-document stages are all reused starts no process. Its workers import
+    `preload` before the work comes (the modules of the stages it is started for; the run sets them stage by
+    stage, for the next start). A pool whose work was abandoned (a time limit, an interrupt) is terminated
+    and started again on next use.
     """
 
     def __init__(self, workers: int, preload: Sequence[str] = (),
@@ -215,11 +216,11 @@ def _ready() -> bool:
 
 def _preload(modules: tuple[str, ...], memory_mb: float | None = None, pages: Connection | None = None,
              lock: Any = None) -> None:
-    set_memory_ceiling(memory_mb)
     progress.attach(pages)  # pages done inside a document reach the runner's bar (`common.progress`)
     exclusive.share(lock)  # the pool's one lock: the layout model's inference, one worker at a time
-    for name in modules:
+    for name in modules:  # before the ceiling: it bounds what a document adds to the started worker
         importlib.import_module(name)
+    set_memory_ceiling(memory_mb)
 
 
 _kept: WorkerPool | None = None
@@ -324,13 +325,16 @@ def _arrive(arrived: queue.SimpleQueue[tuple[int, int, Any]], generation: int, i
     arrived.put((generation, index, value))
 
 
-# Imported once by the fork server before it forks any worker (every stage's module and PyMuPDF,
-# pikepdf, pyarrow), instead of once per worker of every pool. It imports no Prefect and starts no thread.
-FORK_SERVER_PRELOAD = ["tasks.benchmark.registry"]
+# What the fork server imports before it forks any worker: nothing (not even the multiprocessing default,
+# `__main__`, the CLI). Each worker imports the modules of the stages its pool serves (`WorkerPool.preload`).
+# Everything a fork server imports is resident in it and, counted again, in every worker forked from it: with
+# every stage imported there (PyMuPDF, pikepdf, pyarrow, the judges: ~120 MB) the run's process tree held one
+# more copy than it has workers, and the judge stage's workers carried the page stages' modules (issue 56).
+FORK_SERVER_PRELOAD: list[str] = []
 
 
 def _context() -> Any:
-    """Workers forked from a clean, single-threaded fork server with the stages imported (never forked
+    """Workers forked from a clean, single-threaded fork server that imports nothing of its own (never forked
     from this process, which may hold Prefect's threads); spawned where there is no fork server."""
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
@@ -339,9 +343,15 @@ def _context() -> Any:
     return context
 
 
+# A worker is replaced after this many documents (or judge units), so what a C library leaks stays bounded; a
+# replacement imports its stages again (~0.5 s). A screening run's judge stage has one unit per file and
+# criterion: 539 for 77 files, within one worker's share of two.
+MAX_TASKS_PER_WORKER = 500
+
+
 def _new_pool(context: Any, workers: int, preload: tuple[str, ...] = (), memory_mb: float | None = None) -> Pool:
     # A lock per pool (`common.exclusive`): a pool stopped because a worker overran its time limit, perhaps
     # holding the lock, is replaced by one with a new lock.
     lock = context.Lock() if workers > 1 else None
-    return context.Pool(max(1, workers), maxtasksperchild=200, initializer=_preload,
+    return context.Pool(max(1, workers), maxtasksperchild=MAX_TASKS_PER_WORKER, initializer=_preload,
                         initargs=(preload, memory_mb, progress.worker_channel(), lock))

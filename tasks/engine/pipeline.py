@@ -131,8 +131,8 @@ class Pipeline:
                         stage.check(cfg)
                     except ConfigError as exc:
                         raise StageFailed(f"stage {stage.name!r}: {exc}") from exc
-            # One pool of worker processes serves every per-document stage of the run (local runner).
-            preload = [stage.body.__module__ for stage, _ in plan if stage.per_document]
+            # One pool of worker processes serves the per-document stages of the run (local runner); a pool
+            # started for a stage imports that stage's modules (those of its chain, at a chain's first stage).
             local = cfg.workers if cfg.runner == "local" else 1
             # Imported here: tasks.engine.fanout imports Prefect, which reads its settings (API URL, logging level)
             # once, at import; the CLI imports this module to check a run before it prepares those settings.
@@ -141,14 +141,15 @@ class Pipeline:
             # After the last per-document stage the workers are stopped: what they hold (the layout model, page
             # caches, their heaps' high-water marks) would sit beside the next stages' tables in this process,
             # the run's peak. A later stage that wants workers (the rules judge) forks fresh ones from the fork
-            # server, which has every stage imported. So are the workers of a stage that loaded what no later
-            # stage reads (the layout model, ~50 MB a worker): the next stage forks fresh ones.
+            # server, which import that stage's modules only. So are the workers of a stage that loaded what no
+            # later stage reads (the layout model, ~50 MB a worker): the next stage forks fresh ones.
             last = max((i for i, (stage, _) in enumerate(plan) if stage.per_document), default=-1)
-            with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, preload,
+            with fanout_for(cfg.runner, cfg.workers, cfg.home / "dask"), shared_workers(local, (),
                                                                                         _memory_mb(cfg)) as pool:
                 chains = _chains(plan) if cfg.runner == "local" else {}
                 ends = {start + len(group) - 1: group for start, group in chains.items()}
                 for index, (stage, forced) in enumerate(plan):
+                    pool.preload = _modules(chains.get(index, [(stage, forced)]))  # for a pool this stage starts
                     if index in chains:  # the stages that read the PDFs: the first reads each document for all
                         chain.begin(cfg, chain.joined(cfg, chains[index]))
                     row = (run_stage(self.name, cfg, stage.name, forced) if run_stage is not None
@@ -166,6 +167,11 @@ class Pipeline:
         record_run(cfg, StageStatus.COMPLETED, finished=True)
         return results
 
+
+
+def _modules(stages: Sequence[tuple[Stage, bool]]) -> tuple[str, ...]:
+    """The modules of `stages`' bodies, which a worker process serving them imports first."""
+    return tuple(dict.fromkeys(stage.body.__module__ for stage, _ in stages))
 
 
 def _chains(plan: Sequence[tuple[Stage, bool]]) -> dict[int, list[tuple[Stage, bool]]]:

@@ -418,3 +418,23 @@ def test_a_findings_row_keeps_the_rules_box_and_its_place_and_drops_what_is_not_
     first, second = findings_rows([row], {"d"})
     assert (first["seq"], first["bbox"], first["rule_id"]) == (0, [10.0, 20.0, 111.0, 80.0], boxed.rule_id)
     assert (second["seq"], second["bbox"]) == (1, None)
+
+
+def test_a_validation_run_earlier_gives_the_same_rows_as_one_run_then(tmp_path: Path) -> None:
+    """The extract stage validates a file before its extractors fill the page caches and hands the result on."""
+    from extractors.conformance import extract_conformance, validate
+
+    (tmp_path / "main.typ").write_text(SOURCE, encoding="utf-8")
+    pdf = tmp_path / "doc.pdf"
+    pdf.write_bytes(typst.compile(str(tmp_path / "main.typ"), format="pdf", pdf_standards="ua-1"))
+    with pikepdf.open(pdf) as qpdf:  # a failing variant: its structure tree is gone
+        del qpdf.Root["/StructTreeRoot"]
+        qpdf.save(tmp_path / "untagged.pdf")
+    for path in (pdf, tmp_path / "untagged.pdf"):
+        earlier = validate(str(path), max_file_mb=512, max_stream_mb=256)
+        with pikepdf.open(path) as qpdf:
+            now = extract_conformance(str(path), qpdf, max_file_mb=512, max_stream_mb=256, page_offset=3)
+            handed = extract_conformance(str(path), qpdf, max_file_mb=512, max_stream_mb=256, page_offset=3,
+                                         validated=earlier)
+        assert handed == now
+    assert now[0], "the untagged variant fails some rule"

@@ -3,6 +3,8 @@ stages take what it computed only where they would have computed the same, so ev
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shutil
 from pathlib import Path
@@ -148,3 +150,36 @@ def test_item_digests_compare_values_and_tables_without_the_run_id() -> None:
     b = pa.table({"run_id": ["r2"], "doc_id": ["d"], "x": [1.5]})
     assert chain.item_digest({"t": a, "k": [1, 2]}) == chain.item_digest({"k": [1, 2], "t": b})
     assert chain.item_digest({"t": a}) != chain.item_digest({"t": b.set_column(2, "x", pa.array([2.5]))})
+
+
+def _whole_json_digest(item: Any) -> str:
+    """The digest's definition: sha256 of the item's JSON, tables as column names and rows without the run id."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, pa.Table):
+            table = value.drop_columns([c for c in ("run_id",) if c in value.column_names])
+            return {"columns": table.column_names, "rows": table.to_pylist()}
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return value
+
+    text = json.dumps(plain(item), sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def test_item_digests_are_fed_by_batches_and_equal_the_digest_of_the_whole_json() -> None:
+    """A table of several batches (and chunks), nested records, empty tables and containers, non-JSON values and
+    keys: the digest, fed piece by piece, is the one of the item's whole JSON text."""
+    rows = 2 * chain._ROWS_AT_ONCE + 7
+    table = pa.table({"run_id": ["r"] * rows, "n": list(range(rows)),
+                      "box": [{"x": i / 3, "tags": ["a", None]} for i in range(rows)],
+                      "text": [None, 'quote " and é', "z"] * (rows // 3) + [None] * (rows % 3)})
+    chunked = pa.concat_tables([table.slice(0, 5), table.slice(5)])
+    item = {"doc": {"files": ["a b.pdf"], "z": None, "a": {"deep": [1, {"q": 2.5}]}}, "tables": {"t": chunked},
+            "none": table.slice(0, 0), "at": Path("/x y"), 3: (True, 1.25), "empty": {}, "list": []}
+    assert chain.item_digest(item) == _whole_json_digest(item)
+    assert chain.item_digest(item) == chain.item_digest({**item, "tables": {"t": table}})
+    assert chain.item_digest(item) != chain.item_digest({**item, "tables": {"t": table.slice(1)}})
+    for other in ([table.slice(3, 4), "s"], "s", None, 1.5):
+        assert chain.item_digest(other) == _whole_json_digest(other)

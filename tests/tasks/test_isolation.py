@@ -178,3 +178,26 @@ def test_the_heap_release_drops_what_the_table_search_kept_from_its_last_page() 
         isolation.release_heap()
         assert pymupdf.table._CHARS_VAR.get() is None and pymupdf.table._EDGES_VAR.get() is None
         assert [t.extract() for t in page.find_tables(**_LINE_BASED).tables] == first
+
+
+def modules_loaded(names: list[str]) -> list[str]:
+    import sys
+
+    return [name for name in names if name in sys.modules]
+
+
+PAGE_STAGES = ["tasks.benchmark.render", "tasks.benchmark.extract", "tasks.benchmark.transcript"]
+
+
+def test_workers_import_the_stages_of_their_pool_and_the_fork_server_nothing() -> None:
+    """Whatever the fork server imports is resident in it and again in every worker it forks (issue 56): it
+    imports nothing, and a pool's workers import the modules of the stages it is started for, no others."""
+    with shared_workers(2, preload=()) as pool:
+        assert in_a_worker(modules_loaded, ["pymupdf", "pikepdf", "pyarrow", *PAGE_STAGES]) == []
+        pool.reset()
+        pool.preload = ("tasks.benchmark.judge",)  # a later stage's pool: the judge's modules only
+        loaded = in_a_worker(modules_loaded, ["tasks.benchmark.judge", *PAGE_STAGES])
+        assert loaded == ["tasks.benchmark.judge"]
+        pool.reset()
+        pool.preload = tuple(PAGE_STAGES)
+        assert in_a_worker(modules_loaded, PAGE_STAGES) == PAGE_STAGES
