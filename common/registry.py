@@ -61,10 +61,14 @@ class Registry(Generic[T]):
         """Every declared name, sorted; nothing is imported (a name's packages may be missing)."""
         return sorted(self.declared)
 
-    def factory(self, name: str) -> Callable[..., T]:
-        """The factory of `name`, importing its module on first use."""
+    def require(self, name: str) -> None:
+        """UnknownName unless `name` is declared; nothing is imported (a check in a process that never uses it)."""
         if name not in self.declared:
             raise UnknownName(f"unknown {self.what} {name!r}; choose one of {', '.join(self.names())}")
+
+    def factory(self, name: str) -> Callable[..., T]:
+        """The factory of `name`, importing its module on first use."""
+        self.require(name)
         if name not in self._factories:
             importlib.import_module(self.declared[name])
         if name not in self._factories:

@@ -12,20 +12,21 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pymupdf
+from typing import TYPE_CHECKING, Any
 
 from common.filenames import readable_name
 from corpus.dataset_layout import MANIFEST as MANIFEST  # declared where the CLI reads it without PyMuPDF
 from corpus.unreadable import unreadable_reason
 from extractors.errors import scrub_paths
-from extractors.streams import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits, check_pdf_bytes
+from extractors.stream_limits import DEFAULT_MAX_STREAM_MB, StreamLimitError, StreamLimits
 from judges.criteria import CRITERIA
 from judges.labels import Label, parse_label
+
+if TYPE_CHECKING:  # imported where a PDF is opened (`open_pdf_data`): in the run's workers, never its own process
+    import pymupdf
 
 
 class CorpusError(ValueError):
@@ -51,6 +52,17 @@ class FileLimits:
 
 _CHUNK = 1 << 20
 
+# What a loader hands the PDF reading to: (root, each document's files, limits, follow_symlinks) → each
+# document's `describe_files` result, in order. The corpus stage describes in its worker processes
+# (`tasks.benchmark.corpus`), so that the run's own process never parses a PDF; `describe_each` reads here.
+Describe = Callable[[Path, Sequence[Sequence[str]], FileLimits, bool], list[dict[str, Any]]]
+
+
+def describe_each(root: Path, documents: Sequence[Sequence[str]], limits: FileLimits,
+                  follow_symlinks: bool) -> list[dict[str, Any]]:
+    """`describe_files` for each document's files, one after another in this process."""
+    return [describe_files(root, list(files), limits, follow_symlinks=follow_symlinks) for files in documents]
+
 
 def open_pdf_data(data: bytes) -> pymupdf.Document:
     """The one way the corpus opens a PDF's bytes: the corpus stage of `run --pdfs` / `--dataset`
@@ -60,6 +72,8 @@ def open_pdf_data(data: bytes) -> pymupdf.Document:
     xref table, truncation, bad offsets) is rebuilt on open (`is_repaired`). What a caller then reads of
     a repaired file must skip the objects that are still broken, as the pipeline's extractors do.
     """
+    import pymupdf
+
     return pymupdf.open(stream=data, filetype="pdf")
 
 
@@ -132,7 +146,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
                  source: str = "dataset", limits: FileLimits | None = None, *, limit: int | None = None,
-                 sample: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+                 sample: int | None = None, seed: int = 0, describe: Describe = describe_each) -> list[dict[str, Any]]:
     """Rows for every item of an upstream-layout dataset (one per criterion × label × item), or for `limit` /
     `sample` of them chosen per (criterion, label) by `corpus.item_set.select`."""
     from corpus.item_set import select
@@ -160,8 +174,11 @@ def load_dataset(root: Path, run_id: str, criteria: Sequence[str] | None = None,
                     item = {"id": f"{label_name}-{number}", "invalid_item": repr(item)[:200]}
                 entries.append((criterion, label, item))
     chosen = select(entries, lambda e: (e[0], e[1]), limit=limit, sample=sample, seed=seed)
-    return [_item_row(root, run_id, criterion, label, item, source, limits or FileLimits())
-            for criterion, label, item in chosen]
+    rows = [_item_row(root, run_id, criterion, label, item, source) for criterion, label, item in chosen]
+    # Each distinct set of files is read once, however many criteria and labels list it.
+    wanted_files = list(dict.fromkeys(tuple(row["files"]) for row in rows if "error" not in row))
+    described = dict(zip(wanted_files, describe(root, wanted_files, limits or FileLimits(), True), strict=True))
+    return [row if "error" in row else {**row, **described[tuple(row["files"])]} for row in rows]
 
 
 def dataset_items(root: Path, criteria: Sequence[str] | None = None) -> int:
@@ -218,7 +235,8 @@ def _expected(label_name: str) -> Label | None:
 
 
 def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item: dict[str, Any],
-              source: str, limits: FileLimits) -> dict[str, Any]:
+              source: str) -> dict[str, Any]:
+    """An item's row, with its files (to describe) or its error (nothing to describe)."""
     base = str(item.get("openalex_id") or item.get("id") or Path(str(item.get("pdf_path", "?"))).stem)
     listed = [str(item["pdf_path"])] if item.get("pdf_path") else []
     row: dict[str, Any] = {
@@ -240,7 +258,7 @@ def _item_row(root: Path, run_id: str, criterion: str, label: Label | None, item
         return {**row, "files": [], "error_kind": "corpus",
                 "error": f"manifest item {base!r}: pdf_path and input_pdfs must be relative path strings inside "
                          f"the dataset ({type(exc).__name__}: {exc})"}
-    return {**row, **describe_files(root, files, limits)}
+    return {**row, "files": files}
 
 
 def _inside(root: Path, rel: str) -> Path:
@@ -271,6 +289,8 @@ def _resolve_files(root: Path, item: dict[str, Any]) -> list[str]:
 def describe_files(root: Path, files: list[str], limits: FileLimits | None = None, *,
                    follow_symlinks: bool = True) -> dict[str, Any]:
     """Page count, content hash and PDF metadata of a document made of one or more files."""
+    from extractors.streams import check_pdf_bytes
+
     limits = limits or FileLimits()
     digest = hashlib.sha256()
     pages = 0
@@ -371,7 +391,7 @@ def _outside_link(folder: Path, rel: str) -> str | None:
 
 
 def load_pdf_folder(folder: Path, run_id: str, criteria: Sequence[str], *, follow_symlinks: bool = False,
-                    limits: FileLimits | None = None) -> list[dict[str, Any]]:
+                    limits: FileLimits | None = None, describe: Describe = describe_each) -> list[dict[str, Any]]:
     """Unlabelled PDFs: one row per (file, criterion), expected label null.
 
     Symlinks that leave the folder are skipped with an error row unless `follow_symlinks`;
@@ -384,11 +404,12 @@ def load_pdf_folder(folder: Path, run_id: str, criteria: Sequence[str], *, follo
     pdfs = sorted(p.relative_to(folder).as_posix() for p in walk_files(folder) if p.suffix.lower() == ".pdf")
     if not pdfs:
         raise CorpusError(f"no .pdf files under {folder}")
+    outside = {rel: None if follow_symlinks else _outside_link(folder, rel) for rel in pdfs}
+    inside = [rel for rel in pdfs if not outside[rel]]
+    read = dict(zip(inside, describe(folder, [[rel] for rel in inside], limits or FileLimits(), True), strict=True))
     rows = []
     for rel in pdfs:
-        outside = None if follow_symlinks else _outside_link(folder, rel)
-        described = ({"files": [rel], "error": outside, "error_kind": "skipped"} if outside
-                     else describe_files(folder, [rel], limits))
+        described = read.get(rel) or {"files": [rel], "error": outside[rel], "error_kind": "skipped"}
         for criterion in criteria:
             rows.append({
                 "run_id": run_id,

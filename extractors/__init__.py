@@ -23,23 +23,47 @@ be several PDF files. Unreadable input raises :class:`ExtractionError`, whose
 but page images.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 import common.layout_deferral  # noqa: F401 - first: pymupdf's layout model loads only where it is used
-from extractors.errors import ExtractionError, open_pdf, open_pikepdf  # noqa: E402 - after the deferral
-from extractors.fonts import extract_fonts, extract_text_spans
-from extractors.links import extract_links, extract_orphan_link_elements, uri_well_formed
-from extractors.pages import render_pages
-from extractors.source import PdfSource
-from extractors.structure.records import extract_struct_elements
-from extractors.structure.summary import struct_summary
-from warehouse.tables import (
-    FONTS_SCHEMA,
-    LINKS_SCHEMA,
-    ORPHAN_LINK_ELEMENTS_SCHEMA,
-    PAGES_SCHEMA,
-    STRUCT_ELEMENTS_SCHEMA,
-    STRUCT_SUMMARY_SCHEMA,
-    TEXT_SPANS_SCHEMA,
-)
+
+# Each name and the module that defines it, imported when first asked for (PEP 562): importing one
+# extractor, or a module that only needs a constant of one, never imports PyMuPDF, pikepdf and every
+# other extractor with it. The run's own process imports the stage modules, but only its workers read PDFs.
+_EXPORTS = {
+    "ExtractionError": "extractors.errors",
+    "open_pdf": "extractors.errors",
+    "open_pikepdf": "extractors.errors",
+    "extract_fonts": "extractors.fonts",
+    "extract_text_spans": "extractors.fonts",
+    "extract_links": "extractors.links",
+    "extract_orphan_link_elements": "extractors.links",
+    "uri_well_formed": "extractors.links",
+    "render_pages": "extractors.pages",
+    "PdfSource": "extractors.source",
+    "extract_struct_elements": "extractors.structure.records",
+    "struct_summary": "extractors.structure.summary",
+    "FONTS_SCHEMA": "warehouse.tables",
+    "LINKS_SCHEMA": "warehouse.tables",
+    "ORPHAN_LINK_ELEMENTS_SCHEMA": "warehouse.tables",
+    "PAGES_SCHEMA": "warehouse.tables",
+    "STRUCT_ELEMENTS_SCHEMA": "warehouse.tables",
+    "STRUCT_SUMMARY_SCHEMA": "warehouse.tables",
+    "TEXT_SPANS_SCHEMA": "warehouse.tables",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'extractors' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FONTS_SCHEMA",

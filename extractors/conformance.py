@@ -53,8 +53,8 @@ def document_features(qpdf: pikepdf.Pdf) -> set[str]:
     return features
 
 
-def validate(path: str, *, max_file_mb: float, max_stream_mb: float) -> tuple[list[Any], str | None]:
-    """The validator's failures of one file, or ([], why it could not be checked)."""
+def validate(path: str, *, max_file_mb: float, max_stream_mb: float) -> tuple[list[dict[str, Any]], str | None]:
+    """The validator's failures of one file (rule_id, message, object_id), or ([], why it could not be checked)."""
     import page  # the Rust extension loads only where a file is validated
 
     limits = page.SafetyLimits(max_input_size=int(max_file_mb * MIB),
@@ -66,11 +66,18 @@ def validate(path: str, *, max_file_mb: float, max_stream_mb: float) -> tuple[li
         return [], f"limit: over the validator's safety limits ({str(exc)[:200]})"
     except page.PageError as exc:
         return [], f"unreadable by the PDF/UA-1 validator ({type(exc).__name__}: {str(exc)[:200]})"
-    return list(report.failures), None
+    # Plain values at once: each failure object keeps the validator's whole parse of the file alive (~45 MB
+    # for a 15-page paper), which would otherwise sit under the extractors' own peak until the file is done.
+    failures = []
+    for failure in report.failures:
+        obj = failure.object_id
+        failures.append({"rule_id": str(failure.rule_id), "message": str(failure.message),
+                         "object_id": f"{obj.object_number} {obj.generation}" if obj is not None else None})
+    return failures, None
 
 
 def extract_conformance(path: str, qpdf: pikepdf.Pdf, *, max_file_mb: float, max_stream_mb: float,
-                        page_offset: int = 0, validated: tuple[list[Any], str | None] | None = None
+                        page_offset: int = 0, validated: tuple[list[dict[str, Any]], str | None] | None = None
                         ) -> tuple[list[dict[str, Any]], set[str], str | None]:
     """The validator's failures of one file (rule_id, message, object_id, page), the "@…" features the file
     has, and why it could not be checked (None when it was).
@@ -84,10 +91,8 @@ def extract_conformance(path: str, qpdf: pikepdf.Pdf, *, max_file_mb: float, max
         return [], set(), error
     rows = []
     for failure in failures:
-        message = str(failure.message)
-        obj = failure.object_id
+        message = failure["message"]
         on_page = _PAGE_IN_MESSAGE.search(message)
-        rows.append({"rule_id": str(failure.rule_id), "message": message[:500],
-                     "object_id": f"{obj.object_number} {obj.generation}" if obj is not None else None,
+        rows.append({"rule_id": failure["rule_id"], "message": message[:500], "object_id": failure["object_id"],
                      "page": int(on_page.group(1)) + page_offset if on_page else None})
     return rows, document_features(qpdf), None

@@ -16,13 +16,13 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
-
-import pikepdf
-import pymupdf
-from pymupdf import mupdf
+from typing import TYPE_CHECKING, Literal
 
 from common.errors import TerminalError
+
+if TYPE_CHECKING:  # imported where a file is opened: a process that only names the errors never loads them
+    import pikepdf
+    import pymupdf
 
 ExtractionKind = Literal["missing", "encrypted", "corrupt", "empty"]
 
@@ -69,6 +69,8 @@ def _check_file(path: str | Path) -> Path:
 def open_mupdf(path: str | Path) -> pymupdf.Document:
     """PyMuPDF's open for any name the file system allows: MuPDF takes names as UTF-8, so a name
     that is not (bytes from another encoding) is opened through a Python file object."""
+    import pymupdf
+
     if not _utf8_name(path):
         return pymupdf.open(stream=Path(path).read_bytes(), filetype="pdf")
     return pymupdf.open(path, filetype="pdf")
@@ -113,6 +115,8 @@ def open_pikepdf(path: str | Path) -> pikepdf.Pdf:
     Files encrypted with only an owner password (the common "no copying" kind)
     open normally: reading them needs no password.
     """
+    import pikepdf
+
     file = _check_file(path)
     try:
         # qpdf describes a file by its name, which must be UTF-8; other names are opened as bytes.
@@ -138,6 +142,9 @@ def reading(path: str | Path | object, what: str) -> Iterator[None]:
 
     ``path`` may also be an ``extractors.source.PdfSource`` (its ``path`` is used).
     """
+    import pikepdf
+    from pymupdf import mupdf
+
     try:
         yield
     except (pikepdf.PdfError, mupdf.FzErrorBase) as exc:

@@ -36,12 +36,13 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from common.redact import REDACTED, redact
 from warehouse.paths import UnsafePathError, atomic_write_parquet, inside
 from warehouse.schema import read_as
 
+# pyarrow.parquet too is imported where a file is read or written: a stage worker, which hands its rows back,
+# never loads it (~10 MB a process; issue 56).
 if TYPE_CHECKING:  # imported where used (`dataset`): the worker processes never read a dataset
     import pyarrow.dataset as pads
 
@@ -176,6 +177,7 @@ class LocalRoot(ArtifactRoot):
         # ("Page was smaller than expected"), which failed a run sharing the home with another.
         try:
             with pa.OSFile(str(self.path(key))) as handle:
+                import pyarrow.parquet as pq
                 return pq.read_table(handle)
         except FileNotFoundError:
             return None
@@ -209,6 +211,7 @@ class LocalRoot(ArtifactRoot):
 
     def read_schema(self, key: str) -> pa.Schema:
         with pa.OSFile(str(self.path(key))) as handle:  # as `read`
+            import pyarrow.parquet as pq
             return pq.read_schema(handle)
 
     def dataset(self, keys: Sequence[str], schema: pa.Schema) -> pads.Dataset:
@@ -363,6 +366,7 @@ class S3Root(ArtifactRoot):
         # Encoded in memory first: an encoding error never starts an upload, and the object appears
         # only when its upload completes.
         sink = pa.BufferOutputStream()
+        import pyarrow.parquet as pq
         pq.write_table(table, sink, compression="zstd")
         _forget(self.full(key))
         with self._errors("write", key), self.fs.open_output_stream(self.full(key)) as out:
@@ -378,6 +382,7 @@ class S3Root(ArtifactRoot):
         """The object at `key` in one GET (a random-access file asks for its size, footer and columns apart)."""
         with self._errors("read", key), self.fs.open_input_stream(self.full(key)) as stream:
             data = stream.read()
+        import pyarrow.parquet as pq
         return pq.read_table(pa.BufferReader(data))
 
     def read_many(self, keys: Sequence[str]) -> list[pa.Table]:
@@ -431,6 +436,7 @@ class S3Root(ArtifactRoot):
 
     def read_schema(self, key: str) -> pa.Schema:
         with self._errors("read", key), self.fs.open_input_file(self.full(key)) as handle:
+            import pyarrow.parquet as pq
             return pq.read_schema(handle)
 
     def read_schemas(self, keys: Sequence[str]) -> list[pa.Schema]:

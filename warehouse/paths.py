@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 # Letters, digits, '.', '_', '-'; starts with a letter or digit; at most 128 characters.
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -115,6 +114,7 @@ def atomic_write_parquet(table: pa.Table, path: Path) -> None:
     with disk_full_as_error(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            import pyarrow.parquet as pq
             pq.write_table(table, tmp, compression="zstd")
             os.replace(tmp, path)
         finally:

@@ -26,10 +26,22 @@ from extractors.layout.base import (
     get_backend,
     register_backend,
 )
-from extractors.layout.plan import RUN_REASONS, SKIP_REASONS, PagePlan, every_page, plan_pages
-from extractors.source import pdf_source
-from extractors.structure.records import extract_struct_elements
 from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
+
+# The page plan (which reads PDFs with PyMuPDF and pikepdf) is imported when first asked for (PEP 562): the
+# backends' registry and checks, which the run's own process uses, load no PDF library.
+_PLAN_NAMES = frozenset({"RUN_REASONS", "SKIP_REASONS", "PagePlan", "every_page", "plan_pages"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PLAN_NAMES:
+        raise AttributeError(f"module 'extractors.layout' has no attribute {name!r}")
+    from extractors.layout import plan
+
+    value = getattr(plan, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "LAYOUT_PAGES_SCHEMA",
@@ -110,6 +122,10 @@ def layout_file(
     that search looks at on its own count (see the plan). Raises as :func:`detect_layout`. The model is loaded only
     when a page needs it (a process that lays out text-only files never holds it).
     """
+    from extractors.layout.plan import every_page, plan_pages
+    from extractors.source import pdf_source
+    from extractors.structure.records import extract_struct_elements
+
     check_backend(backend, weights)
     with pdf_source(pdf) as source:
         if all_pages:

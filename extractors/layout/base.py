@@ -12,14 +12,15 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 import numpy as np
-import pymupdf
 
 from common import backends
 from common.registry import Registry, UnknownName
-from extractors.source import capped_zoom
+
+if TYPE_CHECKING:  # imported where a page is read: the registry and the checks load no PDF library
+    import pymupdf
 
 # PubLayNet's five classes; every backend maps its own classes onto these.
 LayoutKind = Literal["text", "title", "list", "table", "figure"]
@@ -119,6 +120,10 @@ def require_weights(backend: str, weights: Path | None, what: str) -> Path:
 def render_page(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
     """The page as displayed (rotation applied), as an (h, w, 3) uint8 RGB array, and the dpi
     used: lower than ``dpi`` for a page over the pixel limit (a 14,400 pt poster)."""
+    import pymupdf
+
+    from extractors.source import capped_zoom
+
     zoom = capped_zoom(page.rect, dpi)
     pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
     # `samples` copies the pixels: a view would dangle once `pix` is freed.
@@ -128,6 +133,8 @@ def render_page(page: pymupdf.Page, dpi: int) -> tuple[np.ndarray, float]:
 
 def pixels_to_page(page: pymupdf.Page, box: tuple[float, float, float, float], dpi: float) -> Box:
     """Map a box in pixels of :func:`render_page`'s image to unrotated page points."""
+    import pymupdf
+
     return rounded_box(pymupdf.Rect(box) * pymupdf.Matrix(72 / dpi, 72 / dpi) * page.derotation_matrix)
 
 

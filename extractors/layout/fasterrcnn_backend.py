@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pymupdf
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from extractors.layout.base import (
     PUBLAYNET_KINDS,
@@ -23,6 +21,9 @@ from extractors.layout.base import (
     render_page,
     require_weights,
 )
+
+if TYPE_CHECKING:
+    import pymupdf
 
 # PubLayNet's category ids: 1 text, 2 title, 3 list, 4 table, 5 figure; 0 is background.
 LABELS: dict[int, str] = {i + 1: kind for i, kind in enumerate(PUBLAYNET_KINDS)}

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pymupdf
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from extractors.layout.base import (
     LayoutBackendError,
@@ -22,6 +20,9 @@ from extractors.layout.base import (
     render_page,
     require_weights,
 )
+
+if TYPE_CHECKING:
+    import pymupdf
 
 # layoutparser's PubLayNet label map (detectron2 class index -> name), and its names as kinds.
 LABEL_MAP: dict[int, str] = {0: "Text", 1: "Title", 2: "List", 3: "Table", 4: "Figure"}

@@ -10,17 +10,19 @@ from __future__ import annotations
 import ctypes
 import gc
 import importlib
+import importlib.util
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
-
-import pymupdf
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from common import exclusive
 from extractors.layout.base import LayoutBackendError, LayoutKind, Region, register_backend, rounded_box
+
+if TYPE_CHECKING:
+    import pymupdf
 
 # The model's eleven classes onto PubLayNet's five. PubLayNet labels section headings as
 # titles and annotates captions, footnotes, formulas and running heads as text.
@@ -182,6 +184,8 @@ def _import_pymupdf_layout() -> None:
     Its import builds a model with default sessions unless ``pymupdf._get_layout`` is set; ours
     (:func:`tuned_layout_function`) replaces it right after, so the default one is never built.
     """
+    import pymupdf
+
     if "pymupdf.layout" in sys.modules and sys.modules["pymupdf.layout"] is None:
         del sys.modules["pymupdf.layout"]
         if pymupdf._get_layout is None:
@@ -191,6 +195,8 @@ def _import_pymupdf_layout() -> None:
 
 def _drop_model() -> None:
     """Free the model this process built (``_model_built`` builds it again when a page needs it)."""
+    import pymupdf
+
     if getattr(pymupdf._get_layout, "accessbench_tuned", False):
         pymupdf._get_layout = _not_loaded
         gc.collect()  # the model's objects refer to each other
@@ -213,8 +219,11 @@ class PyMuPDFLayoutBackend:
                 "the 'pymupdf' layout backend uses the model inside the pymupdf-layout wheel; "
                 "drop the weights argument, or choose backend='fasterrcnn' to load weights from a file"
             )
-        # Not importlib.util.find_spec: extractors keeps the module out of sys.modules until it is used.
-        if not (Path(pymupdf.__file__).parent / "layout" / "__init__.py").is_file():
+        # Not importlib.util.find_spec("pymupdf.layout"): extractors keeps the module out of sys.modules until it
+        # is used; nor PyMuPDF's own import: the run's process checks the backend without loading a PDF library.
+        spec = importlib.util.find_spec("pymupdf")
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        if not any((Path(folder) / "layout" / "__init__.py").is_file() for folder in folders):
             raise LayoutBackendError(NEEDS_MODEL)
 
     def __init__(self, weights: Path | None = None) -> None:
@@ -228,6 +237,8 @@ class PyMuPDFLayoutBackend:
 
     @staticmethod
     def _model_built() -> None:
+        import pymupdf
+
         if not getattr(pymupdf._get_layout, "accessbench_tuned", False):
             _map_large_blocks()  # a process that holds the model: the layout stage's workers, stopped after it
             pymupdf._get_layout = tuned_layout_function()
@@ -249,6 +260,8 @@ class PyMuPDFLayoutBackend:
     def detect(self, page: pymupdf.Page) -> list[Region]:
         # On a rotated page the model returns boxes in no consistent space (one page-sized
         # "table"), so make the page upright, in memory only, and map the boxes back.
+        import pymupdf
+
         derotate = page.derotation_matrix
         if page.rotation:
             page.remove_rotation()

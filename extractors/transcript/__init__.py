@@ -20,8 +20,9 @@ that ``aws-transcribe`` uploads the audio to the S3 bucket it is given.
 
 from __future__ import annotations
 
+from typing import Any
+
 from common.registry import UnknownName
-from extractors.transcript.aws import transcribe_audio
 from extractors.transcript.base import (
     AWS_INSTALL,
     MAX_ANNOUNCEMENT,
@@ -32,8 +33,22 @@ from extractors.transcript.base import (
     Transcriber,
     TranscriptError,
 )
-from extractors.transcript.emulated import transcribe
 from warehouse.tables import TRANSCRIPT_SCHEMA
+
+# The backends are imported when used (PEP 562 for their functions; `get_transcriber` through the registry): the
+# emulated one reads PDFs with PyMuPDF and pikepdf, which the run's own process, checking names, never loads.
+_BACKEND_FUNCTIONS = {"transcribe": "extractors.transcript.emulated", "transcribe_audio": "extractors.transcript.aws"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _BACKEND_FUNCTIONS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'extractors.transcript' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "AWS_INSTALL",
@@ -45,10 +60,19 @@ __all__ = [
     "TRUNCATED",
     "Transcriber",
     "TranscriptError",
+    "check_transcriber",
     "get_transcriber",
     "transcribe",
     "transcribe_audio",
 ]
+
+def check_transcriber(name: str) -> None:
+    """Raise TranscriptError for a name no backend is declared under (nothing is imported)."""
+    try:
+        TRANSCRIBERS.require(name)
+    except UnknownName as exc:
+        raise TranscriptError(str(exc)) from None
+
 
 def get_transcriber(name: str = "emulated") -> Transcriber:
     """The transcript backend registered as ``name`` ("emulated" reads a PDF; "aws-transcribe" audio)."""

@@ -8,6 +8,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,8 @@ from corpus.manifest import (
     CorpusError,
     FileLimits,
     dataset_items,
+    describe_each,
+    describe_files,
     label_conflict_message,
     label_conflicts,
     load_dataset,
@@ -27,6 +31,7 @@ from corpus.manifest import (
     walk_files,
 )
 from corpus.unreadable import FILE_NOTE
+from extractors.errors import scrub_paths
 from tasks.engine.context import RunConfig
 from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
@@ -78,16 +83,47 @@ def _tree_digest(cfg: RunConfig) -> str:
     return digest.hexdigest()
 
 
+def _describe(job: tuple[Path, list[str], FileLimits, bool]) -> dict[str, Any]:
+    root, files, limits, follow_symlinks = job
+    return describe_files(root, files, limits, follow_symlinks=follow_symlinks)
+
+
+def describe_in_workers(cfg: RunConfig, root: Path, documents: Sequence[Sequence[str]], limits: FileLimits,
+                        follow_symlinks: bool) -> list[dict[str, Any]]:
+    """`describe_files` for each document in the run's worker processes (`corpus.manifest.Describe`).
+
+    Reading a PDF's page count and metadata parses it: a file that hangs or crashes MuPDF would take the run's
+    own process with it, and PyMuPDF and pikepdf would stay loaded in it for the rest of the run (issue 56).
+    The workers are the run's shared pool, which the stages after this one use; each file has --doc-timeout,
+    and one over it, or over the workers' memory ceiling, is that document's error row.
+    """
+    from tasks.engine.failures import classify
+    from tasks.engine.isolation import run_isolated
+
+    jobs = [(root, list(files), limits, follow_symlinks) for files in documents]
+    described: list[dict[str, Any]] = [{} for _ in jobs]
+    for index, value in run_isolated(_describe, jobs, workers=cfg.workers, timeout_s=cfg.doc_timeout_s):
+        if isinstance(value, BaseException):
+            failure = classify(value)
+            value = {"files": jobs[index][1], "error": scrub_paths(f"{failure.kind}: {failure.message}"),
+                     "error_kind": failure.kind}
+        described[index] = value
+    return described
+
+
 def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     cfg = io.cfg
     root = source_root(cfg)
     limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages,
                         max_stream_bytes=int(cfg.max_stream_mb * 2**20))
+    # The local runner's workers read the files; a Dask run's corpus stage reads them where it runs.
+    describe = partial(describe_in_workers, cfg) if cfg.runner == "local" else describe_each
     if cfg.source == "pdfs":
-        rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits)
+        rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits,
+                               describe=describe)
     else:
         rows = load_dataset(root, cfg.run_id, cfg.criteria, source=cfg.source, limits=limits, limit=cfg.limit,
-                            sample=cfg.sample, seed=cfg.seed)
+                            sample=cfg.sample, seed=cfg.seed, describe=describe)
     if not rows:
         raise CorpusError(f"{root} has no items for criteria {', '.join(cfg.criteria)}")
     item_set = describe_item_set(cfg, root, rows)

@@ -6,31 +6,12 @@ import importlib.util
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from common import geometry
+from common import backends, geometry
 from common.progress import in_shares
-from extractors.conformance import extract_conformance, validate
-from extractors.contrast import extract_contrast
-from extractors.figures import extract_figures, render_figure_crops
-from extractors.fonts import extract_fonts, extract_text_spans
-from extractors.links import (
-    extract_links,
-    extract_orphan_link_elements,
-)
-from extractors.pdfix_backend import INSTALL as PDFIX_INSTALL
-from extractors.reading_order import extract_reading_order
-from extractors.source import PdfSource, pdf_source
-from extractors.structure.records import (
-    TAG_TREE_BACKENDS,
-    extract_struct_elements,
-    get_tag_tree_backend,
-)
-from extractors.structure.summary import struct_summary
-from extractors.tables import extract_tables, render_table_crops
-from judges.conformance import conformance_rows
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
 from tasks.engine.common import (
@@ -58,6 +39,12 @@ from warehouse.tables import (
     TABLES,
     TEXT_SPANS,
 )
+
+if TYPE_CHECKING:
+    from extractors.source import PdfSource
+
+# The extractors (PyMuPDF, pikepdf, numpy) are imported by the functions that run them, in the workers that
+# read the PDFs: the run's own process imports this module for the stage's definition only (issue 56).
 
 EXTRACT_TABLES = (STRUCT_ELEMENTS, LINKS, ORPHAN_LINK_ELEMENTS, FONTS, TEXT_SPANS, DOC_STRUCTURE, READING_ORDER,
                   TABLES, TABLE_CELLS, FIGURES, CONFORMANCE)
@@ -112,6 +99,8 @@ def extract_file(pdf: str | Path | PdfSource, doc_id: str, page_offset: int, id_
     All extractors share one :class:`PdfSource`: the file is parsed once and each page
     interpreted once, whatever number of extractors read it.
     """
+    from extractors.source import pdf_source
+
     with pdf_source(pdf) as source:
         return _extract_file(source, doc_id, page_offset, id_offset, crops, crop_dpi, regions, tag_tree)
 
@@ -121,6 +110,14 @@ _PASSES = 10  # the `done(...)` passes of `_extract_file`, crops of figures and 
 
 def _extract_file(source: PdfSource, doc_id: str, page_offset: int, id_offset: int, crops: Path | None, crop_dpi: int,
                   regions: list[dict[str, Any]], tag_tree: str = "pikepdf") -> dict[str, list[dict[str, Any]]]:
+    from extractors.contrast import extract_contrast
+    from extractors.figures import extract_figures, render_figure_crops
+    from extractors.fonts import extract_fonts, extract_text_spans
+    from extractors.links import extract_links, extract_orphan_link_elements
+    from extractors.reading_order import extract_reading_order
+    from extractors.structure.records import extract_struct_elements, get_tag_tree_backend
+    from extractors.tables import extract_tables, render_table_crops
+
     at: dict[str, Any] = {"doc_id": doc_id, "page_offset": page_offset}
     # Each extractor is one pass over the file's pages: the progress bar counts a share of them per pass.
     done = in_shares(source.page_count, _PASSES)
@@ -164,10 +161,13 @@ REPAIRED = ("the file is damaged (broken cross-reference table, truncation or ba
 
 def file_conformance(source: PdfSource, doc_id: str, file_index: int, page_offset: int,
                      rows: dict[str, list[dict[str, Any]]], limits: tuple[float, float],
-                     validated: tuple[list[Any], str | None] | None = None) -> list[dict[str, Any]]:
+                     validated: tuple[list[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
     """The `conformance` rows of one file: the validator's failures (`validated`, when already run), and every
     other declared rule passed where the file has what it checks (its tag types and features) and not applicable
     where it has not."""
+    from extractors.conformance import extract_conformance
+    from judges.conformance import conformance_rows
+
     max_file_mb, max_stream_mb = limits
     failures, features, error = extract_conformance(str(source.path), source.qpdf, max_file_mb=max_file_mb,
                                                     max_stream_mb=max_stream_mb, page_offset=page_offset,
@@ -185,6 +185,11 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
     A file that breaks raises PartialFailure with the rows of the files before it (the runner keeps
     them beside the error row, and the document's status is `partial`).
     """
+    from extractors.conformance import validate
+    from extractors.source import pdf_source
+    from extractors.structure.summary import struct_summary
+    from tasks.engine.isolation import release_heap
+
     out: dict[str, list[dict[str, Any]]] = {spec.name: [] for spec in EXTRACT_TABLES}
     errors: list[dict[str, Any]] = []
     page_offset = 0
@@ -196,6 +201,7 @@ def extract_document(run_id: str, crops_root: str | None, crop_dpi: int, max_pix
             # The validator first, before the extractors fill the file's page caches (the peak of a worker is
             # otherwise both at once); it reads the file itself.
             validated = validate(str(path), max_file_mb=limits[0], max_stream_mb=limits[1])
+            release_heap()  # the validator's parse, freed: its pages go back before the extractors take theirs
             with pdf_source(path, max_pixels=max_pixels) as source:
                 summary = struct_summary(source)
                 out["doc_structure"].append({**summary, "doc_id": doc_id, "file_index": index})
@@ -256,9 +262,14 @@ def extract_body(io: StageIO) -> dict[str, Any]:
 
 
 def check_extract(cfg: RunConfig) -> None:
-    if cfg.tag_tree_backend not in TAG_TREE_BACKENDS.declared:
+    """What can be known before the stage runs, by names only (the run's process loads no extractor)."""
+    if cfg.tag_tree_backend not in backends.TAG_TREE_BACKENDS:
+        from extractors.structure.records import get_tag_tree_backend
+
         get_tag_tree_backend(cfg.tag_tree_backend)  # raises, naming the choices
     if cfg.tag_tree_backend == "pdfix" and importlib.util.find_spec("pdfixsdk") is None:
+        from extractors.pdfix_backend import INSTALL as PDFIX_INSTALL
+
         raise ValueError(f"--tag-tree pdfix needs pdfix-sdk: {PDFIX_INSTALL}")
     if cfg.crop_dpi < 10:
         raise ValueError(f"crop_dpi {cfg.crop_dpi}: figure and table crops need at least 10 dpi")
@@ -276,4 +287,7 @@ EXTRACT = Stage(
     validate=check_extract,
     per_document=True,
     link=Link(work=extract_work, item=extract_item),
+    worker_imports=("extractors.conformance", "extractors.contrast", "extractors.figures", "extractors.fonts",
+                    "extractors.links", "extractors.reading_order", "extractors.source", "extractors.structure.records",
+                    "extractors.structure.summary", "extractors.tables", "judges.conformance"),
 )

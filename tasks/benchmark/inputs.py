@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from extractors.reading_order import order_agreement
+from extractors.order_agreement import order_agreement
 from judges.evidence import UNREAD_COLUMNS, DocEvidence, build_bundles
 from judges.labels import Label
 from tasks.engine.common import document_rows, good_documents

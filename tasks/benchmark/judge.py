@@ -19,7 +19,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pikepdf
 import pyarrow as pa
 
 from judges.base import Judge, JudgeSpec, PageJudgment, is_deterministic
@@ -189,6 +188,8 @@ def checker_document(run_id: str, item: dict[str, Any]) -> dict[str, list[dict[s
         return {**judged, "checker_findings": [], "checker_runs": [{
             **state, "ran": False, "files": 0, "findings": 0, "failing": 0,
             "reason": f"the protocol withholds {', '.join(withheld)} (a Cannot Tell item)"}]}
+    import pikepdf  # here, in the worker that runs the checker: the run's own process never opens a PDF
+
     paths = document_files(doc, verify=True)
     with tempfile.TemporaryDirectory(prefix="accessbench-checker-") as folder:
         files, offset = [], 0

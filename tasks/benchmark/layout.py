@@ -127,4 +127,6 @@ LAYOUT = Stage(
     per_document=True,
     releases_workers=True,  # the model stays with them otherwise, through extract and transcript
     link=Link(work=layout_work, item=layout_item),
+    worker_imports=("extractors.layout.plan", "extractors.layout.pymupdf_backend", "extractors.source",
+                    "extractors.structure.records"),
 )

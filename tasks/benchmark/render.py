@@ -9,7 +9,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from extractors.pages import render_pages
 from tasks.engine.chain import Link
 from tasks.engine.common import add_run_id, content_key, document_files, good_documents
 from tasks.engine.context import RunConfig
@@ -24,6 +23,8 @@ def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc
 
     A document that cannot be rendered raises: the stage runner records its error row.
     """
+    from extractors.pages import render_pages  # in the worker: the run's own process never loads PyMuPDF
+
     # Images are addressed by content and DPI, so identical documents and later runs share them.
     out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
     rows: list[dict[str, Any]] = []
@@ -65,4 +66,5 @@ RENDER = Stage(
     code=("extractors", "common"),
     per_document=True,
     link=Link(work=render_work, item=render_item),
+    worker_imports=("extractors.pages",),
 )

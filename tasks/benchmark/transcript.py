@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from extractors.transcript import TranscriptError, get_transcriber
+from extractors.transcript import TranscriptError, check_transcriber, get_transcriber
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
 from tasks.engine.common import add_run_id, content_key, document_files, document_rows, good_documents
@@ -103,9 +103,9 @@ def transcript_body(io: StageIO) -> dict[str, Any]:
 
 
 def check_transcript(cfg: RunConfig) -> None:
-    """An unknown backend stops the run up front."""
+    """An unknown backend stops the run up front (named only: the backend loads in the workers that use it)."""
     try:
-        get_transcriber(cfg.transcript_backend)
+        check_transcriber(cfg.transcript_backend)
     except TranscriptError as exc:
         raise ValueError(str(exc)) from exc
 
@@ -120,4 +120,5 @@ TRANSCRIPT = Stage(
     validate=check_transcript,
     per_document=True,
     link=Link(work=transcript_work, item=transcript_item),
+    worker_imports=("extractors.transcript.emulated",),
 )

@@ -32,6 +32,7 @@ from multiprocessing.pool import Pool
 from typing import Any
 
 from common import exclusive, progress
+from common.arrow_memory import use_system_allocator
 from common.errors import DocumentTimeout as DocumentTimeout  # raised here; declared with the error kinds
 
 WAIT_S = 1.0  # the longest wait for a result between checks of the time limit
@@ -216,6 +217,7 @@ def _ready() -> bool:
 
 def _preload(modules: tuple[str, ...], memory_mb: float | None = None, pages: Connection | None = None,
              lock: Any = None) -> None:
+    use_system_allocator()  # inherited from the run's process, unless the fork server started before it chose
     progress.attach(pages)  # pages done inside a document reach the runner's bar (`common.progress`)
     exclusive.share(lock)  # the pool's one lock: the layout model's inference, one worker at a time
     for name in modules:  # before the ceiling: it bounds what a document adds to the started worker

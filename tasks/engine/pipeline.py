@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from common.arrow_memory import use_system_allocator
 from tasks.engine import chain
 from tasks.engine.context import RunBase
 from tasks.engine.isolation import DEFAULT_WORKER_MEMORY_MB, shared_workers
@@ -121,6 +122,7 @@ class Pipeline:
 
     def _run_held(self, cfg: RunBase, names: list[str], force: bool, run_stage: StageRunner | None,
                   checked: bool) -> list[dict[str, Any]]:
+        use_system_allocator()  # before any worker starts (`common.arrow_memory`)
         record_run(cfg, StageStatus.RUNNING)
         results = []
         try:
@@ -170,8 +172,9 @@ class Pipeline:
 
 
 def _modules(stages: Sequence[tuple[Stage, bool]]) -> tuple[str, ...]:
-    """The modules of `stages`' bodies, which a worker process serving them imports first."""
-    return tuple(dict.fromkeys(stage.body.__module__ for stage, _ in stages))
+    """The modules of `stages`' bodies and those their work imports, which a worker process serving them imports
+    first."""
+    return tuple(dict.fromkeys(name for stage, _ in stages for name in (stage.body.__module__, *stage.worker_imports)))
 
 
 def _chains(plan: Sequence[tuple[Stage, bool]]) -> dict[int, list[tuple[Stage, bool]]]:

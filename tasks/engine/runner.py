@@ -77,6 +77,9 @@ class Stage:
     # A per-document stage that reads the document's PDF: run with the others, one document at a time,
     # ahead of the stages (a `tasks.engine.chain.Link`).
     link: Any = None
+    # Modules its work imports where it runs, never in the run's own process (PyMuPDF and pikepdf through the
+    # extractors): a worker pool started for the stage imports them first, before its memory ceiling.
+    worker_imports: tuple[str, ...] = ()
 
     def check(self, cfg: RunBase) -> None:
         """Refuse a config this stage cannot run with (ValueError with what to change), before any work.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from extractors import reading_order
+from extractors import order_agreement
 from judges import conformance, evidence
 from judges.criteria import CRITERIA
 from judges.evidence import EVIDENCE, UNREAD_COLUMNS, DocEvidence, build_bundles
@@ -152,8 +152,8 @@ def test_the_columns_the_inputs_stage_leaves_out_are_read_by_no_builder() -> Non
     # The stage drops UNREAD_COLUMNS before building evidence (and the reading-order agreement): a builder that
     # read one would see None there.
     sources = "\n".join([*(Path(module.__file__).read_text() for module in (evidence, conformance)),  # type: ignore[arg-type]
-                         *(inspect.getsource(getattr(reading_order, name)) for name in (
-                             "order_agreement", "_tau_terms", "_tau", "_same_line", "_column_switches",
+                         *(inspect.getsource(getattr(order_agreement, name)) for name in (
+                             "order_agreement", "_tau_terms", "_tau", "_same_line", "column_switches",
                              "_footnote_in_body"))])
     definition = sources[sources.index("UNREAD_COLUMNS: dict"):sources.index("T = TypeVar")]
     schemas = {spec.name: spec.schema.names for spec in ALL_TABLES}

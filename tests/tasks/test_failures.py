@@ -15,13 +15,13 @@ import pyarrow.parquet as pq
 import pymupdf
 import pytest
 
+from extractors import pages as pages_module  # the render stage's work imports render_pages from it when it runs
 from extractors.errors import ExtractionError
 from extractors.transcript import TranscriptError
 from judges.base import JUDGES, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
 from tasks.benchmark import extract as extract_module
-from tasks.benchmark import render as render_module
 from tasks.benchmark.registry import STAGES
 from tasks.engine.context import RunConfig
 from tasks.engine.failures import Failure, PartialFailure, classify, guarded, kind_of
@@ -109,7 +109,7 @@ def test_a_transient_failure_is_retried_on_resume_and_a_terminal_one_is_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = make_pdfs(tmp_path / "pdfs", ["flaky", "broken", "fine"])
     calls: Counter[str] = Counter()
-    real = render_module.render_pages
+    real = pages_module.render_pages
 
     def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
         calls[path.stem] += 1
@@ -119,7 +119,7 @@ def test_a_transient_failure_is_retried_on_resume_and_a_terminal_one_is_not(
             raise ExtractionError("corrupt", "PyMuPDF cannot parse it")
         return real(path, **kw)
 
-    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    monkeypatch.setattr(pages_module, "render_pages", render_pages)
     cfg = pdfs_config(tmp_path / "home", folder)
     execute(cfg, STAGES["corpus"])
     assert execute(cfg, STAGES["render"], fanout=in_process).status == "completed"
@@ -144,7 +144,7 @@ def test_a_transient_failure_is_retried_on_resume_and_a_terminal_one_is_not(
 def test_outputs_with_pending_retries_are_never_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = make_pdfs(tmp_path / "pdfs", ["flaky", "fine"])
     calls: Counter[str] = Counter()
-    real = render_module.render_pages
+    real = pages_module.render_pages
 
     def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
         calls[path.stem] += 1
@@ -152,7 +152,7 @@ def test_outputs_with_pending_retries_are_never_reused(tmp_path: Path, monkeypat
             raise ConnectionResetError("the shared disk went away")
         return real(path, **kw)
 
-    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    monkeypatch.setattr(pages_module, "render_pages", render_pages)
     home = tmp_path / "home"
     first, second = pdfs_config(home, folder, "r1"), pdfs_config(home, folder, "r2")
     for cfg in (first, second):
@@ -346,12 +346,12 @@ def test_a_row_that_does_not_fit_its_table_fails_the_stage_not_one_document(
     # A producer's bug (a column the schema does not declare) is checked where the work ran, and
     # still stops the stage with the table and column named instead of becoming a document's error row.
     folder = make_pdfs(tmp_path / "pdfs", ["one", "two"])
-    real = render_module.render_pages
+    real = pages_module.render_pages
 
     def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
         return [{**row, "surprise": 1} for row in real(path, **kw)]
 
-    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    monkeypatch.setattr(pages_module, "render_pages", render_pages)
     cfg = pdfs_config(tmp_path / "home", folder)
     execute(cfg, STAGES["corpus"])
     with pytest.raises(StageFailed, match=r"'pages'.*surprise"):

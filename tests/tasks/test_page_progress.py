@@ -15,10 +15,10 @@ import pymupdf
 import pytest
 
 from common.progress import PageTally, counting, in_shares, page_done
+from extractors import pages as pages_module  # the render stage's work imports render_pages from it when it runs
 from extractors.layout import layout_file
 from extractors.pages import render_pages
 from extractors.transcript.emulated import transcribe
-from tasks.benchmark import render as render_module
 from tasks.benchmark.extract import extract_file
 from tasks.benchmark.registry import STAGES
 from tasks.engine import runner
@@ -165,18 +165,18 @@ def test_documents_done_before_a_resume_count_once_and_the_bar_ends_at_the_total
     make_pdf(tmp_path / "pdfs" / "small.pdf", 1)
     cfg = pdfs_config(tmp_path, tmp_path / "pdfs", workers=2)
     execute(cfg, STAGES["corpus"])
-    real = render_module.render_pages
+    real = pages_module.render_pages
 
     def render_pages(path: Path, **kw: Any) -> list[dict[str, Any]]:
         if path.stem == "flaky":
             raise TimeoutError("the renderer timed out")  # transient: the resume retries it
         return real(path, **kw)
 
-    monkeypatch.setattr(render_module, "render_pages", render_pages)
+    monkeypatch.setattr(pages_module, "render_pages", render_pages)
     execute(cfg, STAGES["render"], fanout=in_process)  # a fan-out that cannot count pages: per document
     first = render_bar(bars)
     assert first.total == 6 and sorted(first.steps) == [1, 2, 3]
-    monkeypatch.setattr(render_module, "render_pages", real)
+    monkeypatch.setattr(pages_module, "render_pages", real)
     bars.clear()
     execute(cfg, STAGES["render"])  # the resume renders flaky alone, in worker processes
     bar = render_bar(bars)
