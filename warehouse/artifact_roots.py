@@ -178,7 +178,10 @@ class LocalRoot(ArtifactRoot):
         try:
             with pa.OSFile(str(self.path(key))) as handle:
                 import pyarrow.parquet as pq
-                return pq.read_table(handle)
+
+                # ParquetFile, not read_table: the same table (every column and its metadata), without loading
+                # pyarrow.dataset (~17 MB in the run's process; issue 56).
+                return pq.ParquetFile(handle).read()
         except FileNotFoundError:
             return None
 
@@ -383,7 +386,7 @@ class S3Root(ArtifactRoot):
         with self._errors("read", key), self.fs.open_input_stream(self.full(key)) as stream:
             data = stream.read()
         import pyarrow.parquet as pq
-        return pq.read_table(pa.BufferReader(data))
+        return pq.ParquetFile(pa.BufferReader(data)).read()  # as `LocalRoot.read`
 
     def read_many(self, keys: Sequence[str]) -> list[pa.Table]:
         return [t for t in self._parallel(self.read, keys) if t is not None]

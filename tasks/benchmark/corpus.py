@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common.filenames import readable_name, stored_name
 from corpus.item_set import SCREENING, label_of, selection_text
@@ -32,10 +32,12 @@ from corpus.manifest import (
 )
 from corpus.unreadable import FILE_NOTE
 from extractors.errors import scrub_paths
-from tasks.engine.context import RunConfig
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import DOCUMENTS, ITEM_SET
+
+if TYPE_CHECKING:  # annotations: a worker running the stage's work never loads the run's config classes
+    from tasks.engine.context import RunConfig
 
 
 def synthetic_root(cfg: RunConfig) -> Path:

@@ -21,10 +21,9 @@ from tasks.engine.common import (
     error_row,
     good_documents,
 )
-from tasks.engine.context import RunConfig
 from tasks.engine.failures import PartialFailure
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import (
     CONFORMANCE,
     CONTRAST_COLUMNS,
@@ -42,6 +41,7 @@ from warehouse.tables import (
 
 if TYPE_CHECKING:
     from extractors.source import PdfSource
+    from tasks.engine.context import RunConfig
 
 # The extractors (PyMuPDF, pikepdf, numpy) are imported by the functions that run them, in the workers that
 # read the PDFs: the run's own process imports this module for the stage's definition only (issue 56).

@@ -28,8 +28,8 @@ from judges.evidence import PageBundle
 from judges.rules.catalog import box, catalog
 from tasks.engine.common import content_key, document_files, good_documents
 from tasks.engine.failures import Incomplete, classify
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageFailed, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import (
     CHECKER_FINDINGS,
     CHECKER_RUNS,

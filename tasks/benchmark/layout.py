@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -19,11 +19,13 @@ from judges.labels import Label
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
 from tasks.engine.common import add_run_id, content_key, document_files, good_documents
-from tasks.engine.context import RunConfig
 from tasks.engine.isolation import in_a_worker
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import LAYOUT_PAGES, LAYOUT_REGIONS
+
+if TYPE_CHECKING:  # annotations: a worker running the stage's work never loads the run's config classes
+    from tasks.engine.context import RunConfig
 
 # Regions feed table evidence (table regions, the search for drawn tables the tags miss); other
 # criteria never read them, and the model costs ~0.4 s a page, so only these documents are laid out.

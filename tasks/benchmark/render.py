@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from tasks.engine.chain import Link
 from tasks.engine.common import add_run_id, content_key, document_files, good_documents
-from tasks.engine.context import RunConfig
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import PAGES
+
+if TYPE_CHECKING:  # annotations: a worker running the stage's work never loads the run's config classes
+    from tasks.engine.context import RunConfig
 
 
 def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc: dict[str, Any]

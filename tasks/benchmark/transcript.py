@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -14,10 +14,12 @@ from extractors.transcript import TranscriptError, check_transcriber, get_transc
 from tasks.benchmark.render import pages_of
 from tasks.engine.chain import Link
 from tasks.engine.common import add_run_id, content_key, document_files, document_rows, good_documents
-from tasks.engine.context import RunConfig
-from tasks.engine.options import stage_keys
 from tasks.engine.runner import Stage, StageIO
+from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import LINKS_SCHEMA, STRUCT_ELEMENTS_SCHEMA, TRANSCRIPTS
+
+if TYPE_CHECKING:  # annotations: a worker running the stage's work never loads the run's config classes
+    from tasks.engine.context import RunConfig
 
 AUDIO_SUFFIXES = (".wav", ".mp3", ".m4a", ".flac", ".ogg")
 BUCKET_ENV = "ACCESSBENCH_TRANSCRIBE_BUCKET"

@@ -18,14 +18,11 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from common.progress import PageTally, counting
-from tasks.engine.context import RunBase
 from tasks.engine.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
 from tasks.engine.isolation import release_heap, run_isolated
 from warehouse.catalog import TableSpec
@@ -33,8 +30,27 @@ from warehouse.schema import SchemaError, conform
 from warehouse.store import StageBusy, StageRun, StageStatus, Staging, now, stage_lock
 from warehouse.tables import ERRORS_SCHEMA
 
+if TYPE_CHECKING:  # the run's process only: a worker that computes a stage's rows needs neither the run's
+    from rich.console import Console  # config classes (pydantic) nor its terminal (issue 56)
+
+    from tasks.engine.context import RunBase
+
 log = logging.getLogger("accessbench")
-console = Console(stderr=True)
+def terminal() -> Console:
+    """The run's stderr console (the progress bars and the skipped/reused lines), made on first use; a test may
+    set `console` to its own."""
+    found = globals().get("console")
+    if found is None:
+        from rich.console import Console
+
+        found = globals()["console"] = Console(stderr=True)
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "console":  # `runner.console`, as it was a module attribute
+        return terminal()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 K = TypeVar("K")
@@ -346,8 +362,10 @@ class _progress:
         if not self.enabled:
             return _no_progress
         description, total, completed, unit = self.args
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn(unit, markup=False), TimeElapsedColumn(), console=console, transient=True)
+                            TextColumn(unit, markup=False), TimeElapsedColumn(), console=terminal(), transient=True)
         self.bar.start()
         task = self.bar.add_task(description, total=total, completed=completed)
 
@@ -508,7 +526,7 @@ def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None =
     config_json = json.dumps({key: getattr(cfg, key) for key in stage.config_keys}, sort_keys=True, default=str)
     previous = store.get_stage_run(cfg.run_id, stage.name)
     if not force and previous is not None and _current(cfg, stage, digest, previous):
-        console.print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
+        terminal().print(f"[dim]{stage.name}: skipped (inputs and config unchanged)[/dim]")
         return StageRun(**{**previous.__dict__, "status": StageStatus.SKIPPED})
     if not force:
         donor = _donor(cfg, stage, digest)
@@ -520,7 +538,7 @@ def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None =
             row = StageRun(cfg.run_id, stage.name, StageStatus.REUSED, started, now(), digest, config_json,
                            donor.row_count, donor.error_count, None, donor.run_id)
             store.record_stage(row)
-            console.print(f"[dim]{stage.name}: reused identical outputs of run {donor.run_id}[/dim]")
+            terminal().print(f"[dim]{stage.name}: reused identical outputs of run {donor.run_id}[/dim]")
             return row
 
     staging = store.staging(stage.name, cfg.run_id, digest)
