@@ -103,11 +103,12 @@ def layout_body(io: StageIO) -> dict[str, Any]:
         copies.setdefault(content_key(d), []).append(d)
     items = [(d["doc_id"], item) for d in documents
              if (item := layout_item(d, {}, frozenset(), copies[content_key(d)])) is not None]
-    if items:  # a misconfigured backend fails the stage up front (loaded where the work will run)
-        in_a_worker(load_backend, cfg.layout_backend, cfg.layout_weights)
+    # A misconfigured backend fails the stage before its first document, loaded where the work will run; not
+    # at all when the one pass laid out every document (the workers that did would load a model, its runtime
+    # ~20 MB, for nothing: issue 56).
     return io.per_key(items, layout_work(cfg), f"layout ({cfg.layout_backend})", isolated=True,
                       same=lambda item: content_key(item["doc"]), weight=lambda item: pages_of(item["doc"]),
-                      unit="pages")
+                      unit="pages", before=partial(in_a_worker, load_backend, cfg.layout_backend, cfg.layout_weights))
 
 
 def check_layout(cfg: RunConfig) -> None:

@@ -158,6 +158,7 @@ class StageIO:
         same: Callable[[K], str] | None = None,
         weight: Callable[[K], int] | None = None,
         unit: str = "documents",
+        before: Callable[[], Any] | None = None,
     ) -> dict[str, pa.Table]:
         """Run `work` for each (key, item) not done by an earlier attempt; persist each result.
 
@@ -169,7 +170,8 @@ class StageIO:
         time limit. Items with the same `same(item)` value (e.g. byte-identical PDFs) are computed
         once and their rows copied under each item's `doc_id`. Returns the stage's tables
         assembled from all parts in `items` order. The progress bar counts `unit`s: one an item, or
-        `weight(item)` (e.g. a document's pages).
+        `weight(item)` (e.g. a document's pages). `before` is called once before the first item is computed here
+        (never when every item was done before or taken from the chain): a stage's up-front check in a worker.
         """
         todo = [(key, item) for key, item in items if not self.staging.done(key)]
         if len(todo) < len(items):
@@ -182,6 +184,8 @@ class StageIO:
         if chained is not None:  # computed ahead, one document at a time, from equal items (`tasks.engine.chain`)
             members = [group for group in members if not chained.adopt(self.staging, group, _relabelled)]
             todo = [unit for group in members for unit in group]
+        if before is not None and todo:
+            before()
         workers = self.cfg.workers if isolated else 1
         timeout = self.cfg.doc_timeout_s if isolated else None  # per-document stages: the benchmark's
         # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the

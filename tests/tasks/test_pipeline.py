@@ -18,7 +18,7 @@ from tasks.engine.context import RunConfig
 from tasks.engine.pipeline import Pipeline
 from tasks.engine.runner import Stage, StageFailed, StageIO
 from warehouse.catalog import TableSpec
-from warehouse.store import ArtifactStore, StageStatus
+from warehouse.store import ArtifactStore, StageStatus, Staging
 
 SCHEMA = pa.schema([pa.field("run_id", pa.string(), nullable=False), pa.field("value", pa.int64())])
 CALLS: list[str] = []  # stage bodies, in the order they ran
@@ -182,3 +182,27 @@ def test_a_stage_that_releases_its_workers_leaves_fresh_ones_to_the_next(tmp_pat
     assert os.getpid() not in pids["a"] | pids["b"] | pids["c"]  # the work ran in workers
     assert not pids["a"] & (pids["b"] | pids["c"])
     assert len(pids["b"] | pids["c"]) <= 2  # one pool of two workers served both
+
+
+def test_a_stage_checks_in_a_worker_only_when_it_has_something_to_compute(tmp_path: Path) -> None:
+    """`per_key(before=...)` runs once before the first item is computed, and not at all when an earlier attempt
+    did every item (the layout stage loads its backend so: not for a run whose one pass laid out everything)."""
+    checks: list[str] = []
+
+    def body(io: StageIO) -> dict[str, Any]:
+        return io.per_key([(k, k) for k in "wxyz"], partial(_worker_pid, io.cfg.run_id, "b"), isolated=True,
+                          before=lambda: checks.append("checked"))
+    stage = Stage(name="b", upstream=(), config_keys=("seed",), tables=(TableSpec("b", "b", SCHEMA),), body=body,
+                  per_document=True)
+    pipeline = Pipeline("before", RunConfig, (stage,))
+    pipeline.run(cfg(tmp_path, workers=2))
+    assert checks == ["checked"]
+    pipeline.run(cfg(tmp_path, workers=2), force=True)  # computed again: checked again
+    assert checks == ["checked", "checked"]
+    # An attempt that finds every item done (a resume after the last item was staged) computes nothing.
+    io = StageIO(cfg(tmp_path, "t9"), stage, Staging(root=tmp_path / "parts", input_hash="h", home=tmp_path))
+    for key in "wxyz":
+        io.staging.put(key, {"b": pa.table({"run_id": ["t9"], "value": [0]}, schema=SCHEMA)})
+    io.per_key([(k, k) for k in "wxyz"], partial(_worker_pid, "t9", "b"), isolated=True,
+               before=lambda: checks.append("checked"))
+    assert checks == ["checked", "checked"]
