@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq  # warehouse.paths imports it where it writes: patched here, seen there
 import pytest
 
-from warehouse import paths
 from warehouse.paths import DiskFull, atomic_write_parquet
 
 pytestmark = pytest.mark.heavy  # whole runs on a full disk (not in make test-fast)
@@ -27,7 +27,7 @@ def _full(*_: object, **__: object) -> None:
 
 def test_a_full_disk_while_writing_a_table_is_disk_full_with_the_free_space(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(paths.pq, "write_table", _full)
+    monkeypatch.setattr(pq, "write_table", _full)
     target = tmp_path / "home" / "artifacts" / "t.parquet"
     with pytest.raises(DiskFull) as caught:
         atomic_write_parquet(pa.table({"a": [1]}), target)
@@ -39,7 +39,7 @@ def test_other_os_errors_stay_what_they_are(tmp_path: Path, monkeypatch: pytest.
     def denied(*_: object, **__: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(paths.pq, "write_table", denied)
+    monkeypatch.setattr(pq, "write_table", denied)
     with pytest.raises(PermissionError):
         atomic_write_parquet(pa.table({"a": [1]}), tmp_path / "t.parquet")
 
@@ -107,14 +107,14 @@ def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_datase
     monkeypatch.setattr(flows.benchmark, "publish_summary", lambda cfg: None)
     cfg = RunConfig(home=tmp_path / "home", run_id="full", source="dataset", source_path=str(synthetic_dataset),
                     criteria=["fonts_readability"], progress=False)
-    real = paths.pq.write_table
+    real = pq.write_table
 
     def filling(table: pa.Table, where: object, **options: object) -> None:
         if "extract" in str(where):
             _full()
         real(table, where, **options)
 
-    monkeypatch.setattr(paths.pq, "write_table", filling)
+    monkeypatch.setattr(pq, "write_table", filling)
     with pytest.raises(BaseException) as raised:  # noqa: PT011 - StageFailed, caused by DiskFull
         flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
     chain: list[BaseException] = []
@@ -128,7 +128,7 @@ def test_a_run_that_fills_the_disk_is_marked_failed_and_resumes(synthetic_datase
     render = cfg.store.get_stage_run("full", "render")
     assert render is not None and render.status == "completed"
 
-    monkeypatch.setattr(paths.pq, "write_table", real)  # space again
+    monkeypatch.setattr(pq, "write_table", real)  # space again
     results = flows.benchmark.benchmark_flow.fn(**flows.benchmark.flow_parameters(cfg))
     status = {r["stage"]: r["status"] for r in results}
     assert status["render"] == "skipped" and status["extract"] == "completed" and status["metrics"] == "completed"
