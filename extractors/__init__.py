@@ -25,10 +25,8 @@ but page images.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 import common.layout_deferral  # noqa: F401 - first: pymupdf's layout model loads only where it is used
+from common.lazy_exports import lazy_exports
 
 # Each name and the module that defines it, imported when first asked for (PEP 562): importing one
 # extractor, or a module that only needs a constant of one, never imports PyMuPDF, pikepdf and every
@@ -56,13 +54,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'extractors' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _EXPORTS)
 
 
 __all__ = [

@@ -12,6 +12,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
+from common.lazy_exports import lazy_exports
 from common.progress import page_done
 from extractors.errors import ExtractionError, open_pdf, reading
 from extractors.layout import fasterrcnn_backend, layoutparser_backend, pymupdf_backend  # noqa: F401 - registers
@@ -30,17 +31,8 @@ from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
 # The page plan (which reads PDFs with PyMuPDF and pikepdf) is imported when first asked for (PEP 562): the
 # backends' registry and checks, which the run's own process uses, load no PDF library.
-_PLAN_NAMES = frozenset({"RUN_REASONS", "SKIP_REASONS", "PagePlan", "every_page", "plan_pages"})
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _PLAN_NAMES:
-        raise AttributeError(f"module 'extractors.layout' has no attribute {name!r}")
-    from extractors.layout import plan
-
-    value = getattr(plan, name)
-    globals()[name] = value
-    return value
+_PLAN_NAMES = ("RUN_REASONS", "SKIP_REASONS", "PagePlan", "every_page", "plan_pages")
+__getattr__ = lazy_exports(globals(), dict.fromkeys(_PLAN_NAMES, "extractors.layout.plan"))
 
 
 __all__ = [

@@ -20,8 +20,7 @@ that ``aws-transcribe`` uploads the audio to the S3 bucket it is given.
 
 from __future__ import annotations
 
-from typing import Any
-
+from common.lazy_exports import lazy_exports
 from common.registry import UnknownName
 from extractors.transcript.base import (
     AWS_INSTALL,
@@ -40,15 +39,7 @@ from warehouse.tables import TRANSCRIPT_SCHEMA
 _BACKEND_FUNCTIONS = {"transcribe": "extractors.transcript.emulated", "transcribe_audio": "extractors.transcript.aws"}
 
 
-def __getattr__(name: str) -> Any:
-    module = _BACKEND_FUNCTIONS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'extractors.transcript' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(globals(), _BACKEND_FUNCTIONS)
 
 __all__ = [
     "AWS_INSTALL",
