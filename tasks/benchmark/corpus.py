@@ -32,6 +32,7 @@ from corpus.manifest import (
 )
 from corpus.unreadable import FILE_NOTE
 from extractors.errors import scrub_paths
+from tasks.engine.isolation import shared_pool
 from tasks.engine.runner import Stage, StageIO
 from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import DOCUMENTS, ITEM_SET
@@ -118,8 +119,10 @@ def corpus_body(io: StageIO) -> dict[str, list[dict[str, Any]]]:
     root = source_root(cfg)
     limits = FileLimits(max_bytes=int(cfg.max_file_mb * 2**20), max_pages=cfg.max_pages,
                         max_stream_bytes=int(cfg.max_stream_mb * 2**20))
-    # The local runner's workers read the files; a Dask run's corpus stage reads them where it runs.
-    describe = partial(describe_in_workers, cfg) if cfg.runner == "local" else describe_each
+    # The run's workers read the files (they go on to the stages after this one); without a run's pool (the stage
+    # called on its own, a Dask run) it reads them where it runs, as starting a pool for it alone would cost more.
+    describe = partial(describe_in_workers, cfg) if cfg.runner == "local" and shared_pool() is not None \
+        else describe_each
     if cfg.source == "pdfs":
         rows = load_pdf_folder(root, cfg.run_id, cfg.criteria, follow_symlinks=cfg.follow_symlinks, limits=limits,
                                describe=describe)

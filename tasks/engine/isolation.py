@@ -200,6 +200,11 @@ def shared_workers(workers: int, preload: Sequence[str] = (),
         pool.reset()
 
 
+def shared_pool() -> WorkerPool | None:
+    """The pool of the run in progress in this process (`shared_workers`), if any."""
+    return _shared
+
+
 def in_a_worker(fn: Callable[..., Any], *args: Any) -> Any:
     """`fn(*args)` in one of the run's shared worker processes (in this process without one).
 
