@@ -32,7 +32,8 @@ from corpus.manifest import (
 )
 from corpus.unreadable import FILE_NOTE
 from extractors.errors import scrub_paths
-from tasks.engine.isolation import shared_pool
+from tasks.engine.failures import classify
+from tasks.engine.isolation import run_isolated, shared_pool
 from tasks.engine.runner import Stage, StageIO
 from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import DOCUMENTS, ITEM_SET
@@ -100,9 +101,6 @@ def describe_in_workers(cfg: RunConfig, root: Path, documents: Sequence[Sequence
     The workers are the run's shared pool, which the stages after this one use; each file has --doc-timeout,
     and one over it, or over the workers' memory ceiling, is that document's error row.
     """
-    from tasks.engine.failures import classify
-    from tasks.engine.isolation import run_isolated
-
     jobs = [(root, list(files), limits, follow_symlinks) for files in documents]
     described: list[dict[str, Any]] = [{} for _ in jobs]
     for index, value in run_isolated(_describe, jobs, workers=cfg.workers, timeout_s=cfg.doc_timeout_s):

@@ -36,21 +36,17 @@ if TYPE_CHECKING:  # the run's process only: a worker that computes a stage's ro
     from tasks.engine.context import RunBase
 
 log = logging.getLogger("accessbench")
+console: Console | None = None  # the run's stderr console, made on first use (`terminal`); a test may set its own
+
+
 def terminal() -> Console:
-    """The run's stderr console (the progress bars and the skipped/reused lines), made on first use; a test may
-    set `console` to its own."""
-    found = globals().get("console")
-    if found is None:
+    """The run's stderr console (the progress bars and the skipped/reused lines)."""
+    global console
+    if console is None:
         from rich.console import Console
 
-        found = globals()["console"] = Console(stderr=True)
-    return found
-
-
-def __getattr__(name: str) -> Any:
-    if name == "console":  # `runner.console`, as it was a module attribute
-        return terminal()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        console = Console(stderr=True)
+    return console
 
 
 K = TypeVar("K")
