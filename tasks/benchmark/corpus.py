@@ -106,7 +106,7 @@ def describe_in_workers(cfg: RunConfig, root: Path, documents: Sequence[Sequence
     for index, value in run_isolated(_describe, jobs, workers=cfg.workers, timeout_s=cfg.doc_timeout_s):
         if isinstance(value, BaseException):
             failure = classify(value)
-            value = {"files": jobs[index][1], "error": scrub_paths(f"{failure.kind}: {failure.message}"),
+            value = {"files": jobs[index][1], "error": scrub_paths(failure.message),
                      "error_kind": failure.kind}
         described[index] = value
     return described

@@ -80,6 +80,8 @@ def test_a_file_over_the_document_time_limit_is_its_error_row_and_the_others_are
     assert [r["error_kind"] for r in rows] == ["timeout", "timeout"]
     assert all(r["files"] == files for r, files in zip(rows, [["sound.pdf"], ["not_a_pdf.pdf"]], strict=True))
     assert "--doc-timeout" in rows[0]["error"] and str(folder) not in rows[0]["error"]
+    # Worded as the stages' own error rows are: the kind is its own column, not repeated in the message.
+    assert rows[0]["error"].startswith("processing took longer than")
     # Without a time limit worth the name the same call reads both.
     assert describe_in_workers(_config(tmp_path), folder, [["sound.pdf"]], FileLimits(), True) == \
         describe_each(folder, [["sound.pdf"]], FileLimits(), True)
