@@ -286,6 +286,12 @@ def _resolve_files(root: Path, item: dict[str, Any]) -> list[str]:
     )
 
 
+def describe_job(job: tuple[Path, list[str], FileLimits | None, bool]) -> dict[str, Any]:
+    """`describe_files` of one (root, files, limits, follow_symlinks) job, as a worker process runs it."""
+    root, files, limits, follow_symlinks = job
+    return describe_files(root, files, limits, follow_symlinks=follow_symlinks)
+
+
 def describe_files(root: Path, files: list[str], limits: FileLimits | None = None, *,
                    follow_symlinks: bool = True) -> dict[str, Any]:
     """Page count, content hash and PDF metadata of a document made of one or more files."""

@@ -1,7 +1,13 @@
-"""Artifact store (Parquet per stage per run, atomic writes) and the DuckDB catalog over it."""
+"""Artifact store (Parquet per stage per run, atomic writes) and the DuckDB catalog over it.
 
-from warehouse.home import resolve_home
-from warehouse.schema import SchemaError, conform
-from warehouse.store import ArtifactStore, StageRun
+The package's names are imported when first asked for (PEP 562): a worker process that imports one light module of
+it (`warehouse.text_columns`) loads no pyarrow (issue 56).
+"""
+
+from common.lazy_exports import lazy_exports
+
+__getattr__ = lazy_exports(globals(), {"ArtifactStore": "warehouse.store", "StageRun": "warehouse.store",
+                                       "SchemaError": "warehouse.schema", "conform": "warehouse.schema",
+                                       "resolve_home": "warehouse.home"})
 
 __all__ = ["ArtifactStore", "SchemaError", "StageRun", "conform", "resolve_home"]

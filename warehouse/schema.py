@@ -8,9 +8,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from common.rows import Column, Columns, Rows, SchemaError, columnize
 
-class SchemaError(ValueError):
-    """Rows do not fit the table's declared schema."""
+__all__ = ["Column", "Columns", "Rows", "SchemaError", "arrow_table", "columns_of", "conform", "read_as"]
 
 
 def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) -> pa.Table:
@@ -18,24 +18,17 @@ def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) ->
 
     Missing nullable columns are filled with nulls, so producers may omit optional fields.
     """
-    rows = list(rows)
-    names = set(schema.names)
-    for i, row in enumerate(rows):
-        extra = set(row) - names
-        if extra:
-            raise SchemaError(
-                f"table {table!r}: row {i} has column(s) {sorted(extra)} that the schema does not declare; "
-                f"add them to the schema beside the producer or drop them"
-            )
+    return arrow_table(columnize(rows, columns_of(schema), table), schema, table)
+
+
+def arrow_table(rows: Rows, schema: pa.Schema, table: str) -> pa.Table:
+    """The Arrow table of `rows` (`common.rows.columnize`d to `schema`'s columns); SchemaError for a value
+    that does not fit its column's type."""
     columns = []
     for field in schema:
-        values = [row.get(field.name) for row in rows]
-        if _is_text(field.type):
-            values = [_storable(v) for v in values]
-        if not field.nullable:
-            missing = next((i for i, v in enumerate(values) if v is None), None)
-            if missing is not None:
-                raise SchemaError(f"table {table!r}: column {field.name!r} is required but row {missing} has no value")
+        values = rows.values.get(field.name)
+        if values is None:  # columnized to another schema of the table: an older producer's
+            values = [None] * rows.num_rows
         try:
             columns.append(pa.array(values, type=field.type))
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError) as exc:
@@ -46,26 +39,33 @@ def conform(rows: Iterable[Mapping[str, Any]], schema: pa.Schema, table: str) ->
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _is_text(type_: pa.DataType) -> bool:
+_COLUMNS: dict[pa.Schema, Columns] = {}
+
+
+def columns_of(schema: pa.Schema) -> Columns:
+    """`schema`'s columns as plain data (`common.rows.Column`), for a process without pyarrow."""
+    found = _COLUMNS.get(schema)
+    if found is None:
+        found = _COLUMNS[schema] = tuple(Column(f.name, _kind(f.type), f.nullable) for f in schema)
+    return found
+
+
+def _kind(type_: pa.DataType) -> Any:
     if pa.types.is_list(type_) or pa.types.is_large_list(type_):
-        return _is_text(type_.value_type)
-    return pa.types.is_string(type_) or pa.types.is_large_string(type_)
-
-
-def _storable(value: Any) -> Any:
-    """Text as UTF-8 can hold it: a lone surrogate (from a PDF string, or a file name that is not
-    UTF-8) becomes a visible escape such as ``\\udce9`` instead of failing the whole table."""
-    if isinstance(value, str):
-        if value.isascii():
-            return value
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-        return value
-    if isinstance(value, list):
-        return [_storable(v) for v in value]
-    return value
+        return ("list", _kind(type_.value_type))
+    if pa.types.is_struct(type_):
+        return ("struct", tuple((type_.field(i).name, _kind(type_.field(i).type)) for i in range(type_.num_fields)))
+    if pa.types.is_string(type_) or pa.types.is_large_string(type_):
+        return "string"
+    if pa.types.is_boolean(type_):
+        return "bool"
+    if pa.types.is_integer(type_):
+        return "int"
+    if pa.types.is_float32(type_):
+        return "float32"
+    if pa.types.is_float64(type_):
+        return "float64"
+    return "other"
 
 
 def _first_bad(values: list[Any], type_: pa.DataType) -> Any:

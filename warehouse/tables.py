@@ -15,6 +15,7 @@ from typing import Protocol, TypeVar
 import pyarrow as pa
 
 from warehouse.catalog import TableSpec
+from warehouse.text_columns import CONTRAST_COLUMNS as CONTRAST_COLUMNS  # text_spans' contrast columns
 
 RESOLUTIONS_PATTERN = "review/run=*/resolutions/*.parquet"  # written by warehouse.review
 
@@ -47,9 +48,6 @@ def with_run_id(schema: pa.Schema) -> pa.Schema:
 
 
 BBOX = pa.list_(pa.float32())  # [x0, y0, x1, y1] in PDF points
-# text_spans carries each span's contrast against its rendered background (DESIGN: text_spans).
-CONTRAST_COLUMNS = ("background_color", "contrast_ratio", "large_text", "threshold", "passes", "invisible",
-                     "invisible_reason")
 # What a page judgment is keyed by: the judgments and each of their findings.
 JUDGED_PAGE = (
         pa.field("run_id", pa.string(), nullable=False),

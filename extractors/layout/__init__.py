@@ -27,12 +27,13 @@ from extractors.layout.base import (
     get_backend,
     register_backend,
 )
-from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
 # The page plan (which reads PDFs with PyMuPDF and pikepdf) is imported when first asked for (PEP 562): the
 # backends' registry and checks, which the run's own process uses, load no PDF library.
 _PLAN_NAMES = ("RUN_REASONS", "SKIP_REASONS", "PagePlan", "every_page", "plan_pages")
-__getattr__ = lazy_exports(globals(), dict.fromkeys(_PLAN_NAMES, "extractors.layout.plan"))
+# The tables' schemas too (pyarrow): a worker that lays pages out imports none (issue 56).
+__getattr__ = lazy_exports(globals(), {**dict.fromkeys(_PLAN_NAMES, "extractors.layout.plan"),
+                                       **dict.fromkeys(("LAYOUT_PAGES_SCHEMA", "LAYOUT_SCHEMA"), "warehouse.tables")})
 
 
 __all__ = [

@@ -12,6 +12,7 @@ PyMuPDF's get_text() uses (text_spans and links use the same space).
 
 from __future__ import annotations
 
+from common.lazy_exports import lazy_exports
 from extractors.structure.content import STRUCT_BLOCK, STRUCTURE_TEXT_FLAGS
 from extractors.structure.records import extract_struct_elements, record_attributes
 from extractors.structure.summary import struct_summary
@@ -29,7 +30,10 @@ from extractors.structure.tree import (
     source_annotation_index,
     source_struct_tree,
 )
-from warehouse.tables import STRUCT_ELEMENTS_SCHEMA, STRUCT_SUMMARY_SCHEMA
+
+# The tables' schemas (pyarrow) when first asked for: a worker that reads the tag tree imports none (issue 56).
+__getattr__ = lazy_exports(globals(), dict.fromkeys(("STRUCT_ELEMENTS_SCHEMA", "STRUCT_SUMMARY_SCHEMA"),
+                                                    "warehouse.tables"))
 
 __all__ = [
     "MAX_ELEMENTS",

@@ -32,14 +32,14 @@ from extractors.transcript.base import (
     Transcriber,
     TranscriptError,
 )
-from warehouse.tables import TRANSCRIPT_SCHEMA
 
 # The backends are imported when used (PEP 562 for their functions; `get_transcriber` through the registry): the
 # emulated one reads PDFs with PyMuPDF and pikepdf, which the run's own process, checking names, never loads.
 _BACKEND_FUNCTIONS = {"transcribe": "extractors.transcript.emulated", "transcribe_audio": "extractors.transcript.aws"}
 
 
-__getattr__ = lazy_exports(globals(), _BACKEND_FUNCTIONS)
+# The table's schema (pyarrow) on first use too: a worker that transcribes imports none (issue 56).
+__getattr__ = lazy_exports(globals(), {**_BACKEND_FUNCTIONS, "TRANSCRIPT_SCHEMA": "warehouse.tables"})
 
 __all__ = [
     "AWS_INSTALL",

@@ -22,7 +22,7 @@ from corpus.manifest import (
     FileLimits,
     dataset_items,
     describe_each,
-    describe_files,
+    describe_job,
     label_conflict_message,
     label_conflicts,
     load_dataset,
@@ -87,11 +87,6 @@ def _tree_digest(cfg: RunConfig) -> str:
     return digest.hexdigest()
 
 
-def _describe(job: tuple[Path, list[str], FileLimits, bool]) -> dict[str, Any]:
-    root, files, limits, follow_symlinks = job
-    return describe_files(root, files, limits, follow_symlinks=follow_symlinks)
-
-
 def describe_in_workers(cfg: RunConfig, root: Path, documents: Sequence[Sequence[str]], limits: FileLimits,
                         follow_symlinks: bool) -> list[dict[str, Any]]:
     """`describe_files` for each document in the run's worker processes (`corpus.manifest.Describe`).
@@ -103,7 +98,7 @@ def describe_in_workers(cfg: RunConfig, root: Path, documents: Sequence[Sequence
     """
     jobs = [(root, list(files), limits, follow_symlinks) for files in documents]
     described: list[dict[str, Any]] = [{} for _ in jobs]
-    for index, value in run_isolated(_describe, jobs, workers=cfg.workers, timeout_s=cfg.doc_timeout_s):
+    for index, value in run_isolated(describe_job, jobs, workers=cfg.workers, timeout_s=cfg.doc_timeout_s):
         if isinstance(value, BaseException):
             failure = classify(value)
             value = {"files": jobs[index][1], "error": scrub_paths(failure.message),
@@ -188,4 +183,5 @@ CORPUS = Stage(
     reusable=False,
     external_inputs=_tree_digest,
     validate=check_corpus,
+    worker_imports=("corpus.manifest",),  # `describe_job`, in the run's workers (`describe_in_workers`)
 )

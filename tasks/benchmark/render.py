@@ -1,16 +1,16 @@
-"""Render stage: one PNG per page at the configured DPI, and the `pages` table."""
+"""Render stage: one PNG per page at the configured DPI, and the `pages` table.
+
+The work each worker runs on a document is `tasks.benchmark.work.render`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
+from tasks.benchmark.work.render import render_document, render_item
 from tasks.engine.chain import Link
-from tasks.engine.common import add_run_id, content_key, document_files, good_documents
+from tasks.engine.common import content_key, good_documents
 from tasks.engine.runner import Stage, StageIO
 from tasks.engine.stage_hash import stage_keys
 from warehouse.tables import PAGES
@@ -19,32 +19,9 @@ if TYPE_CHECKING:  # annotations: a worker running the stage's work never loads 
     from tasks.engine.context import RunConfig
 
 
-def render_document(run_id: str, image_root: str, dpi: int, max_pixels: int, doc: dict[str, Any]
-                    ) -> dict[str, list[dict[str, Any]]]:
-    """Page images and `pages` rows of one document (runs in a worker process).
-
-    A document that cannot be rendered raises: the stage runner records its error row.
-    """
-    from extractors.pages import render_pages  # in the worker: the run's own process never loads PyMuPDF
-
-    # Images are addressed by content and DPI, so identical documents and later runs share them.
-    out_dir = Path(image_root) / f"{(doc.get('sha256') or doc['doc_id'])[:24]}-{dpi}dpi"
-    rows: list[dict[str, Any]] = []
-    for path in document_files(doc, verify=True):
-        rows += render_pages(path, doc_id=doc["doc_id"], out_dir=out_dir, dpi=dpi, page_offset=len(rows),
-                             max_pixels=max_pixels)
-    return {"pages": add_run_id(run_id, rows), "errors": []}
-
-
 def render_work(cfg: RunConfig) -> partial[dict[str, list[dict[str, Any]]]]:
     return partial(render_document, cfg.run_id, str(cfg.home / "artifacts" / "render" / "images"), cfg.dpi,
                    int(cfg.max_page_megapixels * 1e6))
-
-
-def render_item(doc: dict[str, Any], results: Mapping[str, Mapping[str, pa.Table]], chained: frozenset[str],
-                copies: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The document itself (`tasks.engine.chain`)."""
-    return doc
 
 
 def render_body(io: StageIO) -> dict[str, Any]:
@@ -68,5 +45,5 @@ RENDER = Stage(
     code=("extractors", "common"),
     per_document=True,
     link=Link(work=render_work, item=render_item),
-    worker_imports=("extractors.pages",),
+    worker_imports=("tasks.benchmark.work.render", "extractors.pages"),
 )

@@ -27,7 +27,7 @@ import contextlib
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -35,8 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from tasks.engine.chain_work import Chained, ItemOf, chain_group, item_digest
 from warehouse.paths import inside, remove_tree
 from warehouse.store import Staging, _encode_part, _key_file, _write_part
+
+__all__ = ["Adopter", "Chained", "Head", "ItemOf", "Link", "chain_group", "item_digest"]
 
 if TYPE_CHECKING:
     from tasks.engine.context import RunBase
@@ -47,12 +50,6 @@ log = logging.getLogger("accessbench")
 ENABLED = True  # tests compare runs with and without the chain
 STAMP = "stamp"
 
-# (the document's corpus row, the chain's earlier results for it by stage: {table: rows}, the chained
-# stages' names, the run's documents of the same content in run order, this one among them) → the item the
-# stage's work takes, or None where the stage does not process the document or its item cannot be told from
-# the chain (an upstream stage the chain does not run).
-ItemOf = Callable[[dict[str, Any], Mapping[str, Mapping[str, pa.Table]], frozenset[str], Sequence[dict[str, Any]]],
-                  Any]
 
 
 @dataclass(frozen=True)
@@ -72,59 +69,6 @@ class Link:
         return head(cfg, stage)
 
 
-def item_digest(item: Any) -> str:
-    """A digest of a stage's work item: equal items (rows compared by value, Arrow tables by their rows
-    without the run id) have equal digests.
-
-    The digest of the item's JSON (sorted keys, compact separators; a table as its column names and rows), fed to
-    the hash piece by piece: a table's rows become Python values a batch at a time, so the item's rows are never
-    all in memory as dicts, nor its JSON as one text (a document's transcript item holds all its extract tables).
-    """
-    digest = hashlib.sha256()
-    _feed(digest.update, item)
-    return digest.hexdigest()[:32]
-
-
-_ROWS_AT_ONCE = 1024
-
-
-def _feed(put: Callable[[bytes], Any], value: Any) -> None:
-    def dump(plain: Any) -> None:
-        put(json.dumps(plain, sort_keys=True, default=str, separators=(",", ":")).encode())
-
-    if isinstance(value, pa.Table):
-        table = value.drop_columns([c for c in ("run_id",) if c in value.column_names])
-        put(b'{"columns":')
-        dump(table.column_names)
-        put(b',"rows":[')
-        first = True
-        for batch in table.to_batches(max_chunksize=_ROWS_AT_ONCE):
-            for row in batch.to_pylist():
-                if not first:
-                    put(b",")
-                first = False
-                dump(row)
-        put(b"]}")
-    elif isinstance(value, Mapping):
-        put(b"{")
-        for at, (key, member) in enumerate(sorted(((str(k), v) for k, v in value.items()), key=lambda kv: kv[0])):
-            if at:
-                put(b",")
-            dump(key)
-            put(b":")
-            _feed(put, member)
-        put(b"}")
-    elif isinstance(value, list | tuple):
-        put(b"[")
-        for at, member in enumerate(value):
-            if at:
-                put(b",")
-            _feed(put, member)
-        put(b"]")
-    else:
-        dump(value)
-
-
 def stamp(cfg: RunBase, stage: Stage) -> str:
     """What a stage's chain parts were computed with besides their items: its code and its config."""
     from tasks.engine.runner import stage_identity
@@ -142,98 +86,6 @@ def clear(cfg: RunBase, stages: Sequence[str]) -> None:
         remove_tree(cfg.home, target)
         with contextlib.suppress(OSError):
             target.parent.rmdir()  # `_chain` itself, once no run's parts are left in it
-
-
-# -- in a worker ---------------------------------------------------------------------------------------
-
-@dataclass
-class Chained:
-    """One document's results: its first stage's (`runner.Shaped`) and the later stages' parts,
-    {stage: (key, item digest, Shaped)}."""
-
-    head: Any
-    others: dict[str, tuple[str, str, Any]]
-
-
-def chain_group(run_id: str, links: tuple[tuple[str, Callable[[Any], Any], ItemOf, Mapping[str, pa.Schema]], ...],
-                pages: str | None, group: list[tuple[str, Any]]) -> Chained:
-    """Every chained stage's result for one document (`group`: the first stage's (key, item) of it and of its
-    identical copies, in the run's order), in stage order, each as its stage computes it (`runner.shaped`).
-
-    As in `StageIO.per_key`, a later stage computes the first copy it takes (its `Link.item` is not None) and
-    each copy it takes gets those rows under its own id; it sees the rows its own stage body would read for a
-    copy. The pages the stages report count for the first stage's tally `pages`, each page once over all the
-    stages. A later stage whose rows break its schema ends the chain there (the stage itself then reports it).
-    """
-    from common.progress import counting, in_parts
-    from extractors.source import shared_sources
-    from tasks.engine.common import document_of
-    from tasks.engine.failures import guarded
-    from tasks.engine.runner import StageBug, shaped
-
-    (head_name, head_work, _, head_schemas), later = links[0], links[1:]
-    key, head_item = group[0]
-    docs = [document_of(item) for _, item in group]
-    chained = frozenset(name for name, *_ in links)
-    others: dict[str, tuple[str, str, Any]] = {}
-    with shared_sources(), counting(pages, key) as counted, in_parts(len(links)):
-        head = shaped(partial(guarded, head_work), run_id, head_name, head_schemas, (key, head_item))
-        computed: dict[str, tuple[Any, set[str]]] = {head_name: (head, {d["doc_id"] for d in docs})}
-        for name, work, item_of, schemas in later:
-            taken = [(doc, item) for doc in docs
-                     if (item := item_of(doc, _Upstream(computed, doc["doc_id"]), chained, docs)) is not None]
-            if not taken:
-                continue
-            doc, item = taken[0]
-            try:
-                result = shaped(partial(guarded, work), run_id, name, schemas, (doc["doc_id"], item))
-            except StageBug:
-                break
-            computed[name] = (result, {d["doc_id"] for d, _ in taken})
-            others[name] = (doc["doc_id"], item_digest(item), result)
-    head.reported = counted.reported
-    return Chained(head, others)
-
-
-class _Upstream(Mapping[str, Mapping[str, pa.Table]]):
-    """The earlier chained stages' tables as one copy of the document reads them: the rows its stage stored
-    under the copy's id (none for a copy the stage did not take)."""
-
-    def __init__(self, computed: Mapping[str, tuple[Any, set[str]]], doc_id: str) -> None:
-        self._computed = computed
-        self._doc_id = doc_id
-
-    def __getitem__(self, stage: str) -> Mapping[str, pa.Table]:
-        result, taken = self._computed[stage]
-        if self._doc_id not in taken:
-            raise KeyError(stage)
-        return _Relabelled(result, self._doc_id)
-
-    def __iter__(self) -> Iterator[str]:
-        return (stage for stage, (_, taken) in self._computed.items() if self._doc_id in taken)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-class _Relabelled(Mapping[str, pa.Table]):
-    """A Shaped's tables under another copy's id, each relabelled when read."""
-
-    def __init__(self, result: Any, doc_id: str) -> None:
-        self._result = result
-        self._doc_id = doc_id
-
-    def __getitem__(self, table: str) -> pa.Table:
-        found = self._result.tables[table]
-        if self._doc_id == self._result.doc_id:
-            return found
-        return type(self._result)({table: found}, True, self._result.doc_id).for_document(self._doc_id)[table]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._result.tables)
-
-    def __len__(self) -> int:
-        return len(self._result.tables)
 
 
 # -- in the run's process ------------------------------------------------------------------------------
@@ -291,8 +143,9 @@ class Head:
 
     def __init__(self, cfg: RunBase, stages: Sequence[Stage]) -> None:
         self.run_id = cfg.run_id
-        self.links = tuple((s.name, s.link.work(cfg), s.link.item, s.schemas()) for s in stages)
+        self.links = tuple((s.name, s.link.work(cfg), s.link.item, s.columns()) for s in stages)
         self.folders = {s.name: folder(cfg, s.name) for s in stages[1:]}
+        self.by_name = {s.name: s for s in stages}
 
     @property
     def stages(self) -> int:
@@ -305,9 +158,16 @@ class Head:
         """Keep the later stages' parts of a document's result; return the first stage's (or what was raised)."""
         if not isinstance(result, Chained):
             return result  # a time limit, a lost worker: the later stages read the document themselves
+        from tasks.engine.runner import StageBug, arrow_tables
+
         for name, (key, digest, shaped) in result.others.items():
-            if shaped.done:
-                _write_part(self.folders[name] / f"{_key_file(key)}.{digest}", _encode_part(key, shaped.tables))
+            if not shaped.done:
+                continue
+            try:
+                tables = arrow_tables(self.by_name[name], shaped.tables)
+            except StageBug:
+                continue  # the stage computes the document itself, and fails on it
+            _write_part(self.folders[name] / f"{_key_file(key)}.{digest}", _encode_part(key, tables))
         return result.head
 
 

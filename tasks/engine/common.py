@@ -2,52 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from common.filenames import file_name
+from tasks.engine.documents import add_run_id, content_key, document_files, document_of, error_row
 from tasks.engine.runner import StageIO
+
+__all__ = ["add_run_id", "content_key", "document_files", "document_of", "document_rows", "error_row",
+           "good_documents"]
 
 
 def good_documents(io: StageIO) -> list[dict[str, Any]]:
     """Documents the corpus stage could read; the others already have error rows."""
     return [row for row in io.read("corpus", "documents") if not row.get("error")]
-
-
-def document_of(item: dict[str, Any]) -> dict[str, Any]:
-    """The document (a `documents` row) of a per-document stage's work item: the row itself, or its "doc"."""
-    return item.get("doc", item)
-
-
-
-
-def document_files(doc: dict[str, Any], *, verify: bool = False) -> list[Path]:
-    """The document's files; with `verify`, first checked against the sha256 the corpus stage recorded
-    (`corpus.manifest.verify_files`: a file edited or swapped for a symlink since is an error, not read)."""
-    paths = [Path(doc["root"]) / file_name(rel) for rel in doc["files"]]
-    if not verify:
-        return paths
-    from corpus.manifest import verify_files
-
-    return verify_files(paths, doc.get("sha256"))
-
-
-def add_run_id(run_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"run_id": run_id, **row} for row in rows]
-
-
-def content_key(doc: dict[str, Any]) -> str:
-    """Byte-identical documents are processed once (their rows are copied under each doc id)."""
-    return str(doc.get("sha256") or doc["doc_id"])
-
-
-def error_row(run_id: str, stage: str, doc: dict[str, Any], kind: str, message: str) -> dict[str, Any]:
-    """One `errors` row. The kind has its own column, so a message that starts with it drops it."""
-    message = message.removeprefix(f"{kind}: ")
-    return {"run_id": run_id, "stage": stage, "doc_id": doc["doc_id"], "kind": kind, "message": message}
 
 
 def document_rows(doc_ids: pa.ChunkedArray) -> dict[str, np.ndarray]:

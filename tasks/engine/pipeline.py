@@ -172,9 +172,10 @@ class Pipeline:
 
 
 def _modules(stages: Sequence[tuple[Stage, bool]]) -> tuple[str, ...]:
-    """The modules of `stages`' bodies and those their work imports, which a worker process serving them imports
-    first."""
-    return tuple(dict.fromkeys(name for stage, _ in stages for name in (stage.body.__module__, *stage.worker_imports)))
+    """The modules a worker process serving `stages` imports first: those each stage's work imports where it runs
+    (`Stage.worker_imports`), else its body's module."""
+    return tuple(dict.fromkeys(name for stage, _ in stages
+                               for name in (stage.worker_imports or (stage.body.__module__,))))
 
 
 def _chains(plan: Sequence[tuple[Stage, bool]]) -> dict[int, list[tuple[Stage, bool]]]:

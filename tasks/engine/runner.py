@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 
-from common.progress import PageTally, counting
-from tasks.engine.failures import WARNING_KINDS, Failure, Incomplete, classify, guarded, retryable
+from common.progress import PageTally
+from common.rows import Columns, Rows
+from tasks.engine.failures import WARNING_KINDS, Incomplete, guarded, retryable
 from tasks.engine.isolation import release_heap, run_isolated
+from tasks.engine.shaping import Shaped, StageBug, doc_id_of, rows_for, shaped, with_retryable
 from warehouse.catalog import TableSpec
-from warehouse.schema import SchemaError, conform
+from warehouse.schema import SchemaError, arrow_table, columns_of, conform
 from warehouse.store import StageBusy, StageRun, StageStatus, Staging, now, stage_lock
 from warehouse.tables import ERRORS_SCHEMA
 
@@ -111,6 +113,10 @@ class Stage:
         """Each table the stage writes, its `errors` included, with its schema."""
         return {name: self.schema(name) for name in [spec.name for spec in self.tables] + ["errors"]}
 
+    def columns(self) -> dict[str, Columns]:
+        """`schemas` as plain data (`common.rows.Column`), for a worker that imports no pyarrow."""
+        return {name: columns_of(schema) for name, schema in self.schemas().items()}
+
     def schema(self, table: str) -> pa.Schema:
         if table == "errors":
             return ERRORS_SCHEMA
@@ -178,15 +184,15 @@ class StageIO:
         members = list(groups.values())
         chained = self.stage.link.adopter(self.cfg, self.stage) if isolated and self.stage.link is not None else None
         if chained is not None:  # computed ahead, one document at a time, from equal items (`tasks.engine.chain`)
-            members = [group for group in members if not chained.adopt(self.staging, group, _relabelled)]
+            members = [group for group in members if not chained.adopt(self.staging, group, relabel_tables)]
             todo = [unit for group in members for unit in group]
         if before is not None and todo:
             before()
         workers = self.cfg.workers if isolated else 1
         timeout = self.cfg.doc_timeout_s if isolated else None  # per-document stages: the benchmark's
-        # Rows become Arrow tables where the work ran (a worker process, a Dask worker), not here: the
-        # runner only writes them, so it is no bottleneck for many workers.
-        schemas = self.stage.schemas()
+        # Rows are fitted to the stage's tables where the work ran (a worker process, a Dask worker: columns,
+        # required values, storable text); here they only become Arrow tables (the workers import no pyarrow).
+        columns = self.stage.columns()
         size = weight or (lambda item: 1)
         total = sum(max(0, size(item)) for _, item in items)
         remaining = sum(max(0, size(item)) for _, item in todo)
@@ -206,7 +212,7 @@ class StageIO:
                      if weight is not None and run is run_isolated else None)
             token = tally.token if tally is not None else None
             shape: Callable[[Any], Any] = partial(shaped, partial(guarded, work), self.cfg.run_id, self.stage.name,
-                                                  schemas, pages=token)
+                                                  columns, pages=token)
             units: list[Any] = [group[0] for group in members]
             passes = [(shape, units, list(range(len(members))), timeout)]
             if head is not None:  # whole groups: a later stage may take another copy than this one's first
@@ -234,7 +240,7 @@ class StageIO:
         """Stage one computed group's result (or what was raised) under each of its keys."""
         for key, item in group:
             if isinstance(result, Shaped):
-                tables, done = result.for_document(_doc_id(item)), result.done
+                tables, done = arrow_tables(self.stage, result.for_document(doc_id_of(item))), result.done
             else:  # raised outside the work: a time limit, a lost worker
                 rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
                 tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}
@@ -246,90 +252,27 @@ class StageIO:
                          reported=isinstance(result, Shaped) and result.reported)
 
 
-@dataclass
-class Shaped:
-    """One unit's outcome as Arrow tables in its stage's schemas, and whether the unit is done (False:
-    retry it on resume). Built where the work ran (`shaped`)."""
-
-    tables: dict[str, pa.Table]
-    done: bool
-    doc_id: str | None  # the document the rows were computed for
-    reported: bool = False  # its page counts reached the runner's tally (`common.progress.counting`)
-
-    def for_document(self, doc_id: str | None) -> dict[str, pa.Table]:
-        """The tables, re-labelled for an identical document computed once (`per_key`'s `same`)."""
-        if doc_id is None or doc_id == self.doc_id:
-            return self.tables
-        relabelled = {}
-        for name, table in self.tables.items():
-            if "doc_id" in table.column_names:
-                column = table.schema.get_field_index("doc_id")
-                table = table.set_column(column, table.schema.field(column),
-                                         pa.array([doc_id] * table.num_rows, table.schema.field(column).type))
-            relabelled[name] = table
-        return relabelled
+def relabel_tables(tables: Mapping[str, pa.Table], doc_id: str | None) -> dict[str, pa.Table]:
+    """Arrow tables under another document's id (an identical document computed once, `per_key`'s `same`)."""
+    if doc_id is None:
+        return dict(tables)
+    relabelled = {}
+    for name, table in tables.items():
+        if "doc_id" in table.column_names:
+            column = table.schema.get_field_index("doc_id")
+            table = table.set_column(column, table.schema.field(column),
+                                     pa.array([doc_id] * table.num_rows, table.schema.field(column).type))
+        relabelled[name] = table
+    return relabelled
 
 
-def _relabelled(tables: Mapping[str, pa.Table], doc_id: str | None) -> Mapping[str, pa.Table]:
-    return Shaped(dict(tables), True, None).for_document(doc_id)
-
-
-def shaped(work: Callable[[Any], Any], run_id: str, stage: str, schemas: Mapping[str, pa.Schema],
-           unit: tuple[str, Any], pages: str | None = None) -> Shaped:
-    """`work(item)` for one (key, item) unit, with its rows (or its error row) conformed to `schemas`;
-    the pages it reports done (`common.progress.page_done`) count for the runner's tally `pages`.
-
-    Runs where the work runs. A row that does not fit its schema, or a table the stage does not
-    declare, is a bug in the stage, not in the document: it comes back as a `StageBug`, which
-    `rows_for` raises in the runner, failing the stage.
-    """
-    key, item = unit
-    with counting(pages, key) as counted:
-        result = work(item)
-    rows, done = rows_for(run_id, stage, key, item, result)
-    for name in rows:
-        if name not in schemas:
-            raise StageBug(f"stage {stage!r} declares no table {name!r}")
+def arrow_tables(stage: Stage, rows: Mapping[str, Rows]) -> dict[str, pa.Table]:
+    """A unit's rows (`Shaped.tables`) as Arrow tables of the stage's schemas; StageBug for a value of the wrong
+    type (a bug in the stage, not in the document)."""
     try:
-        tables = {name: conform(r, schemas[name], name) for name, r in rows.items()}
+        return {name: arrow_table(found, stage.schema(name), name) for name, found in rows.items()}
     except SchemaError as exc:
         raise StageBug(str(exc)) from None
-    return Shaped(tables, done, _doc_id(item), counted.reported)
-
-
-class StageBug(Exception):
-    """A stage produced rows that do not fit its declared tables: the stage fails (not one document)."""
-
-
-def _doc_id(item: Any) -> str | None:
-    return item.get("doc_id") if isinstance(item, dict) else None
-
-
-def rows_for(run_id: str, stage: str, key: str, item: Any, result: Any
-             ) -> tuple[Mapping[str, list[dict[str, Any]]], bool]:
-    """The rows to persist for one item, and whether it is done (False: retry it on resume)."""
-    doc_id = _doc_id(item)
-    done = True
-    if isinstance(result, StageBug):
-        raise result
-    if isinstance(result, BaseException):  # raised outside the work: a time limit, a lost worker
-        result = classify(result)
-    if isinstance(result, Incomplete):  # rows to keep, but some of the work failed transiently
-        result, done = result.rows, False
-    if isinstance(result, Failure):
-        done = not result.transient
-        error = {"run_id": run_id, "stage": stage, "doc_id": doc_id or key,
-                 "kind": result.kind, "message": result.message, "retryable": result.transient}
-        result = {**result.rows, "errors": [*result.rows.get("errors", []), error]}
-    return {table: [_with_retryable(row) for row in rows] if table == "errors" else rows
-            for table, rows in result.items()}, done
-
-
-def _with_retryable(row: Mapping[str, Any]) -> dict[str, Any]:
-    """An `errors` row with its `retryable` flag (from its kind, when the producer left it out)."""
-    if row.get("retryable") is not None:
-        return dict(row)
-    return {**row, "retryable": retryable(str(row.get("kind") or ""))}
 
 
 def document_outcomes(run_id: str, stage: Stage, outputs: Mapping[str, pa.Table]) -> list[dict[str, Any]]:
@@ -556,7 +499,7 @@ def _execute(cfg: RunBase, stage: Stage, *, force: bool, fanout: FanOut | None =
             outputs["errors"] = pa.concat_tables([collected, extra]) if isinstance(collected, pa.Table) else extra
         errors = outputs.setdefault("errors", ERRORS_SCHEMA.empty_table())
         if not isinstance(errors, pa.Table):
-            outputs["errors"] = conform([_with_retryable(row) for row in errors], ERRORS_SCHEMA, "errors")
+            outputs["errors"] = conform([with_retryable(row) for row in errors], ERRORS_SCHEMA, "errors")
         counts = {}
         tables = {}
         for name, rows in outputs.items():

@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from common.rows import ROWS_AT_ONCE
 from tasks.benchmark.registry import BENCHMARK
 from tasks.engine import chain
 from tasks.engine.context import RunConfig
@@ -171,7 +172,7 @@ def _whole_json_digest(item: Any) -> str:
 def test_item_digests_are_fed_by_batches_and_equal_the_digest_of_the_whole_json() -> None:
     """A table of several batches (and chunks), nested records, empty tables and containers, non-JSON values and
     keys: the digest, fed piece by piece, is the one of the item's whole JSON text."""
-    rows = 2 * chain._ROWS_AT_ONCE + 7
+    rows = 2 * ROWS_AT_ONCE + 7
     table = pa.table({"run_id": ["r"] * rows, "n": list(range(rows)),
                       "box": [{"x": i / 3, "tags": ["a", None]} for i in range(rows)],
                       "text": [None, 'quote " and é', "z"] * (rows // 3) + [None] * (rows % 3)})

@@ -21,8 +21,8 @@ from extractors.transcript import TranscriptError
 from judges.base import JUDGES, PageJudgment
 from judges.evidence import PageBundle
 from judges.labels import Label
-from tasks.benchmark import extract as extract_module
 from tasks.benchmark.registry import STAGES
+from tasks.benchmark.work import extract as extract_module  # the work, where `extract_file` is called
 from tasks.engine.context import RunConfig
 from tasks.engine.failures import Failure, PartialFailure, classify, guarded, kind_of
 from tasks.engine.isolation import DocumentTimeout

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tasks.benchmark import layout as layout_stage
-from tasks.benchmark.layout import layout_item_of, regions_searched, tags_withheld
 from tasks.benchmark.registry import BENCHMARK
+from tasks.benchmark.work import layout as layout_stage  # the work, where `regions_searched` is read
+from tasks.benchmark.work.layout import layout_item_of, regions_searched, tags_withheld
 from tasks.engine.context import RunConfig
 from tests.extractors.test_layout import PAGE_SOURCE, _retag
 from tests.extractors.test_layout_scope import _compile

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,47 @@ def test_a_file_over_the_document_time_limit_is_its_error_row_and_the_others_are
     # Without a time limit worth the name the same call reads both.
     assert describe_in_workers(_config(tmp_path), folder, [["sound.pdf"]], FileLimits(), True) == \
         describe_each(folder, [["sound.pdf"]], FileLimits(), True)
+
+
+# A new interpreter given a chain's work for one document, as a worker process is: what it computed, and which of
+# the run's own libraries it loaded to compute it.
+WORKER = """
+import pickle, sys
+work, group = pickle.loads(sys.stdin.buffer.read())
+result = work(group)
+loaded = sorted(m for m in ("pyarrow", "pydantic", "rich", "prefect", "duckdb") if m in sys.modules)
+sys.stdout.buffer.write(pickle.dumps((result, loaded)))
+"""
+
+
+def test_a_worker_reads_a_document_for_every_chained_stage_without_pyarrow(tmp_path: Path) -> None:
+    """The stages' rows leave a worker as plain columns (`common.rows.Rows`): it never loads pyarrow (~45 MB a
+    worker), nor the run's config or console; here they become the tables the same work gives in this process."""
+    from tasks.benchmark.registry import BENCHMARK
+    from tasks.engine import chain
+    from tasks.engine.runner import arrow_tables
+
+    folder = _folder(tmp_path / "pdfs")
+    cfg = _config(tmp_path)
+    docs = [d for d in load_pdf_folder(folder, cfg.run_id, ["table_structure", "semantic_tagging"])
+            if not d.get("error")]
+    stages = [BENCHMARK.stage(name) for name in ("render", "layout", "extract", "transcript")]
+    chain.begin(cfg, stages)
+    head = chain.head(cfg, stages[0])
+    assert head is not None
+    group = [(d["doc_id"], d) for d in docs]  # one file screened for two criteria: one content, two documents
+    work = head.work(None)
+    done = subprocess.run([sys.executable, "-c", WORKER], input=pickle.dumps((work, group)), capture_output=True,
+                          env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
+    there, loaded = pickle.loads(done.stdout)
+    assert loaded == []
+    here = work(group)
+    assert set(there.others) == set(here.others) == {"layout", "extract", "transcript"}
+    by_name = {s.name: s for s in stages}
+    assert arrow_tables(stages[0], there.head.tables) == arrow_tables(stages[0], here.head.tables)
+    for name, (key, digest, shaped) in there.others.items():
+        assert (key, digest) == here.others[name][:2]
+        assert arrow_tables(by_name[name], shaped.tables) == arrow_tables(by_name[name], here.others[name][2].tables)
+    assert any(t.num_rows for t in arrow_tables(by_name["extract"], there.others["extract"][2].tables).values())
+    chain.forget(cfg)
