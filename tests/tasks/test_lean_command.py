@@ -130,3 +130,19 @@ def test_a_worker_reads_a_document_for_every_chained_stage_without_pyarrow(tmp_p
         assert arrow_tables(by_name[name], shaped.tables) == arrow_tables(by_name[name], here.others[name][2].tables)
     assert any(t.num_rows for t in arrow_tables(by_name["extract"], there.others["extract"][2].tables).values())
     chain.forget(cfg)
+
+
+def test_what_a_stage_worker_imports_loads_no_pyarrow() -> None:
+    """Every module a stage's workers import first (`Stage.worker_imports`, the stages that read PDFs or judge
+    pages in workers) loads none of the run's own libraries: Arrow, the config classes, the console, Prefect."""
+    from tasks.benchmark.registry import BENCHMARK
+
+    modules = sorted({name for stage in BENCHMARK.stages for name in stage.worker_imports})
+    assert {"tasks.benchmark.work.extract", "tasks.benchmark.work.judge", "corpus.manifest"} <= set(modules)
+    script = ("import importlib, json, sys\n"
+              f"for name in {modules!r}: importlib.import_module(name)\n"
+              "print(json.dumps(sorted(m for m in ('pyarrow', 'pydantic', 'rich', 'prefect', 'duckdb') "
+              "if m in sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
