@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import base64
 import contextlib
+import gc
 import importlib
 import json
 import locale
@@ -67,7 +68,11 @@ def _preload() -> None:
 # litellm (about 4 s of CPU to import) is imported by the helper the first time a command may call a model,
 # with the `LITELLM_*` variables that command has: litellm reads those (not API keys, read at each call)
 # when imported. AccessBench sets LITELLM_LOCAL_MODEL_COST_MAP=True unless the user set it.
+# PRELOAD_LITELLM_VAR=0 (tests/conftest.py sets it in sessions without the `slow` tests, `make test-fast`: the
+# commands those start that may call a model stop before any call, and none imports litellm) leaves litellm to
+# the commands that import it, each in its own child, as a new interpreter does.
 _LLM_COMMANDS = ("run", "rerun", "audit")
+PRELOAD_LITELLM_VAR = "ACCESSBENCH_TEST_PRELOAD_LITELLM"
 _litellm_env: dict[str, str] | None = None  # the LITELLM_* variables litellm was imported with
 
 
@@ -86,7 +91,7 @@ def _may_call_a_model(argv: list[str]) -> bool:
 
 def _preload_litellm(request: dict[str, Any]) -> None:
     global _litellm_env
-    if _litellm_env is not None or not _may_call_a_model(request["argv"]):
+    if _litellm_env is not None or not _may_call_a_model(request["argv"]) or os.environ.get(PRELOAD_LITELLM_VAR) == "0":
         return
     settings = _litellm_settings(request["env"])
     saved = dict(os.environ)
@@ -123,6 +128,10 @@ def serve() -> None:
         replies.write(json.dumps({"pid": pid, "status": status, "stdout": base64.b64encode(out).decode(),
                                   "stderr": base64.b64encode(err).decode()}) + "\n")
         replies.flush()
+    # Its test process waits for this exit (`_Helper.stop`, at that process's exit). With the preloads (litellm
+    # above all) the interpreter's last garbage collection alone takes 1-2 s; every child is reaped and every
+    # reply written, so that collection frees nothing anyone reads: skip it.
+    gc.freeze()
 
 
 def _communicate(pid: int, out_r: int, err_r: int, timeout_s: float) -> tuple[int | None, bytes, bytes]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +18,11 @@ SHARED_BENCHMARK = REPO.parent / "shared" / "pdf-accessibility-benchmark"
 def pytest_configure(config: pytest.Config) -> None:
     from tests import prefect_env
 
+    # Last of this process's exit handlers but pytest's own (registered before this file is read): the
+    # interpreter's final garbage collection over everything the tests imported (PyMuPDF, Prefect, litellm,
+    # pyarrow, ...) takes a second or two in each process, and `-n auto` waits for every worker's exit before it
+    # ends. Every test, fixture and exit handler has run by then; frozen objects are only not collected.
+    atexit.register(gc.freeze)
     if hasattr(config, "workerinput"):  # an xdist worker: the controller owns the server
         return
     prefect_env.own_cache()
@@ -23,6 +31,11 @@ def pytest_configure(config: pytest.Config) -> None:
     else:
         os.environ.pop("PREFECT_API_URL", None)  # the tests' runs never go to the shell's Prefect server
         os.environ.pop("PREFECT_API_AUTH_STRING", None)
+        # Only the `slow` tests start CLI commands that call a model: the helper that forks the others
+        # (tests/cli_process.py) need not import litellm (4 s of CPU) for any. Inherited by the workers.
+        from tests.cli_process import PRELOAD_LITELLM_VAR
+
+        os.environ.setdefault(PRELOAD_LITELLM_VAR, "0")
 
 
 def _may_run_slow_tests(config: pytest.Config) -> bool:
@@ -30,6 +43,45 @@ def _may_run_slow_tests(config: pytest.Config) -> bool:
     Prefect, so the session's server would only take CPU from the other tests."""
     expression = " ".join(str(config.getoption("markexpr", "") or "").split())
     return "not slow" not in expression
+
+
+_TMP_CLEANUP = "_accessbench_tmp_cleanup"
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, in the controller, once per worker it starts
+def pytest_configure_node(node: object) -> None:
+    """Remove the basetemp directories of older sessions (pytest keeps the last 3) while the workers start and
+    collect, instead of after the last test: pytest does it when the session ends (seconds, for a whole `make
+    test-fast` tree of ~4400 files and folders, on the critical path). The same pytest function with the same
+    arguments, in a thread of the controller that pytest_sessionfinish joins before pytest's own clean-up runs
+    (which then finds nothing left, or the directories of sessions that started meanwhile); directories still
+    locked by a running session are left alone, as pytest leaves them. pytest-xdist has just made the session's
+    basetemp for its workers; only pytest's own numbered directory (no --basetemp) with sessions kept."""
+    config = node.config  # type: ignore[attr-defined]
+    factory = getattr(config, "_tmp_path_factory", None)
+    if getattr(config, _TMP_CLEANUP, None) is not None:
+        return
+    try:
+        from _pytest.pathlib import LOCK_TIMEOUT, cleanup_numbered_dir
+
+        basetemp = factory._basetemp  # type: ignore[union-attr]
+        if (basetemp is None or factory._given_basetemp is not None  # type: ignore[union-attr]
+                or factory._retention_policy == "none" or factory._retention_count < 1):  # type: ignore[union-attr]
+            return
+        args = (basetemp.parent, "pytest-", factory._retention_count,  # type: ignore[union-attr]
+                basetemp.stat().st_mtime - LOCK_TIMEOUT)
+    except (AttributeError, ImportError, OSError):  # another pytest: its own clean-up at the end, as before
+        return
+    thread = threading.Thread(target=cleanup_numbered_dir, args=args, name="pytest-tmp-cleanup", daemon=True)
+    thread.start()
+    setattr(config, _TMP_CLEANUP, thread)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    thread = getattr(session.config, _TMP_CLEANUP, None)
+    if isinstance(thread, threading.Thread):
+        thread.join()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

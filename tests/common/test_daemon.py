@@ -63,7 +63,7 @@ class _Health(http.server.BaseHTTPRequestHandler):
 def squatter() -> Iterator[int]:
     """Another process's server on a port of 127.0.0.1 that answers every health check with 200."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Health)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)  # shutdown() waits a poll
     thread.start()
     yield int(httpd.server_address[1])
     httpd.shutdown()

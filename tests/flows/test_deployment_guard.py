@@ -63,7 +63,7 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 def listener() -> Iterator[tuple[str, list[dict[str, str]]]]:
     _Recorder.heard = []
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()  # shutdown() waits a poll
     yield f"http://127.0.0.1:{httpd.server_address[1]}/v1", _Recorder.heard
     httpd.shutdown()
     httpd.server_close()

@@ -56,6 +56,27 @@ def _warehouse(home: Path, kind: str = "synthetic") -> Path:
     return home
 
 
+class _Reports:
+    """The reports of one warehouse, each format built on first use: `reports["json"]`, `"md"`, `"html"`, and
+    `"text"` (the terminal report, `render_report`). Only read by the tests that share them."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self._built: dict[str, str] = {}
+
+    def __getitem__(self, fmt: str) -> str:
+        if fmt not in self._built:
+            self._built[fmt] = render_report(self.home, RUN) if fmt == "text" else build(self.home, [RUN], fmt)
+        return self._built[fmt]
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> _Reports:
+    """The synthetic run's warehouse (`_warehouse`) and its reports, built once for the module: building a
+    report reads the whole warehouse (half a second a format), and these tests only read what it says."""
+    return _Reports(_warehouse(tmp_path_factory.mktemp("provenance")))
+
+
 def test_wilson_and_mcnemar_match_known_values() -> None:
     low, high = wilson(0.85, 125)  # type: ignore[misc]
     assert (round(low, 3), round(high, 3)) == (0.777, 0.902)
@@ -65,9 +86,8 @@ def test_wilson_and_mcnemar_match_known_values() -> None:
     assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
 
 
-def test_every_format_names_the_synthetic_item_set_and_warns_beside_published_rows(tmp_path: Path) -> None:
-    home = _warehouse(tmp_path)
-    data = json.loads(build(home, [RUN], "json"))
+def test_every_format_names_the_synthetic_item_set_and_warns_beside_published_rows(synthetic: _Reports) -> None:
+    data = json.loads(synthetic["json"])
     (run,) = data["runs"]
     assert run["item_set"].startswith(SYNTHETIC) and run["self_labelled"] is True
     assert "seed 0" in run["item_set"] and "10 of 57 items" in run["item_set"]
@@ -77,7 +97,7 @@ def test_every_format_names_the_synthetic_item_set_and_warns_beside_published_ro
         assert {c["item_set"] for c in table["columns"] if c["source"] == "published"} == {PUBLISHED_ITEM_SET}
     benchmark_sections = [s["title"] for s in data["sections"] if s["id"] != "runs"]
     assert benchmark_sections and all(SYNTHETIC in title for title in benchmark_sections)
-    md, page, text = build(home, [RUN], "md"), build(home, [RUN], "html"), render_report(home, RUN)
+    md, page, text = synthetic["md"], synthetic["html"], synthetic["text"]
     for out in (md.replace("\\", ""), html.unescape(page), text):  # md escapes brackets: \(self-labelled\)
         assert "synthetic (self-labelled)" in out and "generator's own" in out
     assert md.index("generator's own") < md.index("## Runs")  # in the headline, before any table
@@ -95,8 +115,8 @@ def test_a_dataset_run_names_its_split_and_gets_no_synthetic_banner(tmp_path: Pa
     assert not data["banner"] and "generator's own" not in build(home, [RUN], "md")
 
 
-def test_json_carries_n_and_a_95_interval_per_cell(tmp_path: Path) -> None:
-    bench = json.loads(build(_warehouse(tmp_path), [RUN], "json"))["benchmark"]
+def test_json_carries_n_and_a_95_interval_per_cell(synthetic: _Reports) -> None:
+    bench = json.loads(synthetic["json"])["benchmark"]
     for rows in (bench["accuracy"], bench["by_label"], bench["averages"], bench["leaderboard"]):
         for row in rows:
             assert row["n"] == 10 and row["ci_low"] <= row["accuracy"] <= row["ci_high"]
@@ -111,40 +131,38 @@ def test_json_carries_n_and_a_95_interval_per_cell(tmp_path: Path) -> None:
     assert published["n"] == 20 and published["ci_low"] < published["accuracy"] < published["ci_high"]
 
 
-def test_the_leaderboard_compares_judges_on_the_same_items(tmp_path: Path) -> None:
-    home = _warehouse(tmp_path)
-    (pair,) = json.loads(build(home, [RUN], "json"))["benchmark"]["comparisons"]
+def test_the_leaderboard_compares_judges_on_the_same_items(synthetic: _Reports) -> None:
+    (pair,) = json.loads(synthetic["json"])["benchmark"]["comparisons"]
     assert (pair["judge_a"], pair["judge_b"], pair["n"]) == ("rules", "llm openai/m", 10)
     assert (pair["only_a"], pair["only_b"], pair["both_right"]) == (7, 0, 3)
     assert pair["p_value"] == pytest.approx(mcnemar_exact(7, 0)) and pair["verdict"] == "differ (p < 0.05)"
     assert pair["difference"] == pytest.approx(0.7)
-    for out in (build(home, [RUN], "md"), build(home, [RUN], "html"), render_report(home, RUN)):
+    for out in (synthetic["md"], synthetic["html"], synthetic["text"]):
         assert "McNemar" in out and "0.016" in out
 
 
-def test_flagged_judgments_are_counted_per_judge_in_every_format(tmp_path: Path) -> None:
-    home = _warehouse(tmp_path)
-    data = json.loads(build(home, [RUN], "json"))
+def test_flagged_judgments_are_counted_per_judge_in_every_format(synthetic: _Reports) -> None:
+    data = json.loads(synthetic["json"])
     (llm,) = [f for f in data["benchmark"]["flags"] if f["judge"] == "llm"]
     assert llm["judgments"] == 10 and llm["flags"] == {"reply_inconsistent": 2}
     assert "flags" in [s["id"] for s in data["sections"]]
     words = "label contradicts the reply's own sub-criteria or issues"
-    for out in (build(home, [RUN], "md"), build(home, [RUN], "html"), render_report(home, RUN)):
+    for out in (synthetic["md"], synthetic["html"], synthetic["text"]):
         assert words in html.unescape(out)
 
 
-def test_the_average_note_says_what_each_judges_average_covers(tmp_path: Path) -> None:
+def test_the_average_note_says_what_each_judges_average_covers(synthetic: _Reports) -> None:
     from flows.report.tables import average_note
 
-    bench = json.loads(build(_warehouse(tmp_path), [RUN], "json"))["benchmark"]
+    bench = json.loads(synthetic["json"])["benchmark"]
     note = average_note(bench["paper_tables"], bench["averages"])  # both judges scored one criterion
     assert "over the 1 criterion scored here" in note and "equals that criterion's accuracy" in note
     mixed = average_note(bench["paper_tables"], [{"criteria": 1}, {"criteria": 7}])
     assert "each" in mixed.lower() and "1, 7 criteria" in mixed
 
 
-def test_wide_tables_scroll_inside_the_page(tmp_path: Path) -> None:
-    page = build(_warehouse(tmp_path), [RUN], "html")
+def test_wide_tables_scroll_inside_the_page(synthetic: _Reports) -> None:
+    page = synthetic["html"]
     table4 = page.index("Table 4 —")
     region = page.rindex('<div class="wide" role="region"', 0, table4)
     assert 'tabindex="0"' in page[region:table4] and "</div>" not in page[region:table4]

@@ -91,8 +91,10 @@ def test_a_file_over_the_document_time_limit_is_its_error_row_and_the_others_are
 # A new interpreter given a chain's work for one document, as a worker process is: what it computed, and which of
 # the run's own libraries it loaded to compute it.
 WORKER = """
-import pickle, sys
-work, group = pickle.loads(sys.stdin.buffer.read())
+import importlib, pickle, sys
+modules, work, group = pickle.loads(sys.stdin.buffer.read())
+for name in modules:
+    importlib.import_module(name)
 result = work(group)
 loaded = sorted(m for m in ("pyarrow", "pydantic", "rich", "prefect", "duckdb") if m in sys.modules)
 sys.stdout.buffer.write(pickle.dumps((result, loaded)))
@@ -101,7 +103,9 @@ sys.stdout.buffer.write(pickle.dumps((result, loaded)))
 
 def test_a_worker_reads_a_document_for_every_chained_stage_without_pyarrow(tmp_path: Path) -> None:
     """The stages' rows leave a worker as plain columns (`common.rows.Rows`): it never loads pyarrow (~45 MB a
-    worker), nor the run's config or console; here they become the tables the same work gives in this process."""
+    worker), nor the run's config or console; here they become the tables the same work gives in this process.
+    The worker first imports every module a stage's workers import first (`Stage.worker_imports`, the judge's
+    too), as a pool's do."""
     from tasks.benchmark.registry import BENCHMARK
     from tasks.engine import chain
     from tasks.engine.runner import arrow_tables
@@ -110,14 +114,16 @@ def test_a_worker_reads_a_document_for_every_chained_stage_without_pyarrow(tmp_p
     cfg = _config(tmp_path)
     docs = [d for d in load_pdf_folder(folder, cfg.run_id, ["table_structure", "semantic_tagging"])
             if not d.get("error")]
+    modules = sorted({name for stage in BENCHMARK.stages for name in stage.worker_imports})
+    assert {"tasks.benchmark.work.extract", "tasks.benchmark.work.judge", "corpus.manifest"} <= set(modules)
     stages = [BENCHMARK.stage(name) for name in ("render", "layout", "extract", "transcript")]
     chain.begin(cfg, stages)
     head = chain.head(cfg, stages[0])
     assert head is not None
     group = [(d["doc_id"], d) for d in docs]  # one file screened for two criteria: one content, two documents
     work = head.work(None)
-    done = subprocess.run([sys.executable, "-c", WORKER], input=pickle.dumps((work, group)), capture_output=True,
-                          env=os.environ.copy(), timeout=300)
+    done = subprocess.run([sys.executable, "-c", WORKER], input=pickle.dumps((modules, work, group)),
+                          capture_output=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     there, loaded = pickle.loads(done.stdout)
     assert loaded == []
@@ -131,18 +137,3 @@ def test_a_worker_reads_a_document_for_every_chained_stage_without_pyarrow(tmp_p
     assert any(t.num_rows for t in arrow_tables(by_name["extract"], there.others["extract"][2].tables).values())
     chain.forget(cfg)
 
-
-def test_what_a_stage_worker_imports_loads_no_pyarrow() -> None:
-    """Every module a stage's workers import first (`Stage.worker_imports`, the stages that read PDFs or judge
-    pages in workers) loads none of the run's own libraries: Arrow, the config classes, the console, Prefect."""
-    from tasks.benchmark.registry import BENCHMARK
-
-    modules = sorted({name for stage in BENCHMARK.stages for name in stage.worker_imports})
-    assert {"tasks.benchmark.work.extract", "tasks.benchmark.work.judge", "corpus.manifest"} <= set(modules)
-    script = ("import importlib, json, sys\n"
-              f"for name in {modules!r}: importlib.import_module(name)\n"
-              "print(json.dumps(sorted(m for m in ('pyarrow', 'pydantic', 'rich', 'prefect', 'duckdb') "
-              "if m in sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
