@@ -51,8 +51,8 @@ from extractors.tables import extract_tables, render_table_crops
 from extractors.transcript import transcribe
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.rules import RulesJudge
-from tasks.benchmark.extract import with_contrast
-from tasks.benchmark.layout import LAYOUT_CRITERIA
+from tasks.benchmark.work.extract import with_contrast
+from tasks.benchmark.work.layout import LAYOUT_CRITERIA
 
 TARGET = 3.0  # all extraction except layout, times the bare pass
 LAYOUT_TARGET = 2.0  # the layout stage (plan and model), times the bare pass

@@ -50,8 +50,8 @@ from repairs.remedies import (
     reason_for,
     remedy_for,
 )
-from tasks.benchmark.judge import call_id
 from tasks.benchmark.registry import BENCHMARK
+from tasks.benchmark.work.judge import call_id
 from tasks.engine.context import RunConfig, new_run_id
 from tasks.engine.isolation import DocumentTimeout, WorkerPool, run_isolated
 from warehouse import catalog as warehouse

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ConfigDict, model_validator
 
-from tasks.benchmark.judge import call_id
+from tasks.benchmark.work.judge import call_id
 from tasks.engine.context import RunBase
 from tasks.engine.options import AuditSettings
 from tasks.engine.runner import StageIO

@@ -8,15 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from common import backends
 from tasks.benchmark.render import pages_of
-from tasks.benchmark.work.extract import (  # noqa: F401 - re-exported: the stage's work, where it runs
+from tasks.benchmark.work.extract import (
     EXTRACT_TABLE_NAMES,
-    REPAIRED,
     extract_document,
-    extract_file,
     extract_item,
     extract_item_of,
-    file_conformance,
-    with_contrast,
 )
 from tasks.engine.chain import Link
 from tasks.engine.common import good_documents

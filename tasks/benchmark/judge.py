@@ -19,11 +19,9 @@ import pyarrow as pa
 from judges.base import Judge, JudgeSpec, is_deterministic
 from judges.checkers.judge import CheckerJudge
 from judges.rules.catalog import box, catalog
-from tasks.benchmark.work.judge import (  # noqa: F401 - re-exported: the stage's work, where it runs
-    call_id,
+from tasks.benchmark.work.judge import (
     checker_document,
     judge_isolated,
-    judge_rows,
     judge_unit,
 )
 from tasks.engine.common import content_key, good_documents

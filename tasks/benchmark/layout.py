@@ -12,14 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from extractors.layout import check_backend
 from tasks.benchmark.render import pages_of
-from tasks.benchmark.work.layout import (  # noqa: F401 - re-exported: the stage's work, where it runs
-    LAYOUT_CRITERIA,
+from tasks.benchmark.work.layout import (
     layout_document,
     layout_item,
-    layout_item_of,
     load_backend,
-    regions_searched,
-    tags_withheld,
 )
 from tasks.engine.chain import Link
 from tasks.engine.common import content_key, good_documents

@@ -10,9 +10,7 @@ import pyarrow as pa
 from common.rows import ArrowRows
 from extractors.transcript import TranscriptError, check_transcriber
 from tasks.benchmark.render import pages_of
-from tasks.benchmark.work.transcript import (  # noqa: F401 - re-exported: the stage's work, where it runs
-    AUDIO_SUFFIXES,
-    BUCKET_ENV,
+from tasks.benchmark.work.transcript import (
     transcribe_document,
     transcript_item,
     transcript_item_of,

@@ -51,7 +51,6 @@ ENABLED = True  # tests compare runs with and without the chain
 STAMP = "stamp"
 
 
-
 @dataclass(frozen=True)
 class Link:
     """How a per-document stage runs in the chain: its work for a run (a picklable function of one item,

@@ -157,7 +157,7 @@ class _Relabelled(Mapping[str, Rows]):
         found = self._result.tables[table]
         if self._doc_id == self._result.doc_id:
             return found
-        return type(self._result)({table: found}, True, self._result.doc_id).for_document(self._doc_id)[table]
+        return found.with_value("doc_id", self._doc_id)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._result.tables)

@@ -238,9 +238,12 @@ class StageIO:
     def _record(self, group: Sequence[tuple[str, Any]], result: Any, size: Callable[[Any], int],
                 advance: Callable[[int], None], tally: PageTally | None) -> None:
         """Stage one computed group's result (or what was raised) under each of its keys."""
+        computed = arrow_tables(self.stage, result.tables) if isinstance(result, Shaped) else {}
         for key, item in group:
-            if isinstance(result, Shaped):
-                tables, done = arrow_tables(self.stage, result.for_document(doc_id_of(item))), result.done
+            if isinstance(result, Shaped):  # made Arrow once; an identical copy gets them under its own id
+                doc_id = doc_id_of(item)
+                tables = computed if doc_id in (None, result.doc_id) else relabel_tables(computed, doc_id)
+                done = result.done
             else:  # raised outside the work: a time limit, a lost worker
                 rows, done = rows_for(self.cfg.run_id, self.stage.name, key, item, result)
                 tables = {name: conform(r, self.stage.schema(name), name) for name, r in rows.items()}

@@ -27,7 +27,7 @@ from extractors.layout import (
     pymupdf_backend,
 )
 from extractors.layout.layoutparser_backend import model_files
-from tasks.benchmark.layout import layout_document, layout_item_of
+from tasks.benchmark.work.layout import layout_document, layout_item_of
 from warehouse.schema import conform
 from warehouse.tables import LAYOUT_PAGES_SCHEMA, LAYOUT_SCHEMA
 
@@ -355,7 +355,7 @@ def test_records_are_the_same_without_pymupdf4llm_as_with_it(table_and_figure_pd
         "import extractors\n"
         "from extractors.layout import layout_file\n"
         "from extractors.pages import render_pages\n"
-        "from tasks.benchmark.extract import extract_file\n"
+        "from tasks.benchmark.work.extract import extract_file\n"
         "assert (sys.modules.get('pymupdf4llm') is None) == (sys.argv[2] == 'deferred')\n"
         "tmp = tempfile.mkdtemp()\n"
         "out = [layout_file(sys.argv[1], doc_id='D', all_pages=True), extract_file(sys.argv[1], 'D', 0, 0,\n"

@@ -115,7 +115,8 @@ def test_the_rules_judge_labels_the_same_with_fewer_pages_laid_out(files: dict[s
 
 def test_a_run_without_model_judges_makes_no_crops_and_nothing_else_changes(files: dict[str, Path],
                                                                             tmp_path: Path) -> None:
-    from tasks.benchmark.extract import EXTRACT, extract_file
+    from tasks.benchmark.extract import EXTRACT
+    from tasks.benchmark.work.extract import extract_file
 
     def without_crops(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
         return {name: [{k: v for k, v in r.items() if k != "crop_path"} for r in table] for name, table in rows.items()}

@@ -170,7 +170,7 @@ def test_agrees_with_the_default_backend_on_the_dev_benchmark() -> None:
 def test_the_extract_stage_reads_the_tag_tree_with_the_chosen_backend(tagged_pdf: Path, tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """`--tag-tree pdfix` hands the file to the pdfix reader (stood in for here: pdfix-sdk may be missing)."""
-    from tasks.benchmark.extract import extract_file
+    from tasks.benchmark.work.extract import extract_file
 
     seen: list[Path] = []
 

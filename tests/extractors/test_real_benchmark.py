@@ -23,8 +23,8 @@ from extractors.reading_order import order_agreement
 from extractors.source import pdf_source
 from extractors.tables import extract_tables
 from extractors.transcript.emulated import transcribe
-from tasks.benchmark.extract import extract_file
 from tasks.benchmark.registry import STAGES
+from tasks.benchmark.work.extract import extract_file
 from tests.conftest import SHARED_BENCHMARK
 from tests.extractors.conftest import assert_fits
 from warehouse.tables import TABLE_CELLS_SCHEMA, TABLES_SCHEMA

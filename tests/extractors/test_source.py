@@ -20,7 +20,7 @@ from extractors.structure.records import extract_struct_elements
 from extractors.structure.summary import struct_summary
 from extractors.tables import extract_tables
 from extractors.transcript import transcribe
-from tasks.benchmark.extract import extract_file, with_contrast
+from tasks.benchmark.work.extract import extract_file, with_contrast
 
 
 def _every_extractor(pdf: Any) -> dict[str, Any]:

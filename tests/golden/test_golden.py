@@ -31,7 +31,7 @@ from extractors.transcript import transcribe
 from judges.evidence import DocEvidence, build_bundles
 from judges.labels import Label
 from judges.rules import RulesJudge
-from tasks.benchmark.extract import extract_file
+from tasks.benchmark.work.extract import extract_file
 
 GOLDEN = Path(__file__).resolve().parent
 MANIFEST = GOLDEN / "MANIFEST.json"

@@ -24,10 +24,10 @@ from judges.criteria import SPEC
 from judges.evidence import DocEvidence, PageBundle, build_bundles
 from judges.labels import aggregate_labels
 from judges.rules import RulesJudge
-from tasks.benchmark.extract import extract_file, file_conformance
 from tasks.benchmark.inputs import EVIDENCE_TABLES
-from tasks.benchmark.layout import LAYOUT_CRITERIA
 from tasks.benchmark.registry import STAGE_LIST
+from tasks.benchmark.work.extract import extract_file, file_conformance
+from tasks.benchmark.work.layout import LAYOUT_CRITERIA
 from tasks.engine.context import RunConfig
 from tasks.engine.runner import execute
 from tests.extractors.conftest import compile_typst

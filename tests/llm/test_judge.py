@@ -15,7 +15,7 @@ from judges.base import get_judge
 from judges.evidence import PageBundle
 from judges.labels import Label
 from judges.llm.scripted_server import ScriptedServer, chat, error, judgment_json
-from tasks.benchmark.judge import judge_rows
+from tasks.benchmark.work.judge import judge_rows
 from tests.llm.conftest import SECRET, tagging_bundle
 
 ISSUE = {"sub_criterion": "heading_nesting", "location": "page 1, heading 'Methods'",

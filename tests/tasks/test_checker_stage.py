@@ -14,7 +14,7 @@ import pytest
 from judges.checkers import CheckerRun, Finding
 from judges.checkers.judge import CheckerJudge
 from judges.checkers.mapping import mapping_of
-from tasks.benchmark.judge import checker_document
+from tasks.benchmark.work.judge import checker_document
 
 
 class Recording:

@@ -19,8 +19,8 @@ from extractors import pages as pages_module  # the render stage's work imports 
 from extractors.layout import layout_file
 from extractors.pages import render_pages
 from extractors.transcript.emulated import transcribe
-from tasks.benchmark.extract import extract_file
 from tasks.benchmark.registry import STAGES
+from tasks.benchmark.work.extract import extract_file
 from tasks.engine import runner
 from tasks.engine.context import RunConfig
 from tasks.engine.runner import execute
